@@ -1,0 +1,30 @@
+#pragma once
+// The hardware and model catalogs, decoded strictly from their YAML files
+// (hwmodels/catalog/{accelerators,systems}/*.yaml, workloads/catalog/models/*.yaml).
+#include <string>
+
+#include "hwmodels/accelerator.hpp"
+#include "hwmodels/system.hpp"
+#include "sim/core/registry.hpp"
+#include "workloads/model_spec.hpp"
+
+namespace agentsim::exp {
+
+struct Catalog {
+  core::Registry<hw::Accelerator> accelerators{"accelerator"};
+  core::Registry<hw::System> systems{"system"};
+  core::Registry<wl::ModelSpec> models{"model"};
+};
+
+// The source tree's root, where the catalogs live (a compile definition).
+std::string default_root();
+
+// Loads every catalog file under `root`, in file-name order.
+Catalog load_catalog(const std::string& root);
+
+class YamlNode;
+hw::Accelerator decode_accelerator(const YamlNode& n);
+hw::System decode_system(const YamlNode& n, const core::Registry<hw::Accelerator>& accelerators);
+wl::ModelSpec decode_model(const YamlNode& n);
+
+}  // namespace agentsim::exp

@@ -1,0 +1,26 @@
+#pragma once
+// Runs an experiment: one simulation per concurrency level, each measured over
+// its window after warm-up. Pure computation; sinks write the results.
+#include <vector>
+
+#include "experiments/experiment.hpp"
+#include "sim/metrics/summary.hpp"
+#include "workloads/session.hpp"
+
+namespace agentsim::exp {
+
+struct RunResult {
+  int concurrency = 0;
+  metrics::Summary summary;
+  long long kv_capacity_tokens = 0;
+  long long turns_truncated = 0;   // prompts cut to the model's context
+  unsigned long long events = 0;   // simulator events run
+};
+
+// One closed-loop run at `concurrency` agents over `sessions`.
+RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, int concurrency);
+
+// Loads the experiment's trace (errors name the trace file).
+std::vector<wl::Session> load_sessions(const Experiment& e);
+
+}  // namespace agentsim::exp

@@ -1,0 +1,20 @@
+#pragma once
+// Roofline time of a piece of work on one accelerator, as a breakdown.
+#include "hwmodels/accelerator.hpp"
+#include "hwmodels/efficiency.hpp"
+
+namespace agentsim::hw {
+
+struct RooflineTime {
+  double compute_s = 0;  // flops / (peak * e_compute)
+  double memory_s = 0;   // bytes / (bw * e_memory)
+  // The bound: max(compute_s, memory_s).
+  double bound_s() const { return compute_s > memory_s ? compute_s : memory_s; }
+  bool compute_bound() const { return compute_s >= memory_s; }
+};
+
+// Work of `flops` FLOPs in math dtype `math` and `bytes` of HBM traffic.
+RooflineTime roofline(const Accelerator& acc, DType math, double flops, double bytes,
+                      const Efficiency& eff);
+
+}  // namespace agentsim::hw

@@ -1,0 +1,28 @@
+#pragma once
+// Plain records the serving engine emits. Times are simulated seconds.
+namespace agentsim::metrics {
+
+struct RequestRecord {
+  int agent = -1;               // closed-loop agent index, -1 for open-loop
+  long long input_tokens = 0;   // prompt length
+  long long cached_tokens = 0;  // prompt tokens served from the prefix cache
+  long long output_tokens = 0;
+  double arrival_s = 0;         // sent by the client
+  double first_token_s = 0;     // first output token emitted
+  double last_token_s = 0;      // last output token emitted
+  bool rejected = false;        // could never fit the replica's KV cache
+};
+
+struct StepRecord {
+  int replica = 0;
+  double start_s = 0;
+  double end_s = 0;
+  int decode_tokens = 0;
+  long long prefill_tokens = 0;  // prompt tokens computed
+  long long cached_tokens = 0;   // prompt tokens served from cache, counted when the prompt completes
+  int sampled_tokens = 0;        // output tokens emitted at end_s
+  int batch_sequences = 0;
+  double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
+};
+
+}  // namespace agentsim::metrics

@@ -1,0 +1,27 @@
+#pragma once
+// The per-run metrics of DESIGN.md section 3, reduced over a measurement window.
+#include "sim/metrics/recorder.hpp"
+
+namespace agentsim::metrics {
+
+struct Summary {
+  double window_s = 0;
+  long long requests = 0;          // completed in the window
+  long long rejected = 0;          // arrived in the window but could never be served
+  double output_tok_s = 0;         // output tokens emitted in the window / window
+  double input_tok_s = 0;          // prompt tokens (computed + cached) of steps in the window / window
+  double computed_input_tok_s = 0; // prompt tokens actually computed / window
+  double total_tok_s = 0;          // input + output
+  double agent_output_tok_s_p50 = 0;  // per-request (out-1)/(last-first), over requests in window
+  double agent_output_tok_s_p10 = 0;
+  double ttft_s_p50 = 0, ttft_s_p90 = 0, ttft_s_p99 = 0;
+  double itl_s_mean = 0;           // mean inter-token latency over requests in window
+  long long steps = 0;             // steps ending in the window
+  double mean_batch_sequences = 0; // per step in the window
+};
+
+// Reduces over [start_s, end_s): tokens count when emitted (step end), requests
+// when they complete. Percentiles of empty samples are NaN.
+Summary summarize(const Recorder& rec, double start_s, double end_s);
+
+}  // namespace agentsim::metrics

@@ -1,0 +1,69 @@
+#include "sim/serving/closed_loop_driver.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "sim/core/error.hpp"
+
+namespace agentsim::serving {
+
+ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, Replica& replica,
+                                   const std::vector<wl::Session>& pool, ClosedLoopOptions opt)
+    : sim_(sim), replica_(replica), pool_(pool), opt_(opt), start_rng_(opt.seed, "closed-loop/start") {
+  if (pool_.empty()) throw core::Error("closed-loop replay needs at least one session");
+  order_.resize(pool_.size());
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  core::RngStream shuffle_rng(opt_.seed, "closed-loop/session-order");
+  // Fisher-Yates with our own RNG: std::shuffle's algorithm is library-defined.
+  for (std::size_t i = order_.size(); i > 1; --i) {
+    std::swap(order_[i - 1], order_[shuffle_rng.uniform_index(i)]);
+  }
+  agents_.resize(static_cast<std::size_t>(opt_.agents));
+}
+
+void ClosedLoopDriver::start() {
+  for (int a = 0; a < opt_.agents; ++a) {
+    next_session(a);
+    const double offset = opt_.start_spread_s > 0 ? start_rng_.uniform() * opt_.start_spread_s : 0.0;
+    sim_.after(core::to_ticks(offset), [this, a] { send(a); });
+  }
+}
+
+void ClosedLoopDriver::next_session(int agent) {
+  Agent& ag = agents_[static_cast<std::size_t>(agent)];
+  ag.session = order_[next_in_order_ % order_.size()];
+  ++next_in_order_;
+  ag.turn = 0;
+}
+
+void ClosedLoopDriver::send(int agent) {
+  const Agent& ag = agents_[static_cast<std::size_t>(agent)];
+  const wl::Turn& t = pool_[ag.session].turns[ag.turn];
+  Request r;
+  r.agent = agent;
+  r.output_tokens = std::max<long long>(1, t.output_tokens);
+  r.input_tokens = std::max<long long>(1, t.input_tokens);
+  if (opt_.max_context_tokens > 0 && r.input_tokens + r.output_tokens > opt_.max_context_tokens) {
+    // As the benchmark does, truncate to the model's context: keep the answer, cut the prompt.
+    r.output_tokens = std::min(r.output_tokens, opt_.max_context_tokens / 2);
+    r.input_tokens = opt_.max_context_tokens - r.output_tokens;
+    ++truncated_;
+  }
+  ++turns_sent_;
+  replica_.submit(r, [this, agent](const metrics::RequestRecord&) { on_done(agent); });
+}
+
+void ClosedLoopDriver::on_done(int agent) {
+  Agent& ag = agents_[static_cast<std::size_t>(agent)];
+  const wl::Session& s = pool_[ag.session];
+  const double gap = s.turns[ag.turn].gap_after_s;
+  ++ag.turn;
+  if (ag.turn >= s.turns.size()) {
+    next_session(agent);
+    sim_.after(0, [this, agent] { send(agent); });
+    return;
+  }
+  sim_.after(core::to_ticks(gap), [this, agent] { send(agent); });
+}
+
+}  // namespace agentsim::serving

@@ -1,0 +1,55 @@
+#pragma once
+// Closed-loop agents: each agent sends turn k+1 only after turn k's answer
+// finished and the turn's recorded gap passed. When its session ends, the agent
+// takes the next session of a pool shuffled once per seed.
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/rng.hpp"
+#include "sim/core/simulator.hpp"
+#include "sim/serving/replica.hpp"
+#include "workloads/session.hpp"
+
+namespace agentsim::serving {
+
+struct ClosedLoopOptions {
+  int agents = 1;
+  std::uint64_t seed = 1;
+  long long max_context_tokens = 0;  // prompts are truncated to fit (0 = no limit)
+  double start_spread_s = 0;         // agents start uniformly in [0, spread)
+};
+
+class ClosedLoopDriver {
+ public:
+  // `pool` must outlive the driver and be non-empty.
+  ClosedLoopDriver(core::Simulator& sim, Replica& replica, const std::vector<wl::Session>& pool,
+                   ClosedLoopOptions opt);
+
+  // Schedules every agent's first turn.
+  void start();
+
+  long long turns_sent() const { return turns_sent_; }
+  long long turns_truncated() const { return truncated_; }
+
+ private:
+  struct Agent {
+    std::size_t session = 0;  // index into pool
+    std::size_t turn = 0;
+  };
+  void next_session(int agent);
+  void send(int agent);
+  void on_done(int agent);
+
+  core::Simulator& sim_;
+  Replica& replica_;
+  const std::vector<wl::Session>& pool_;
+  ClosedLoopOptions opt_;
+  core::RngStream start_rng_;
+  std::vector<std::size_t> order_;  // pool order, shuffled per seed
+  std::size_t next_in_order_ = 0;
+  std::vector<Agent> agents_;
+  long long turns_sent_ = 0;
+  long long truncated_ = 0;
+};
+
+}  // namespace agentsim::serving

@@ -1,0 +1,18 @@
+#pragma once
+// One turn in flight on the serving system.
+#include <functional>
+
+#include "sim/metrics/records.hpp"
+
+namespace agentsim::serving {
+
+struct Request {
+  int agent = -1;
+  long long input_tokens = 0;
+  long long output_tokens = 0;  // >= 1
+};
+
+// Called once when a request finished (or was rejected), with its record.
+using CompletionFn = std::function<void(const metrics::RequestRecord&)>;
+
+}  // namespace agentsim::serving

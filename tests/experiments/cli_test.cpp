@@ -1,0 +1,116 @@
+// End-to-end tests of the agentsim binary: determinism, outputs, exit codes.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() /
+                 ("agentsim_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // A small, fast variant of the default experiment.
+  std::string small_experiment(const std::string& extra_workload = "") {
+    const fs::path p = dir / "small.yaml";
+    std::ofstream(p) << "name: small\nseed: 7\nmodel: llama-3.1-70b\nsystem: hgx-h200\n"
+                        "deployment:\n  tp: 8\n"
+                        "serving:\n  step_overhead: \"2ms\"\n  efficiency: {compute: 0.7, memory: 0.8, network: 0.8}\n"
+                        "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
+                        "  concurrency: [1, 4, 8]\n  warmup: \"20s\"\n  window: \"60s\"\n  start_spread: \"5s\"\n" +
+                            extra_workload;
+    return p.string();
+  }
+};
+
+TEST_F(Cli, RunWritesSummaryWithTheContractColumns) {
+  const Result r = run("run " + small_experiment() + " --out " + (dir / "out").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string csv = slurp(dir / "out" / "summary.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* col : {"concurrency", "output_tok_s", "total_tok_s", "agent_output_tok_s_p50", "ttft_s_p50"}) {
+    EXPECT_NE(header.find(col), std::string::npos) << col;
+  }
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4) << "header + one row per concurrency";
+  EXPECT_NE(r.output.find("agents"), std::string::npos) << "prints a table";
+}
+
+TEST_F(Cli, SameExperimentTwiceIsByteIdentical) {
+  const std::string exp = small_experiment();
+  ASSERT_EQ(run("run " + exp + " --out " + (dir / "a").string()).code, 0);
+  ASSERT_EQ(run("run " + exp + " --out " + (dir / "b").string()).code, 0);
+  const std::string a = slurp(dir / "a" / "summary.csv");
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, slurp(dir / "b" / "summary.csv"));
+}
+
+TEST_F(Cli, MoreAgentsGiveMoreThroughputAndLessSpeedEach) {
+  ASSERT_EQ(run("run " + small_experiment() + " --out " + (dir / "o").string()).code, 0);
+  std::istringstream in(slurp(dir / "o" / "summary.csv"));
+  std::string line;
+  std::getline(in, line);
+  std::vector<double> out_tok, speed;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    std::string x;
+    while (std::getline(ls, x, ',')) f.push_back(x);
+    out_tok.push_back(std::stod(f[1]));
+    speed.push_back(std::stod(f[5]));
+  }
+  ASSERT_EQ(out_tok.size(), 3u);
+  EXPECT_LT(out_tok[0], out_tok[2]);
+  EXPECT_GT(speed[0], speed[2]);
+}
+
+TEST_F(Cli, BadInputExitsWithTwoAndWritesNothing) {
+  const Result r = run("run " + small_experiment("  bogus: 1\n") + " --out " + (dir / "bad").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("workload.bogus: unknown key"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "bad")) << "no output folder on bad input";
+}
+
+TEST_F(Cli, MissingExperimentFileExitsWithTwo) {
+  const Result r = run("run " + (dir / "nope.yaml").string() + " --out " + (dir / "x").string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("nope.yaml: cannot open file"), std::string::npos) << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,114 @@
+#include "sim/serving/replica.hpp"
+
+#include <gtest/gtest.h>
+
+#include "experiments/catalog.hpp"
+#include "sim/serving/closed_loop_driver.hpp"
+
+namespace agentsim::serving {
+namespace {
+
+struct ReplicaFixture : ::testing::Test {
+  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
+  const hw::System& system = catalog.systems.get("hgx-h200");
+  ReplicaOptions options() const {
+    ReplicaOptions o;
+    o.cost = StepCostOptions{8, hw::Efficiency{1.0, 1.0, 1.0}, 1e-3};
+    o.max_batch_tokens = 8192;
+    o.max_sequences = 64;
+    o.kv_capacity_tokens = kv_capacity_tokens(model, system, 8, 0.9);
+    return o;
+  }
+};
+
+TEST_F(ReplicaFixture, KvCapacityIsHbmLeftAfterWeights) {
+  // (8 x 141e9 x 0.9 - 141,107,412,992) / 327,680 = 874,092,587,008 / 327,680 = 2,667,518.9
+  EXPECT_EQ(kv_capacity_tokens(model, system, 8, 0.9), 2667518);
+  EXPECT_LE(kv_capacity_tokens(model, system, 1, 0.9), 0) << "70B BF16 does not fit one H200";
+}
+
+// One agent, one turn of 1000 prompt tokens and 11 output tokens: TTFT is one
+// prefill step and the answer streams over 10 decode steps, each hand-computed
+// (see step_cost_test.cpp for the constants):
+//   prefill = max(17.469 ms compute, 3.683 ms HBM) + 14.674 ms all-reduce + 1 ms
+//   decode k (context 1000+k) = HBM-bound weights + KV, + 160 small all-reduces + 1 ms
+TEST_F(ReplicaFixture, OneAgentOneTurnMatchesTheRoofline) {
+  core::Simulator sim;
+  metrics::Recorder rec;
+  Replica replica(sim, model, system, options(), rec);
+  std::vector<wl::Session> pool{wl::Session{"s", {wl::Turn{1000, 11, 0.0}}}};
+  ClosedLoopOptions co;
+  co.agents = 1;
+  ClosedLoopDriver driver(sim, replica, pool, co);
+  driver.start();
+  sim.run_until(core::to_ticks(0.2));  // the turn takes ~0.125 s; the agent then starts over
+
+  ASSERT_GE(rec.requests().size(), 1u);
+  const metrics::RequestRecord& r = rec.requests().front();
+  EXPECT_NEAR(r.first_token_s - r.arrival_s, 0.03314367678402337, 1e-8);
+  EXPECT_NEAR(r.last_token_s - r.first_token_s, 0.09173446968888889, 1e-7);
+  EXPECT_EQ(r.output_tokens, 11);
+  ASSERT_GE(rec.steps().size(), 11u);
+  EXPECT_EQ(rec.steps()[0].prefill_tokens, 1000);
+  EXPECT_EQ(rec.steps()[1].decode_tokens, 1);
+}
+
+TEST_F(ReplicaFixture, ChunkedPrefillSplitsLongPromptsAcrossSteps) {
+  core::Simulator sim;
+  metrics::Recorder rec;
+  ReplicaOptions o = options();
+  o.max_batch_tokens = 512;
+  Replica replica(sim, model, system, o, rec);
+  bool done = false;
+  replica.submit(Request{0, 1300, 2}, [&](const metrics::RequestRecord&) { done = true; });
+  sim.run_until_idle();
+  ASSERT_TRUE(done);
+  ASSERT_EQ(rec.steps().size(), 4u);  // 512 + 512 + 276 prefill, then one decode
+  EXPECT_EQ(rec.steps()[0].prefill_tokens, 512);
+  EXPECT_EQ(rec.steps()[2].prefill_tokens, 276);
+  EXPECT_EQ(rec.steps()[2].sampled_tokens, 1);
+  EXPECT_EQ(rec.steps()[3].decode_tokens, 1);
+}
+
+TEST_F(ReplicaFixture, DecodesRunFirstAndShareTheBudgetWithPrefill) {
+  core::Simulator sim;
+  metrics::Recorder rec;
+  ReplicaOptions o = options();
+  o.max_batch_tokens = 100;
+  Replica replica(sim, model, system, o, rec);
+  replica.submit(Request{0, 50, 5}, [](const metrics::RequestRecord&) {});
+  replica.submit(Request{1, 400, 5}, [](const metrics::RequestRecord&) {});
+  sim.run_until_idle();
+  // Step 0: 50 (A, completes) + 50 of B. Step 1: A decodes 1 + 99 of B.
+  EXPECT_EQ(rec.steps()[0].prefill_tokens, 100);
+  EXPECT_EQ(rec.steps()[1].decode_tokens, 1);
+  EXPECT_EQ(rec.steps()[1].prefill_tokens, 99);
+}
+
+TEST_F(ReplicaFixture, KvCapacityBlocksAdmissionAndOversizedRequestsAreRejected) {
+  core::Simulator sim;
+  metrics::Recorder rec;
+  ReplicaOptions o = options();
+  o.kv_capacity_tokens = 1000;
+  Replica replica(sim, model, system, o, rec);
+  int rejected = 0, finished = 0;
+  auto cb = [&](const metrics::RequestRecord& r) { r.rejected ? ++rejected : ++finished; };
+  replica.submit(Request{0, 600, 10}, cb);
+  replica.submit(Request{1, 600, 10}, cb);   // waits: 610 + 610 > 1000
+  replica.submit(Request{2, 2000, 10}, cb);  // can never fit
+  EXPECT_EQ(rejected, 1);
+  sim.run_until(0);
+  EXPECT_EQ(replica.running(), 1u);
+  EXPECT_EQ(replica.waiting(), 1u);
+  sim.run_until_idle();
+  EXPECT_EQ(finished, 2);
+  EXPECT_EQ(replica.kv_used_tokens(), 0);
+  // The second request starts only after the first has released its KV.
+  const auto& reqs = rec.requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_GE(reqs[2].first_token_s, reqs[1].last_token_s);
+}
+
+}  // namespace
+}  // namespace agentsim::serving
