@@ -1,0 +1,87 @@
+#pragma once
+// A replica's KV cache at block granularity, as serving engines keep it:
+// blocks keyed by a chained prefix hash, reference-counted while a sequence
+// uses them, least-recently-released first out among unreferenced ones.
+// Tier 0 is HBM; an HBM eviction demotes the block to the next tier instead of
+// dropping it, and the last tier drops. A prefix hit in a lower tier is
+// promoted (loaded back) to HBM when a sequence acquires it.
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace agentsim::serving {
+
+using BlockKey = std::uint64_t;
+
+// Chained keys for a prompt: key_i = mix(key_{i-1}, block_ids[i]), started
+// from `ns` (a namespace, e.g. one per trace), so equal keys mean equal prefixes.
+std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids);
+
+struct KvTier {
+  std::string name;              // "hbm", "host", "ssd", "remote"
+  long long capacity_blocks = 0;
+};
+
+struct KvTierStats {
+  long long hit_blocks = 0;      // prefix blocks found in this tier at acquire
+  long long promoted_blocks = 0; // loaded back from this tier into HBM
+  long long demoted_in = 0;      // blocks that arrived here from the tier above
+  long long dropped = 0;         // blocks evicted from this tier with nowhere to go
+};
+
+struct KvCacheStats {
+  long long acquires = 0;
+  long long lookup_blocks = 0;   // keyed blocks asked for
+  long long miss_blocks = 0;     // keyed blocks outside the cached prefix
+  std::vector<KvTierStats> tiers;
+};
+
+class KvBlockCache {
+ public:
+  // tiers[0] is HBM; capacities must be >= 0.
+  explicit KvBlockCache(std::vector<KvTier> tiers);
+
+  // Result of acquire: the cached prefix length, split by the tier it was in.
+  struct Acquired {
+    long long prefix_blocks = 0;
+    std::vector<long long> prefix_blocks_per_tier;
+  };
+
+  // Longest cached prefix of `keys` (any tier), without changing anything.
+  long long cached_prefix(std::span<const BlockKey> keys) const;
+  // Pins `keys` in HBM (promoting lower-tier hits, allocating the missing ones)
+  // plus `anonymous_blocks` unkeyed blocks (answer tokens, partial blocks).
+  // Returns nullopt and changes nothing if HBM cannot hold them without
+  // evicting referenced blocks.
+  std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks);
+  // Unpins what acquire pinned. Keyed blocks stay cached (evictable).
+  void release(std::span<const BlockKey> keys, long long anonymous_blocks);
+
+  long long capacity_blocks(int tier) const { return tiers_[tier].capacity_blocks; }
+  long long used_blocks(int tier) const { return used_[tier]; }
+  long long referenced_hbm_blocks() const { return used_[0] - static_cast<long long>(lru_[0].size()); }
+  int tiers() const { return static_cast<int>(tiers_.size()); }
+  const KvCacheStats& stats() const { return stats_; }
+
+ private:
+  struct Block {
+    int tier = 0;
+    int refs = 0;
+    std::list<BlockKey>::iterator lru_pos;  // valid when refs == 0
+  };
+  // Frees one HBM block by demoting the least recently released one.
+  void evict_one(int tier);
+  void make_room(int tier, long long blocks);
+
+  std::vector<KvTier> tiers_;
+  std::vector<long long> used_;
+  std::vector<std::list<BlockKey>> lru_;  // per tier, front = most recently released
+  std::unordered_map<BlockKey, Block> blocks_;
+  KvCacheStats stats_;
+};
+
+}  // namespace agentsim::serving
