@@ -1,8 +1,51 @@
 #include "sim/core/event_queue.hpp"
 
 #include <algorithm>
+#include <string>
+
+#include "sim/core/error.hpp"
 
 namespace agentsim::core {
+namespace {
+constexpr std::size_t kArity = 4;  // a 4-ary heap: half the levels of a binary one, same cache lines
+constexpr int kPriorityBias = 1 << 15;
+constexpr std::uint64_t kSeqMask = (std::uint64_t{1} << 48) - 1;
+}  // namespace
+
+void EventQueue::sift_up(std::size_t i) {
+  const Entry e = heap_[i];
+  while (i > 0) {
+    const std::size_t parent = (i - 1) / kArity;
+    if (!before(e, heap_[parent])) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+void EventQueue::sift_down(std::size_t i) {
+  const Entry e = heap_[i];
+  const std::size_t n = heap_.size();
+  for (;;) {
+    const std::size_t first = i * kArity + 1;
+    if (first >= n) break;
+    std::size_t best = first;
+    const std::size_t last = std::min(first + kArity, n);
+    for (std::size_t c = first + 1; c < last; ++c) {
+      if (before(heap_[c], heap_[best])) best = c;
+    }
+    if (!before(heap_[best], e)) break;
+    heap_[i] = heap_[best];
+    i = best;
+  }
+  heap_[i] = e;
+}
+
+void EventQueue::pop_top() {
+  heap_.front() = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0);
+}
 
 EventId EventQueue::schedule(Ticks time, int priority, Handler handler) {
   std::uint32_t slot;
@@ -16,8 +59,12 @@ EventId EventQueue::schedule(Ticks time, int priority, Handler handler) {
   Slot& s = slots_[slot];
   s.handler = std::move(handler);
   s.live = true;
-  heap_.push_back(Entry{time, next_seq_++, priority, slot, s.generation});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  if (priority < -kPriorityBias || priority >= kPriorityBias || next_seq_ > kSeqMask) {
+    throw Error("event priority " + std::to_string(priority) + " outside [-32768, 32767] or sequence exhausted");
+  }
+  const std::uint64_t order = (static_cast<std::uint64_t>(priority + kPriorityBias) << 48) | next_seq_++;
+  heap_.push_back(Entry{time, order, slot, s.generation});
+  sift_up(heap_.size() - 1);
   ++live_;
   return make_id(slot, s.generation);
 }
@@ -46,8 +93,7 @@ void EventQueue::drop_dead_top() {
     const Entry& top = heap_.front();
     const Slot& s = slots_[top.slot];
     if (s.live && s.generation == top.generation) return;
-    std::pop_heap(heap_.begin(), heap_.end(), Later{});
-    heap_.pop_back();
+    pop_top();
   }
 }
 
@@ -59,9 +105,8 @@ Ticks EventQueue::next_time() {
 std::optional<EventQueue::Fired> EventQueue::pop() {
   drop_dead_top();
   if (heap_.empty()) return std::nullopt;
-  std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  const Entry e = heap_.back();
-  heap_.pop_back();
+  const Entry e = heap_.front();
+  pop_top();
   Slot& s = slots_[e.slot];
   Fired fired{e.time, std::move(s.handler)};
   s.handler = nullptr;

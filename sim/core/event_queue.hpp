@@ -37,20 +37,17 @@ class EventQueue {
   std::optional<Fired> pop();
 
  private:
+  // Heap entry. `order` packs (priority + 2^15) in the top 16 bits over a
+  // 48-bit insertion sequence, so (time, order) compares as (time, priority, seq).
   struct Entry {
     Ticks time;
-    std::uint64_t seq;
-    std::int32_t priority;
+    std::uint64_t order;
     std::uint32_t slot;
     std::uint32_t generation;
   };
-  struct Later {
-    bool operator()(const Entry& a, const Entry& b) const {
-      if (a.time != b.time) return a.time > b.time;
-      if (a.priority != b.priority) return a.priority > b.priority;
-      return a.seq > b.seq;
-    }
-  };
+  static bool before(const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time < b.time : a.order < b.order;
+  }
   struct Slot {
     Handler handler;
     std::uint32_t generation = 1;
@@ -58,6 +55,9 @@ class EventQueue {
   };
 
   void drop_dead_top();
+  void sift_up(std::size_t i);
+  void sift_down(std::size_t i);
+  void pop_top();
   static EventId make_id(std::uint32_t slot, std::uint32_t gen) {
     return (static_cast<EventId>(gen) << 32) | (static_cast<EventId>(slot) + 1);
   }
