@@ -19,6 +19,7 @@ constexpr std::array kModelKeys = {
     OptionSpec{"published_active_params", "number", "", "published active parameters per (decode) token"},
     OptionSpec{"published_active_params_precise", "number", "0", "unrounded active count when a source gives one"},
     OptionSpec{"published_total_params_with_mtp", "number", "0", "published count including MTP modules"},
+    OptionSpec{"published_total_params_checkpoint", "number", "0", "parameter count of the shipped checkpoint files"},
     OptionSpec{"published_engram_params", "number", "0", "published Engram table parameters"},
     OptionSpec{"layers", "integer", "", "transformer layers"},
     OptionSpec{"encoder_layers", "integer", "0", "causal-encoder layers (informational; see phase_asymmetric)"},
@@ -278,6 +279,7 @@ wl::ModelSpec decode_model(const YamlNode& n) {
   m.published_active_params = n.at("published_active_params").as_number();
   m.published_active_params_precise = n.number_or("published_active_params_precise", 0);
   m.published_total_params_with_mtp = n.number_or("published_total_params_with_mtp", 0);
+  m.published_total_params_checkpoint = n.number_or("published_total_params_checkpoint", 0);
   m.layers = positive_int(n.at("layers"));
   int_or(n, "encoder_layers", 0);
   int_or(n, "decoder_layers", 0);

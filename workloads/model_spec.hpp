@@ -122,6 +122,7 @@ struct ModelSpec {
   double published_active_params = 0;
   double published_active_params_precise = 0;
   double published_total_params_with_mtp = 0;
+  double published_total_params_checkpoint = 0;  // counted from the released files
   int min_devices = 0;
 
   // Kept flat for the serving code's existing call sites (mirror attention.*).
