@@ -1,0 +1,137 @@
+#include "workloads/attention_cost.hpp"
+
+#include <algorithm>
+
+namespace agentsim::wl {
+
+namespace {
+
+double kv_elem(const ModelSpec& m) { return hw::bytes_per_element(m.precision.kv_cache); }
+
+double gqa_entry(const ModelSpec& m) {
+  return 2.0 * m.attention.kv_heads * m.attention.head_dim * kv_elem(m);
+}
+double mla_entry(const ModelSpec& m) {
+  return (m.attention.kv_lora_rank + m.attention.qk_rope_head_dim) * kv_elem(m);
+}
+// One DSA indexer key: the catalog's figure when given, else FP8 key + FP32 scale.
+double indexer_entry(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  if (m.kv_indexer_bytes_per_token > 0 && a.indexer_layers > 0) {
+    return m.kv_indexer_bytes_per_token / a.indexer_layers;
+  }
+  if (m.kv_indexer_bytes_per_token > 0) return m.kv_indexer_bytes_per_token / m.layers;
+  return a.indexer_head_dim * 1.0 + 4.0;
+}
+double v4_entry(const ModelSpec& m) { return m.attention.head_dim * kv_elem(m); }
+double window(const ModelSpec& m, double ctx) {
+  return std::min(ctx, static_cast<double>(m.attention.sliding_window));
+}
+double kda_state_bytes(const ModelSpec& m) {
+  const double dk = m.attention.head_dim;
+  return m.attention.heads * dk * dk * 4.0;  // FP32 state per head
+}
+
+}  // namespace
+
+double kv_growth_bytes_per_token(const ModelSpec& m, LayerAttention a) {
+  const AttentionSpec& at = m.attention;
+  switch (a) {
+    case LayerAttention::kGqaFull: return gqa_entry(m);
+    case LayerAttention::kGqaSliding: return 0;
+    case LayerAttention::kMla:
+    case LayerAttention::kGatedMla:
+    case LayerAttention::kMlaSparseSharedIndex: return mla_entry(m);
+    case LayerAttention::kMlaSparse: return mla_entry(m) + indexer_entry(m);
+    case LayerAttention::kV4Swa: return 0;
+    case LayerAttention::kV4Csa:
+      return (at.head_dim + at.indexer_head_dim) * kv_elem(m) / at.csa_compress_ratio;
+    case LayerAttention::kV4Hca: return v4_entry(m) / at.hca_compress_ratio;
+    case LayerAttention::kV41Csa2: return m.kv_global_bytes_per_token / m.layers;
+    case LayerAttention::kKda: return 0;
+  }
+  return 0;
+}
+
+double kv_bounded_bytes(const ModelSpec& m, LayerAttention a, double ctx) {
+  switch (a) {
+    case LayerAttention::kGqaSliding: return window(m, ctx) * gqa_entry(m);
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV4Hca:
+    case LayerAttention::kV41Csa2: return window(m, ctx) * v4_entry(m);
+    case LayerAttention::kKda: return kda_state_bytes(m);
+    default: return 0;
+  }
+}
+
+AttentionCost attention_cost(const ModelSpec& m, LayerAttention a, double ctx, Phase phase) {
+  const AttentionSpec& at = m.attention;
+  const double H = at.heads;
+  AttentionCost c;
+  c.kv_write_bytes = kv_growth_bytes_per_token(m, a);
+  auto mla_core = [&](double attended) {
+    const double per = phase == Phase::kDecode
+                           ? 2.0 * H * (at.kv_lora_rank + at.qk_rope_head_dim) + 2.0 * H * at.kv_lora_rank
+                           : 2.0 * H * (at.qk_nope_head_dim + at.qk_rope_head_dim) + 2.0 * H * at.v_head_dim;
+    return per * attended;
+  };
+  const double sparse_cap = at.sparse_topk > 0 ? static_cast<double>(at.sparse_topk) : ctx;
+  switch (a) {
+    case LayerAttention::kGqaFull:
+    case LayerAttention::kGqaSliding: {
+      c.attended_tokens = a == LayerAttention::kGqaFull ? ctx : window(m, ctx);
+      c.core_flops = 4.0 * H * at.head_dim * c.attended_tokens;
+      c.kv_read_bytes = c.attended_tokens * gqa_entry(m);
+      if (a == LayerAttention::kGqaSliding) c.kv_write_bytes = gqa_entry(m);
+      break;
+    }
+    case LayerAttention::kMla:
+    case LayerAttention::kGatedMla:
+      c.attended_tokens = ctx;
+      c.core_flops = mla_core(ctx);
+      c.kv_read_bytes = ctx * mla_entry(m);
+      break;
+    case LayerAttention::kMlaSparse:
+    case LayerAttention::kMlaSparseSharedIndex:
+      c.attended_tokens = std::min(ctx, sparse_cap);
+      c.core_flops = mla_core(c.attended_tokens);
+      c.kv_read_bytes = c.attended_tokens * mla_entry(m);
+      if (a == LayerAttention::kMlaSparse) {
+        c.indexer_flops = 2.0 * at.indexer_heads * at.indexer_head_dim * ctx;
+        c.kv_read_bytes += ctx * indexer_entry(m);
+      }
+      break;
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV4Hca:
+    case LayerAttention::kV41Csa2: {
+      double compressed = 0;
+      if (a == LayerAttention::kV4Csa || a == LayerAttention::kV41Csa2) {
+        // V4.1's per-layer reuse map is not public: its indexer is modelled
+        // like V4's CSA, over ratio-4 compressed entries.
+        const double entries = ctx / at.csa_compress_ratio;
+        compressed = std::min(entries, sparse_cap);
+        c.indexer_flops = 2.0 * at.indexer_heads * at.indexer_head_dim * entries;
+        c.kv_read_bytes += entries * at.indexer_head_dim * kv_elem(m);
+      } else if (a == LayerAttention::kV4Hca) {
+        compressed = ctx / at.hca_compress_ratio;
+      }
+      c.attended_tokens = compressed + window(m, ctx);
+      c.core_flops = 4.0 * H * at.head_dim * c.attended_tokens;
+      c.kv_read_bytes += c.attended_tokens * v4_entry(m);
+      c.kv_write_bytes += v4_entry(m);  // the window ring
+      break;
+    }
+    case LayerAttention::kKda: {
+      const double dk = at.head_dim;
+      c.core_flops = 4.0 * H * dk * dk;  // state update k^T v and readout q S
+      c.kv_read_bytes = kda_state_bytes(m);
+      c.kv_write_bytes = phase == Phase::kDecode ? kda_state_bytes(m) : 0.0;
+      break;
+    }
+  }
+  return c;
+}
+
+}  // namespace agentsim::wl
