@@ -66,7 +66,7 @@ Json system_json(const hw::System& s) {
              {"psu_efficiency", p.psu_efficiency},
              {"accelerators_tdp_w", s.accelerator.tdp_w * n},
              {"modeled_at_tdp", power_breakdown_json(hw::system_power_at_tdp(s))},
-             {"modeled_idle", power_breakdown_json(hw::system_power(s, s.accelerator.idle_w, {1.0, 0.0}))}};
+             {"modeled_gpus_idle", power_breakdown_json(hw::system_power(s, s.accelerator.idle_w))}};
   if (p.nvlink_switch_trays > 0 || p.rack_nameplate_w > 0) {
     power["rack"] = Json{{"nvlink_switch_trays", p.nvlink_switch_trays},
                          {"switch_tray_w", p.switch_tray_w},
