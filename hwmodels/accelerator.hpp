@@ -9,14 +9,18 @@ namespace agentsim::hw {
 
 struct Accelerator {
   std::string name;                        // catalog name, e.g. "h200"
+  std::string display_name;                // e.g. "NVIDIA H200 SXM 141GB"
+  std::string vendor;                      // "nvidia" | "amd"
   std::map<DType, double> peak_flops;      // dense FLOP/s per math dtype
-  double hbm_bytes = 0;                    // HBM capacity
+  double hbm_bytes = 0;                    // HBM capacity (usable where published)
   double hbm_bw_Bps = 0;                   // HBM bandwidth
   double launch_floor_s = 0;               // minimum time of one kernel launch
   double l2_bytes = 0;                     // last-level on-chip cache
   double tdp_w = 0;                        // board power limit
   double idle_w = 0;                       // power with nothing running
-  double scale_up_bw_Bps = 0;              // scale-up fabric (NVLink, IF), per direction
+  // Fraction of (TDP - idle) drawn while memory-bound (decode); in (0, 1].
+  double decode_power_fraction = 1.0;
+  double scale_up_bw_Bps = 0;              // scale-up fabric (NVLink, IF), per GPU, per direction, all links
   double scale_up_latency_s = 0;           // one hop through the scale-up fabric
 
   // Dense peak for `d`; throws core::Error if the accelerator has no such math.

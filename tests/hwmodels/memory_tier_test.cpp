@@ -1,0 +1,60 @@
+#include "hwmodels/memory_tier.hpp"
+
+#include <gtest/gtest.h>
+
+#include "experiments/catalog.hpp"
+#include "hwmodels/roofline.hpp"
+
+namespace agentsim::hw {
+namespace {
+
+const exp::Catalog& catalog() {
+  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  return c;
+}
+
+TEST(MemoryTiers, FastestFirstWithTheirLinks) {
+  const auto t = memory_tiers(catalog().systems.get("hgx-h200"));
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].kind, TierKind::kHbm);
+  EXPECT_DOUBLE_EQ(t[0].capacity_bytes, 141e9);
+  EXPECT_EQ(t[1].kind, TierKind::kHostDram);
+  EXPECT_EQ(t[1].link, "pcie5");
+  EXPECT_DOUBLE_EQ(t[1].capacity_bytes, 2e12);
+  EXPECT_EQ(t[2].kind, TierKind::kLocalSsd);
+  EXPECT_DOUBLE_EQ(t[2].latency_s, 2e-6 + kNvmeReadLatency_s);
+  EXPECT_EQ(t[3].kind, TierKind::kRemotePool);
+  EXPECT_EQ(t[3].link, "nic");
+}
+
+TEST(MemoryTiers, GpusSharingAHostLinkShareItsBandwidth) {
+  // A100: 2 GPUs per PCIe Gen4 uplink (32 GB/s), 4 uplinks, DRAM 409.6 GB/s.
+  const auto dram = memory_tiers(catalog().systems.get("hgx-a100"))[1];
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(dram, 1), 32e9);
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(dram, 4), 32e9) << "one GPU per uplink";
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(dram, 8), 16e9) << "two GPUs per uplink";
+  // GB300 NVL72: 72 GPUs on 36 C2C ports (450 GB/s, 225 each) but all share
+  // 14 TB/s of LPDDR5X: 14e12 / 72 = 194.4 GB/s each.
+  const auto grace = memory_tiers(catalog().systems.get("gb300-nvl72"))[1];
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(grace, 2), 450e9);
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(grace, 72), 14e12 / 72);
+  EXPECT_EQ(per_gpu_bw_Bps(grace, 0), 0.0);
+}
+
+TEST(OpTime, LaunchFloorBoundsSmallKernels) {
+  // H200: 989 TFLOP/s BF16, 4.8 TB/s, 4 us floor. A 1 MB read at 50%
+  // bandwidth efficiency: 1e6 / 2.4e12 = 0.417 us < 4 us floor.
+  const Accelerator& a = catalog().accelerators.get("h200");
+  const ConstantEfficiency e(Efficiency{0.8, 0.5, 1.0});
+  const OpTime small = op_time(a, DType::kBf16, 0, 1e6, e);
+  EXPECT_DOUBLE_EQ(small.memory_s, 1e6 / 2.4e12);
+  EXPECT_DOUBLE_EQ(small.total_s(), 4e-6);
+  // 1 PFLOP at 80%: 1e15 / (989e12 x 0.8) = 1.2639 s, compute-bound.
+  const OpTime big = op_time(a, DType::kBf16, 1e15, 1e9, e);
+  EXPECT_TRUE(big.compute_bound());
+  EXPECT_DOUBLE_EQ(big.total_s(), 1e15 / (989e12 * 0.8));
+  EXPECT_THROW(op_time(a, DType::kFp4, 1e9, 0, e), core::Error) << "H200 has no FP4 math";
+}
+
+}  // namespace
+}  // namespace agentsim::hw
