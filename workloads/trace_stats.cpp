@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <unordered_set>
+#include <iterator>
+#include <map>
 
 namespace agentsim::wl {
 namespace {
@@ -16,27 +17,52 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-struct KeyHash {
-  std::size_t operator()(const std::pair<std::int64_t, std::uint64_t>& k) const {
-    return std::hash<std::uint64_t>{}(k.second * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.first));
+// Seen block ids per id space as disjoint, merged intervals [first, end): traces hand
+// out ids in runs, so this stays tiny where a hash set would hold millions of ids.
+class BlockSet {
+ public:
+  // Inserts [first, first + count); returns how many leading ids were already present.
+  std::uint64_t insert_run(std::int64_t space, std::uint64_t first, std::uint64_t count) {
+    auto& iv = spaces_[space];
+    std::uint64_t present = 0;
+    auto it = iv.upper_bound(first);
+    if (it != iv.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second > first) present = std::min(prev->second, first + count) - first;
+    }
+    std::uint64_t lo = first, hi = first + count;
+    it = iv.upper_bound(first);
+    if (it != iv.begin() && std::prev(it)->second >= lo) --it;
+    while (it != iv.end() && it->first <= hi) {
+      lo = std::min(lo, it->first);
+      hi = std::max(hi, it->second);
+      it = iv.erase(it);
+    }
+    iv.emplace(lo, hi);
+    return present;
   }
+  std::uint64_t size() const {
+    std::uint64_t n = 0;
+    for (const auto& [space, iv] : spaces_) {
+      for (const auto& [a, b] : iv) n += b - a;
+    }
+    return n;
+  }
+
+ private:
+  std::map<std::int64_t, std::map<std::uint64_t, std::uint64_t>> spaces_;
 };
-using BlockSet = std::unordered_set<std::pair<std::int64_t, std::uint64_t>, KeyHash>;
 
 // Hit blocks of one prompt: the parent's shared prefix was seen by construction; then
-// leading new blocks already in `seen`. Inserts the prompt's new blocks.
+// leading new blocks already seen. Inserts the prompt's new blocks.
 long long leading_hits(const Session& s, const Turn& t, std::int64_t space, bool prefix_counts, BlockSet& seen) {
   long long hit = prefix_counts ? t.prefix_blocks : 0;
   bool leading = prefix_counts || t.prefix_blocks == 0;
   for (auto i = t.runs_begin; i < t.runs_end; ++i) {
-    for (std::uint32_t k = 0; k < s.block_runs[i].count; ++k) {
-      const bool fresh = seen.insert({space, s.block_runs[i].first + k}).second;
-      if (leading && !fresh) {
-        ++hit;
-      } else {
-        leading = false;
-      }
-    }
+    const BlockRun& r = s.block_runs[i];
+    const std::uint64_t present = seen.insert_run(space, r.first, r.count);
+    if (leading) hit += static_cast<long long>(present);
+    if (present < r.count) leading = false;
   }
   return hit;
 }
