@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "sim/core/rng.hpp"
-#include "workloads/prefix_tree_builder.hpp"
 
 namespace agentsim::wl {
 namespace {
@@ -30,21 +29,20 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
   trace.block_size_tokens = cfg.block_size_tokens;
   trace.global_block_ids = true;
   std::uint64_t next_id = static_cast<std::uint64_t>(sys_blocks);  // ids [0, sys_blocks) = system prompt
-  std::vector<std::uint64_t> ids;
-  PrefixTreeBuilder tree;
   for (int i = 0; i < sessions; ++i) {
     Session s;
     s.id = "gen/" + std::to_string(i);
     s.root = i;
     const int turns = std::max(1, static_cast<int>(std::lround(draw(cfg.turns))));
     long long context = cfg.shared_system_prompt_tokens + std::max<long long>(1, std::llround(draw(cfg.initial_context_tokens)));
-    std::vector<std::uint64_t> prompt;  // block ids of the current context
+    long long prompt_blocks = 0;  // full blocks of the previous prompt
     for (int k = 0; k < turns; ++k) {
       Turn t;
+      long long kept = prompt_blocks;  // blocks shared with the previous prompt
       if (k > 0) {
         if (cfg.compaction_probability > 0 && rng.uniform() < cfg.compaction_probability) {
           context = std::min(context, cfg.shared_system_prompt_tokens + cfg.compacted_context_tokens);
-          prompt.resize(static_cast<std::size_t>(sys_blocks));
+          kept = std::min(kept, sys_blocks);
         }
         context += std::max<long long>(1, std::llround(draw(cfg.growth_tokens)));
       }
@@ -60,17 +58,31 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
         t.stop = StopReason::kEndTurn;
       }
       t.prefix_break = k > 0 && 2 * context < s.turns.back().input_tokens;
-      // Full blocks of the context; the previous answer becomes part of this prompt.
-      const auto want = static_cast<std::size_t>(std::max<long long>(context / bs, 0));
-      while (prompt.size() < std::min<std::size_t>(want, static_cast<std::size_t>(sys_blocks))) {
-        prompt.push_back(prompt.size());
+      // Prefix links are known by construction: the previous turn of this session, or for a
+      // first prompt the first session's first prompt (the shared system prompt).
+      const long long want = context / bs;
+      kept = std::min(kept, want);
+      t.runs_begin = static_cast<std::uint32_t>(s.block_runs.size());
+      if (k > 0 && kept > 0) {
+        t.prefix_parent = TurnRef{i, k - 1};
+        t.prefix_blocks = static_cast<std::int32_t>(kept);
+      } else if (k == 0 && sys_blocks > 0) {
+        kept = std::min(sys_blocks, want);
+        if (i > 0) {
+          t.prefix_parent = TurnRef{0, 0};
+          t.prefix_blocks = static_cast<std::int32_t>(kept);
+        } else {
+          s.block_runs.push_back(BlockRun{0, static_cast<std::uint32_t>(kept)});
+        }
       }
-      if (prompt.size() > want) prompt.resize(want);
-      while (prompt.size() < want) prompt.push_back(next_id++);
+      if (want > kept) {
+        s.block_runs.push_back(BlockRun{next_id, static_cast<std::uint32_t>(want - kept)});
+        next_id += static_cast<std::uint64_t>(want - kept);
+      }
+      t.runs_end = static_cast<std::uint32_t>(s.block_runs.size());
       s.turns.push_back(t);
-      ids = prompt;
-      tree.add(0, TurnRef{i, k}, ids, s);
-      context += t.output_tokens;
+      prompt_blocks = want;
+      context += t.output_tokens;  // the answer becomes part of the next prompt
     }
     trace.sessions.push_back(std::move(s));
   }
