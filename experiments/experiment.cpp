@@ -1,10 +1,14 @@
 #include "experiments/experiment.hpp"
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 
 #include "experiments/catalog.hpp"
+#include "experiments/generator_yaml.hpp"
 #include "experiments/yaml_node.hpp"
+#include "sim/core/suggest.hpp"
+#include "workloads/trace_formats.hpp"
 
 namespace agentsim::exp {
 namespace fs = std::filesystem;
@@ -37,13 +41,31 @@ constexpr std::array kEfficiencyKeys = {
     OptionSpec{"network", "number", "1.0", "achieved / peak scale-up bandwidth"},
 };
 constexpr std::array kWorkloadKeys = {
-    OptionSpec{"trace", "path", "", "session trace, relative to this file"},
-    OptionSpec{"format", "string", "claude-code-csv", "trace format"},
+    OptionSpec{"trace", "path", "", "session trace, relative to this file (or use generator)"},
+    OptionSpec{"format", "string", "detected", "trace format: agentsim, azure, claude-code-csv, claude-code-json, mooncake"},
     OptionSpec{"concurrency", "list of integers", "", "closed-loop agents, one run each"},
     OptionSpec{"warmup", "time", "", "excluded from the metrics"},
     OptionSpec{"window", "time", "", "measurement window after warm-up"},
     OptionSpec{"start_spread", "time", "0s", "agents start uniformly within this time"},
+    OptionSpec{"mode", "string", "closed-loop", "replay mode: closed-loop, open-loop, poisson"},
+    OptionSpec{"session_rates", "list of numbers", "", "poisson: session arrivals per second, one run each"},
+    OptionSpec{"time_scales", "list of numbers", "[1]", "open-loop: recorded times x scale, one run each"},
+    OptionSpec{"random_start", "bool", "false", "closed-loop: first sessions start at a random turn"},
+    OptionSpec{"human_gap_cap", "time", "", "cap on human (end_turn) gaps; absent = as recorded"},
+    OptionSpec{"generator", "path or map", "", "synthetic generator config (YAML file or inline)"},
+    OptionSpec{"sessions", "integer", "1000", "sessions drawn from the generator"},
 };
+
+std::vector<double> positive_list(const YamlNode& n) {
+  std::vector<double> v;
+  for (const auto& item : n.items()) {
+    const double x = item.as_number();
+    if (!(x > 0)) throw item.error("expected a positive number");
+    v.push_back(x);
+  }
+  if (v.empty()) throw n.error("expected at least one value");
+  return v;
+}
 
 double fraction(const YamlNode& parent, std::string_view key, double fallback) {
   if (!parent.has(key)) return fallback;
@@ -104,24 +126,57 @@ Experiment load_experiment(const std::string& path, const std::string& root) {
 
   const YamlNode wl = doc.at("workload");
   wl.check_keys(kWorkloadKeys);
-  const YamlNode trace = wl.at("trace");
-  fs::path tp = trace.as_string();
-  if (tp.is_relative()) tp = fs::path(path).parent_path() / tp;
-  e.workload.trace_path = tp.lexically_normal().string();
-  if (!fs::is_regular_file(e.workload.trace_path)) {
-    throw trace.error("trace file not found: " + e.workload.trace_path);
+  if (auto gen = wl.find("generator")) {
+    if (wl.has("trace")) throw gen->error("give either trace or generator, not both");
+    e.workload.use_generator = true;
+    if (gen->is_map()) {
+      e.workload.generator = decode_generator(*gen);
+    } else {
+      fs::path gp = gen->as_string();
+      if (gp.is_relative()) gp = fs::path(path).parent_path() / gp;
+      if (!fs::is_regular_file(gp)) throw gen->error("generator file not found: " + gp.lexically_normal().string());
+      e.workload.generator = load_generator_yaml(gp.lexically_normal().string());
+    }
+    e.workload.generated_sessions = static_cast<int>(bounded_int(wl, "sessions", 1000, 1, 10'000'000));
+  } else {
+    const YamlNode trace = wl.at("trace");
+    fs::path tp = trace.as_string();
+    if (tp.is_relative()) tp = fs::path(path).parent_path() / tp;
+    e.workload.trace_path = tp.lexically_normal().string();
+    if (!fs::is_regular_file(e.workload.trace_path) && !fs::is_directory(e.workload.trace_path)) {
+      throw trace.error("trace file not found: " + e.workload.trace_path);
+    }
   }
-  e.workload.format = wl.string_or("format", "claude-code-csv");
-  if (e.workload.format != "claude-code-csv") {
-    throw wl.at("format").error("unknown trace format '" + e.workload.format + "'; valid: claude-code-csv");
+  e.workload.format = wl.string_or("format", "");
+  if (!e.workload.format.empty()) {
+    const auto& names = wl::trace_format_names();
+    if (std::find(names.begin(), names.end(), e.workload.format) == names.end()) {
+      throw wl.at("format").error("unknown trace format '" + e.workload.format +
+                                  "'; valid: " + core::join_names(names));
+    }
   }
-  const YamlNode conc = wl.at("concurrency");
-  for (const auto& item : conc.items()) {
-    const long long c = item.as_integer();
-    if (c < 1 || c > 10'000'000) throw item.error("expected a concurrency in [1, 10000000]");
-    e.workload.concurrency.push_back(static_cast<int>(c));
+  const std::string mode = wl.string_or("mode", "closed-loop");
+  if (mode == "closed-loop") {
+    e.workload.mode = ReplayMode::kClosedLoop;
+    const YamlNode conc = wl.at("concurrency");
+    for (const auto& item : conc.items()) {
+      const long long c = item.as_integer();
+      if (c < 1 || c > 10'000'000) throw item.error("expected a concurrency in [1, 10000000]");
+      e.workload.concurrency.push_back(static_cast<int>(c));
+      e.workload.levels.push_back(static_cast<double>(c));
+    }
+    if (e.workload.concurrency.empty()) throw conc.error("expected at least one concurrency level");
+  } else if (mode == "open-loop") {
+    e.workload.mode = ReplayMode::kOpenLoop;
+    e.workload.levels = wl.has("time_scales") ? positive_list(wl.at("time_scales")) : std::vector<double>{1.0};
+  } else if (mode == "poisson") {
+    e.workload.mode = ReplayMode::kPoisson;
+    e.workload.levels = positive_list(wl.at("session_rates"));
+  } else {
+    throw wl.at("mode").error("unknown replay mode '" + mode + "'; valid: closed-loop, open-loop, poisson");
   }
-  if (e.workload.concurrency.empty()) throw conc.error("expected at least one concurrency level");
+  if (wl.has("random_start")) e.workload.random_start = wl.at("random_start").as_bool();
+  e.workload.human_gap_cap_s = wl.quantity_or("human_gap_cap", Dimension::kTime, -1.0);
   e.workload.warmup_s = wl.at("warmup").as_quantity(Dimension::kTime);
   e.workload.window_s = wl.at("window").as_quantity(Dimension::kTime);
   if (!(e.workload.window_s > 0)) throw wl.at("window").error("expected a positive window");

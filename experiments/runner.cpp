@@ -5,19 +5,26 @@
 #include "sim/core/units.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/replica.hpp"
-#include "workloads/claude_code_csv.hpp"
+#include "sim/serving/open_loop_driver.hpp"
+#include "sim/serving/poisson_session_driver.hpp"
+#include "workloads/trace_formats.hpp"
+
+#include <memory>
 
 namespace agentsim::exp {
 
 std::vector<wl::Session> load_sessions(const Experiment& e) {
-  auto sessions = wl::load_claude_code_csv(e.workload.trace_path);
+  if (e.workload.use_generator) {
+    return wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed).sessions;
+  }
+  auto sessions = wl::load_trace(e.workload.format, e.workload.trace_path).sessions;
   if (sessions.empty()) {
     throw core::Error(core::SourceLocation{e.workload.trace_path, 0, ""}, "trace holds no sessions");
   }
   return sessions;
 }
 
-RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, int concurrency) {
+RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, double level) {
   serving::ReplicaOptions ro;
   ro.cost.tp = e.serving.tp;
   ro.cost.efficiency = e.serving.efficiency;
@@ -36,22 +43,49 @@ RunResult run_point(const Experiment& e, const std::vector<wl::Session>& session
   core::Simulator sim;
   metrics::Recorder recorder;
   serving::Replica replica(sim, e.model, e.system, ro, recorder);
-  serving::ClosedLoopOptions co;
-  co.agents = concurrency;
-  co.seed = e.seed;
-  co.max_context_tokens = e.model.max_context;
-  co.start_spread_s = e.workload.start_spread_s;
-  serving::ClosedLoopDriver driver(sim, replica, sessions, co);
-  driver.start();
+  std::unique_ptr<serving::SessionDriver> driver;
+  int concurrency = 0;
+  switch (e.workload.mode) {
+    case ReplayMode::kClosedLoop: {
+      serving::ClosedLoopOptions co;
+      concurrency = static_cast<int>(level);
+      co.agents = concurrency;
+      co.seed = e.seed;
+      co.max_context_tokens = e.model.max_context;
+      co.start_spread_s = e.workload.start_spread_s;
+      co.random_start = e.workload.random_start;
+      co.human_gap_cap_s = e.workload.human_gap_cap_s;
+      driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
+      break;
+    }
+    case ReplayMode::kOpenLoop: {
+      serving::OpenLoopOptions oo;
+      oo.time_scale = level;
+      oo.max_context_tokens = e.model.max_context;
+      driver = std::make_unique<serving::OpenLoopDriver>(sim, replica, sessions, oo);
+      break;
+    }
+    case ReplayMode::kPoisson: {
+      serving::PoissonOptions po;
+      po.sessions_per_s = level;
+      po.seed = e.seed;
+      po.max_context_tokens = e.model.max_context;
+      po.human_gap_cap_s = e.workload.human_gap_cap_s;
+      driver = std::make_unique<serving::PoissonSessionDriver>(sim, replica, sessions, po);
+      break;
+    }
+  }
+  driver->start();
 
   const double end_s = e.workload.warmup_s + e.workload.window_s;
   sim.run_until(core::to_ticks(end_s));
 
   RunResult r;
   r.concurrency = concurrency;
+  r.level = level;
   r.summary = metrics::summarize(recorder, e.workload.warmup_s, end_s);
   r.kv_capacity_tokens = ro.kv_capacity_tokens;
-  r.turns_truncated = driver.turns_truncated();
+  r.turns_truncated = driver->turns_truncated();
   r.events = sim.events_run();
   return r;
 }

@@ -10,17 +10,18 @@
 namespace agentsim::exp {
 
 struct RunResult {
-  int concurrency = 0;
+  int concurrency = 0;  // closed-loop agents (0 in the open modes)
+  double level = 0;     // agents, sessions/s (poisson) or time scale (open loop)
   metrics::Summary summary;
   long long kv_capacity_tokens = 0;
   long long turns_truncated = 0;   // prompts cut to the model's context
   unsigned long long events = 0;   // simulator events run
 };
 
-// One closed-loop run at `concurrency` agents over `sessions`.
-RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, int concurrency);
+// One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode.
+RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, double level);
 
-// Loads the experiment's trace (errors name the trace file).
+// Loads the experiment's trace or generates its sessions (errors name the trace file).
 std::vector<wl::Session> load_sessions(const Experiment& e);
 
 }  // namespace agentsim::exp

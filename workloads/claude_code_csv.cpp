@@ -8,8 +8,28 @@
 #include "sim/core/error.hpp"
 
 namespace agentsim::wl {
+namespace {
 
-std::vector<Session> read_claude_code_csv(std::istream& in, const std::string& file) {
+struct Row {
+  long long idx = 0;
+  Turn turn;
+  double think_s = 0;
+  long long lcp_blocks = 0;
+  long long new_blocks = 0;
+  std::string lcp_parent;  // "agent_path#req_idx" or empty
+  int line = 0;
+};
+
+struct Group {
+  std::string trace;
+  std::string agent;
+  std::vector<Row> rows;
+};
+
+}  // namespace
+
+Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, const ImportOptions& opt,
+                                 ImportReport* report) {
   core::CsvReader csv(in, file);
   const auto c_trace = csv.column("trace_id");
   const auto c_agent = csv.column("agent_path");
@@ -17,53 +37,189 @@ std::vector<Session> read_claude_code_csv(std::istream& in, const std::string& f
   const auto c_in = csv.column("in_tokens");
   const auto c_out = csv.column("out_tokens");
   const auto c_think = csv.column("think_time_s");
+  const bool has_blocks = csv.has_column("lcp_blocks") && csv.has_column("new_blocks") &&
+                          csv.has_column("lcp_parent_req");
+  const auto c_lcp = has_blocks ? csv.column("lcp_blocks") : 0;
+  const auto c_new = has_blocks ? csv.column("new_blocks") : 0;
+  const auto c_par = has_blocks ? csv.column("lcp_parent_req") : 0;
+  const bool has_t = csv.has_column("t_s");
+  const auto c_t = has_t ? csv.column("t_s") : 0;
+  const bool has_stop = csv.has_column("stop");
+  const auto c_stop = has_stop ? csv.column("stop") : 0;
+  const bool has_api = csv.has_column("api_time_s");
+  const auto c_api = has_api ? csv.column("api_time_s") : 0;
+  const bool has_ttft = csv.has_column("ttft_s");
+  const auto c_ttft = has_ttft ? csv.column("ttft_s") : 0;
 
-  struct Row {
-    long long idx;
-    Turn turn;
-    double think_s;
-  };
-  std::vector<std::string> order;  // first-appearance order of session ids
-  std::map<std::string, std::vector<Row>> rows;
-  while (csv.next()) {
-    Row r;
-    r.idx = csv.integer(c_idx);
-    r.turn.input_tokens = csv.integer(c_in);
-    r.turn.output_tokens = csv.integer(c_out);
-    r.think_s = csv.number_or(c_think, 0.0);
-    if (r.idx < 0) throw csv.error_at(c_idx, "expected a non-negative index");
-    if (r.turn.input_tokens <= 0) throw csv.error_at(c_in, "expected a positive token count");
-    if (r.turn.output_tokens < 0) throw csv.error_at(c_out, "expected a non-negative token count");
-    if (r.think_s < 0) throw csv.error_at(c_think, "expected a non-negative delay");
-    const std::string id = csv.field(c_trace) + "/" + csv.field(c_agent);
-    auto [it, inserted] = rows.try_emplace(id);
-    if (inserted) order.push_back(id);
-    it->second.push_back(r);
+  ImportReport local;
+  std::vector<Group> groups;  // first-appearance order of session ids = trace order
+  std::map<std::string, std::size_t> group_of;
+  while (true) {
+    try {
+      if (!csv.next()) break;
+      ++local.lines_read;
+      Row r;
+      r.line = csv.line();
+      r.idx = csv.integer(c_idx);
+      r.turn.input_tokens = csv.integer(c_in);
+      r.turn.output_tokens = csv.integer(c_out);
+      r.think_s = csv.number_or(c_think, 0.0);
+      if (r.idx < 0) throw csv.error_at(c_idx, "expected a non-negative index");
+      if (r.turn.input_tokens <= 0) throw csv.error_at(c_in, "expected a positive token count");
+      if (r.turn.output_tokens < 0) throw csv.error_at(c_out, "expected a non-negative token count");
+      if (r.think_s < 0) throw csv.error_at(c_think, "expected a non-negative delay");
+      if (has_blocks) {
+        r.lcp_blocks = csv.integer(c_lcp);
+        r.new_blocks = csv.integer(c_new);
+        r.lcp_parent = csv.field(c_par);
+        if (r.lcp_blocks < 0) throw csv.error_at(c_lcp, "expected a non-negative block count");
+        if (r.new_blocks < 0) throw csv.error_at(c_new, "expected a non-negative block count");
+        if (r.lcp_blocks > 0 && r.lcp_parent.find('#') == std::string::npos) {
+          throw csv.error_at(c_par, "expected agent_path#req_idx of the prefix parent");
+        }
+      }
+      if (has_t) r.turn.t_s = csv.number_or(c_t, -1.0);
+      if (has_stop) r.turn.stop = parse_stop_reason(csv.field(c_stop));
+      if (has_api) r.turn.api_time_s = csv.number_or(c_api, -1.0);
+      if (has_ttft) r.turn.ttft_s = csv.number_or(c_ttft, -1.0);
+      const std::string id = csv.field(c_trace) + "/" + csv.field(c_agent);
+      auto [it, inserted] = group_of.try_emplace(id, groups.size());
+      if (inserted) groups.push_back(Group{csv.field(c_trace), csv.field(c_agent), {}});
+      groups[it->second].rows.push_back(std::move(r));
+    } catch (const core::Error& e) {
+      if (!opt.skip_bad) throw;
+      if (local.lines_skipped++ == 0) local.first_error = e.what();
+    }
   }
 
-  std::vector<Session> sessions;
-  sessions.reserve(order.size());
-  for (const auto& id : order) {
-    auto& rs = rows[id];
+  Trace trace;
+  trace.name = file;
+  trace.block_size_tokens = has_blocks ? 64 : 0;
+  trace.sessions.reserve(groups.size());
+  // (session id, req_idx) -> turn, to resolve lcp_parent_req.
+  std::map<std::pair<std::string, long long>, TurnRef> turn_of;
+  std::map<std::string, std::int32_t> root_of_trace;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    auto& rs = groups[g].rows;
     std::stable_sort(rs.begin(), rs.end(), [](const Row& a, const Row& b) { return a.idx < b.idx; });
     Session s;
-    s.id = id;
+    s.id = groups[g].trace + "/" + groups[g].agent;
+    const auto si = static_cast<std::int32_t>(g);
     for (std::size_t k = 0; k < rs.size(); ++k) {
       Turn t = rs[k].turn;
       // A turn that produced no output still occupies a prefill; keep it with one token.
       t.output_tokens = std::max<long long>(t.output_tokens, 1);
       t.gap_after_s = (k + 1 < rs.size()) ? rs[k + 1].think_s : 0.0;
       s.turns.push_back(t);
+      turn_of[{s.id, rs[k].idx}] = TurnRef{si, static_cast<std::int32_t>(k)};
     }
-    sessions.push_back(std::move(s));
+    annotate_turns(s);
+    auto [rit, first] = root_of_trace.try_emplace(groups[g].trace, si);
+    s.root = rit->second;
+    if (!first) {
+      // A sub-agent "a/b/agent_x:T" hangs under "a/b"; its spawn point is the parent's
+      // n-th missing req_idx (the sub-agent markers take indices but are not rows).
+      const auto slash = groups[g].agent.rfind('/');
+      const std::string parent_id =
+          groups[g].trace + "/" + (slash == std::string::npos ? "root" : groups[g].agent.substr(0, slash));
+      auto pit = group_of.find(parent_id);
+      if (pit != group_of.end() && pit->second < g) s.spawn.parent_session = static_cast<std::int32_t>(pit->second);
+    }
+    if (!rs.empty() && rs.front().turn.t_s >= 0) s.start_s = 0;
+    trace.sessions.push_back(std::move(s));
   }
-  return sessions;
+
+  // Spawn points: children of a parent take its missing indices in order of appearance.
+  std::map<std::int32_t, std::vector<std::int32_t>> children;
+  for (std::size_t g = 0; g < trace.sessions.size(); ++g) {
+    if (trace.sessions[g].spawn.parent_session >= 0) {
+      children[trace.sessions[g].spawn.parent_session].push_back(static_cast<std::int32_t>(g));
+    }
+  }
+  for (const auto& [p, kids] : children) {
+    const auto& prs = groups[static_cast<std::size_t>(p)].rows;
+    std::vector<long long> missing;
+    long long expect = 0;
+    for (const auto& r : prs) {
+      for (; expect < r.idx; ++expect) missing.push_back(expect);
+      expect = r.idx + 1;
+    }
+    for (std::size_t c = 0; c < kids.size(); ++c) {
+      Session& child = trace.sessions[static_cast<std::size_t>(kids[c])];
+      std::int32_t after = static_cast<std::int32_t>(prs.size()) - 1;
+      if (c < missing.size()) {
+        after = static_cast<std::int32_t>(
+                    std::lower_bound(prs.begin(), prs.end(), missing[c],
+                                     [](const Row& r, long long v) { return r.idx < v; }) -
+                    prs.begin()) -
+                1;
+      }
+      child.spawn.after_turn = after;
+      const Session& parent = trace.sessions[static_cast<std::size_t>(p)];
+      if (after >= 0) {
+        const Turn& pt = parent.turns[static_cast<std::size_t>(after)];
+        child.start_s = parent.start_s + std::max(0.0, pt.t_s);
+      }
+    }
+  }
+
+  if (has_blocks) {
+    std::map<std::string, std::uint64_t> next_id;  // fresh ids per trace, in row order
+    std::vector<std::pair<int, TurnRef>> by_line;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      for (std::size_t k = 0; k < groups[g].rows.size(); ++k) {
+        by_line.emplace_back(groups[g].rows[k].line,
+                             TurnRef{static_cast<std::int32_t>(g), static_cast<std::int32_t>(k)});
+      }
+    }
+    std::sort(by_line.begin(), by_line.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [line, ref] : by_line) {
+      const Row& r = groups[static_cast<std::size_t>(ref.session)].rows[static_cast<std::size_t>(ref.turn)];
+      Session& s = trace.sessions[static_cast<std::size_t>(ref.session)];
+      Turn& t = s.turns[static_cast<std::size_t>(ref.turn)];
+      if (r.lcp_blocks > 0) {
+        const auto hash = r.lcp_parent.rfind('#');
+        const std::string pid = groups[static_cast<std::size_t>(ref.session)].trace + "/" + r.lcp_parent.substr(0, hash);
+        long long pidx = -1;
+        try {
+          pidx = std::stoll(r.lcp_parent.substr(hash + 1));
+        } catch (const std::exception&) {
+          pidx = -1;
+        }
+        auto it = turn_of.find({pid, pidx});
+        if (it == turn_of.end()) {
+          throw core::Error(core::SourceLocation{file, line, "lcp_parent_req"},
+                            "prefix parent '" + r.lcp_parent + "' is not an earlier request of this trace");
+        }
+        t.prefix_parent = it->second;
+        t.prefix_blocks = static_cast<std::int32_t>(r.lcp_blocks);
+      }
+      std::uint64_t& next = next_id[groups[static_cast<std::size_t>(ref.session)].trace];
+      t.runs_begin = static_cast<std::uint32_t>(s.block_runs.size());
+      if (r.new_blocks > 0) {
+        s.block_runs.push_back(BlockRun{next, static_cast<std::uint32_t>(r.new_blocks)});
+        next += static_cast<std::uint64_t>(r.new_blocks);
+      }
+      t.runs_end = static_cast<std::uint32_t>(s.block_runs.size());
+    }
+  }
+  if (report) *report = local;
+  return trace;
+}
+
+Trace load_claude_code_csv_trace(const std::string& path, const ImportOptions& opt, ImportReport* report) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  return read_claude_code_csv_trace(in, path, opt, report);
+}
+
+std::vector<Session> read_claude_code_csv(std::istream& in, const std::string& file) {
+  return read_claude_code_csv_trace(in, file).sessions;
 }
 
 std::vector<Session> load_claude_code_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
-  return read_claude_code_csv(in, path);
+  return load_claude_code_csv_trace(path).sessions;
 }
 
 }  // namespace agentsim::wl

@@ -29,10 +29,10 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     const auto sessions = exp::load_sessions(e);
     std::printf("experiment %s: %s on %s (tp=%d), %zu sessions from %s\n", e.name.c_str(),
                 e.model.name.c_str(), e.system.name.c_str(), e.serving.tp, sessions.size(),
-                e.workload.trace_path.c_str());
+                e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str());
     std::fflush(stdout);
     std::vector<exp::RunResult> runs;
-    for (int c : e.workload.concurrency) runs.push_back(exp::run_point(e, sessions, c));
+    for (double level : e.workload.levels) runs.push_back(exp::run_point(e, sessions, level));
     std::fputs(exp::terminal_table(runs).c_str(), stdout);
     const std::string csv_path = (std::filesystem::path(args->out) / "summary.csv").string();
     exp::write_file_atomically(csv_path, exp::summary_csv(runs));

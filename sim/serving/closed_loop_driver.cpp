@@ -21,9 +21,19 @@ ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, Replica& replica,
   agents_.resize(static_cast<std::size_t>(opt_.agents));
 }
 
+double replay_gap_s(const wl::Turn& t, double human_gap_cap_s) {
+  if (t.gap_kind == wl::GapKind::kHuman && human_gap_cap_s >= 0) return std::min(t.gap_after_s, human_gap_cap_s);
+  return t.gap_after_s;
+}
+
 void ClosedLoopDriver::start() {
+  core::RngStream turn_rng(opt_.seed, "closed-loop/start-turn");
   for (int a = 0; a < opt_.agents; ++a) {
     next_session(a);
+    if (opt_.random_start) {
+      Agent& ag = agents_[static_cast<std::size_t>(a)];
+      ag.turn = static_cast<std::size_t>(turn_rng.uniform_index(pool_[ag.session].turns.size()));
+    }
     const double offset = opt_.start_spread_s > 0 ? start_rng_.uniform() * opt_.start_spread_s : 0.0;
     sim_.after(core::to_ticks(offset), [this, a] { send(a); });
   }
@@ -39,16 +49,9 @@ void ClosedLoopDriver::next_session(int agent) {
 void ClosedLoopDriver::send(int agent) {
   const Agent& ag = agents_[static_cast<std::size_t>(agent)];
   const wl::Turn& t = pool_[ag.session].turns[ag.turn];
-  Request r;
-  r.agent = agent;
-  r.output_tokens = std::max<long long>(1, t.output_tokens);
-  r.input_tokens = std::max<long long>(1, t.input_tokens);
-  if (opt_.max_context_tokens > 0 && r.input_tokens + r.output_tokens > opt_.max_context_tokens) {
-    // As the benchmark does, truncate to the model's context: keep the answer, cut the prompt.
-    r.output_tokens = std::min(r.output_tokens, opt_.max_context_tokens / 2);
-    r.input_tokens = opt_.max_context_tokens - r.output_tokens;
-    ++truncated_;
-  }
+  bool truncated = false;
+  const Request r = turn_request(t, agent, opt_.max_context_tokens, truncated);
+  truncated_ += truncated ? 1 : 0;
   ++turns_sent_;
   replica_.submit(r, [this, agent](const metrics::RequestRecord&) { on_done(agent); });
 }
@@ -56,7 +59,7 @@ void ClosedLoopDriver::send(int agent) {
 void ClosedLoopDriver::on_done(int agent) {
   Agent& ag = agents_[static_cast<std::size_t>(agent)];
   const wl::Session& s = pool_[ag.session];
-  const double gap = s.turns[ag.turn].gap_after_s;
+  const double gap = replay_gap_s(s.turns[ag.turn], opt_.human_gap_cap_s);
   ++ag.turn;
   if (ag.turn >= s.turns.size()) {
     next_session(agent);

@@ -8,6 +8,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/serving/replica.hpp"
+#include "sim/serving/session_driver.hpp"
 #include "workloads/session.hpp"
 
 namespace agentsim::serving {
@@ -17,19 +18,24 @@ struct ClosedLoopOptions {
   std::uint64_t seed = 1;
   long long max_context_tokens = 0;  // prompts are truncated to fit (0 = no limit)
   double start_spread_s = 0;         // agents start uniformly in [0, spread)
+  bool random_start = false;         // each agent's first session starts at a uniform turn
+  double human_gap_cap_s = -1;       // human gaps are cut to this (< 0 = as recorded)
 };
 
-class ClosedLoopDriver {
+// The delay after `t` under the options' human-gap cap.
+double replay_gap_s(const wl::Turn& t, double human_gap_cap_s);
+
+class ClosedLoopDriver : public SessionDriver {
  public:
   // `pool` must outlive the driver and be non-empty.
   ClosedLoopDriver(core::Simulator& sim, Replica& replica, const std::vector<wl::Session>& pool,
                    ClosedLoopOptions opt);
 
   // Schedules every agent's first turn.
-  void start();
+  void start() override;
 
-  long long turns_sent() const { return turns_sent_; }
-  long long turns_truncated() const { return truncated_; }
+  long long turns_sent() const override { return turns_sent_; }
+  long long turns_truncated() const override { return truncated_; }
 
  private:
   struct Agent {

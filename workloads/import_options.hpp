@@ -1,0 +1,17 @@
+#pragma once
+// Options and outcome shared by every trace importer.
+#include <string>
+
+namespace agentsim::wl {
+
+struct ImportOptions {
+  bool skip_bad = false;  // skip malformed lines (counted) instead of failing on the first
+};
+
+struct ImportReport {
+  long long lines_read = 0;     // data lines seen
+  long long lines_skipped = 0;  // malformed lines skipped under skip_bad
+  std::string first_error;      // message of the first skipped line
+};
+
+}  // namespace agentsim::wl
