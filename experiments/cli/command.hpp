@@ -20,5 +20,6 @@ struct Command {
 };
 
 Command add_run_command(CLI::App& app, const Context& ctx);
+Command add_calibrate_command(CLI::App& app, const Context& ctx);
 
 }  // namespace agentsim::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   // One line per subcommand; each lives in cli/<name>_command.cpp.
   std::vector<cli::Command> commands;
   commands.push_back(cli::add_run_command(app, ctx));
+  commands.push_back(cli::add_calibrate_command(app, ctx));
 
   try {
     app.parse(argc, argv);
