@@ -23,5 +23,6 @@ Command add_run_command(CLI::App& app, const Context& ctx);
 Command add_model_command(CLI::App& app, const Context& ctx);
 Command add_catalog_command(CLI::App& app, const Context& ctx);
 Command add_trace_command(CLI::App& app, const Context& ctx);
+Command add_calibrate_command(CLI::App& app, const Context& ctx);
 
 }  // namespace agentsim::cli

@@ -1,0 +1,78 @@
+#include "calibration/cross_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "calibration/kernel_family.hpp"
+#include "hwmodels/roofline.hpp"
+
+namespace agentsim::calib {
+
+double predict_time_s(const MeasurementTable& t, std::size_t row, const EfficiencyTable& et, bool* extrapolated) {
+  const KernelFamily& fam = kernel_family(t.family);
+  std::vector<double> shape;
+  for (const auto& ax : et.axes) shape.push_back(t.column(ax.name)[row]);
+  const EfficiencyLookup e = et.lookup(shape);
+  if (extrapolated) *extrapolated = e.extrapolated;
+  if (fam.quantity == Quantity::kLatency) return e.value * t.column("kernels")[row];
+
+  // The same roofline the step cost model uses, with the profile's measured peak.
+  hw::Accelerator acc;
+  acc.name = et.name;
+  const hw::DType math = et.dtype.empty() ? hw::DType::kFp32 : *hw::parse_dtype(et.dtype);
+  hw::Efficiency eff;
+  if (fam.quantity == Quantity::kCompute) {
+    acc.peak_flops[math] = et.peak;
+    acc.hbm_bw_Bps = 1;  // no bytes in this prediction; any positive bandwidth
+    eff.compute = e.value;
+    return hw::roofline(acc, math, t.column(fam.work_column)[row], 0, eff).compute_s;
+  }
+  acc.peak_flops[math] = 1;  // no FLOPs in this prediction
+  acc.hbm_bw_Bps = et.peak;
+  eff.memory = e.value;
+  return hw::roofline(acc, math, 0, t.column(fam.work_column)[row], eff).memory_s;
+}
+
+std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile) {
+  std::vector<CrossCheckRow> out;
+  for (const auto& [name, et] : profile.tables) {
+    const auto it = file.tables.find(et.family);
+    if (it == file.tables.end()) continue;
+    const MeasurementTable& t = it->second;
+    const KernelFamily& fam = kernel_family(t.family);
+    CrossCheckRow row;
+    row.table = name;
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+      if (fam.per_dtype && dtype_name(t.column("dtype_bits")[r]) != et.dtype) continue;
+      bool extrapolated = false;
+      const double err = predict_time_s(t, r, et, &extrapolated) / t.column("time_s")[r] - 1;
+      PredictionError& pe = t.column("held_out")[r] != 0 ? row.held_out : row.fitted;
+      pe.mape += std::abs(err);
+      pe.max_abs_error = std::max(pe.max_abs_error, std::abs(err));
+      pe.points += 1;
+      pe.extrapolated += extrapolated ? 1 : 0;
+    }
+    for (PredictionError* pe : {&row.fitted, &row.held_out}) {
+      if (pe->points > 0) pe->mape /= static_cast<double>(pe->points);
+    }
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::string cross_check_table(const std::vector<CrossCheckRow>& rows) {
+  std::string s;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-22s %6s %9s %9s   %6s %9s %9s %6s\n", "table", "fitted", "MAPE", "max", "held", "MAPE",
+                "max", "extrap");
+  s += buf;
+  for (const auto& r : rows) {
+    std::snprintf(buf, sizeof buf, "%-22s %6zu %8.1f%% %8.1f%%   %6zu %8.1f%% %8.1f%% %6zu\n", r.table.c_str(), r.fitted.points,
+                  100 * r.fitted.mape, 100 * r.fitted.max_abs_error, r.held_out.points, 100 * r.held_out.mape,
+                  100 * r.held_out.max_abs_error, r.held_out.extrapolated + r.fitted.extrapolated);
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace agentsim::calib

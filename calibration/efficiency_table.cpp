@@ -1,0 +1,66 @@
+#include "calibration/efficiency_table.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+EfficiencyLookup EfficiencyTable::lookup(const std::vector<double>& shape) const {
+  if (shape.size() != axes.size())
+    throw core::Error(core::SourceLocation{"", 0, name}, "lookup needs " + std::to_string(axes.size()) +
+                                                             " shape values, got " + std::to_string(shape.size()));
+  EfficiencyLookup out;
+  double log_value = log_constant;
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    const EfficiencyAxis& ax = axes[a];
+    const double x = shape[a];
+    // Relative tolerance so a knot that went through YAML text still matches.
+    const double lo = ax.knots.front() * (1 - 1e-9);
+    const double hi = ax.knots.back() * (1 + 1e-9);
+    if (!(x >= lo && x <= hi)) {
+      out.extrapolated = true;
+      if (!out.note.empty()) out.note += "; ";
+      out.note += ax.name + "=" + fmt(x) + (x < lo ? " below" : " above") + " measured " + fmt(ax.knots.front()) +
+                  ".." + fmt(ax.knots.back());
+    }
+    if (ax.knots.size() == 1 || !(x > ax.knots.front())) {
+      log_value += ax.log_offsets.front();
+      continue;
+    }
+    if (x >= ax.knots.back()) {
+      log_value += ax.log_offsets.back();
+      continue;
+    }
+    std::size_t j = 0;
+    while (ax.knots[j + 1] < x) ++j;
+    const double l0 = std::log2(ax.knots[j]);
+    const double l1 = std::log2(ax.knots[j + 1]);
+    const double t = (std::log2(x) - l0) / (l1 - l0);
+    log_value += (1 - t) * ax.log_offsets[j] + t * ax.log_offsets[j + 1];
+  }
+  out.value = std::exp(log_value);
+  return out;
+}
+
+EfficiencyLookup EfficiencyTable::lookup(const std::map<std::string, double>& shape) const {
+  std::vector<double> ordered;
+  for (const auto& ax : axes) {
+    const auto it = shape.find(ax.name);
+    if (it == shape.end()) throw core::Error(core::SourceLocation{"", 0, name}, "lookup is missing axis '" + ax.name + "'");
+    ordered.push_back(it->second);
+  }
+  return lookup(ordered);
+}
+
+}  // namespace agentsim::calib

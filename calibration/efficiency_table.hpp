@@ -1,0 +1,52 @@
+#pragma once
+// A fitted table: value(shape) = exp(log_constant + sum over axes of the axis's
+// piecewise-linear offset in log2(shape)). For compute and memory families the
+// value is achieved / peak; for latency families it is seconds per operation.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibration/kernel_family.hpp"
+
+namespace agentsim::calib {
+
+struct EfficiencyAxis {
+  std::string name;                 // shape column, e.g. "m"
+  int monotone = 0;                 // +1 non-decreasing, -1 non-increasing, 0 free
+  std::vector<double> knots;        // measured values, ascending, > 0
+  std::vector<double> log_offsets;  // natural-log factor at each knot
+};
+
+// Relative error of the fit, (fitted / measured - 1), over a set of points.
+struct FitError {
+  std::size_t points = 0;
+  double rms_rel_error = 0;
+  double max_rel_error = 0;  // largest |fitted / measured - 1|
+};
+
+struct EfficiencyLookup {
+  double value = 0;           // efficiency in (0, ~1], or seconds for latency tables
+  bool extrapolated = false;  // some axis lay outside its measured knots (edge value used)
+  std::string note;           // which axes, e.g. "m=4096 above measured 1..1024"; empty if none
+};
+
+struct EfficiencyTable {
+  std::string name;      // profile key: family, plus "_<dtype>" for per-dtype families
+  std::string family;    // kernel family, e.g. "gemm"
+  std::string dtype;     // "fp32", "bf16", ...; empty for families without dtypes
+  Quantity quantity = Quantity::kCompute;
+  double peak = 0;       // FLOP/s or bytes/s the efficiency divides; 0 for latency tables
+  std::string peak_source;
+  double log_constant = 0;
+  std::vector<EfficiencyAxis> axes;
+  FitError fit_error;       // over the points the fit used
+  FitError held_out_error;  // over measured points held out of the fit
+
+  // Shape values in axis order. Outside the measured range each axis is held at
+  // its edge knot and the result is flagged; never extrapolates silently.
+  EfficiencyLookup lookup(const std::vector<double>& shape) const;
+  // Shape by axis name; throws core::Error naming a missing axis.
+  EfficiencyLookup lookup(const std::map<std::string, double>& shape) const;
+};
+
+}  // namespace agentsim::calib

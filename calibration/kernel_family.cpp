@@ -1,0 +1,87 @@
+#include "calibration/kernel_family.hpp"
+
+#include "sim/core/error.hpp"
+#include "sim/core/suggest.hpp"
+
+namespace agentsim::calib {
+
+const std::vector<KernelFamily>& kernel_families() {
+  static const std::vector<KernelFamily> families = {
+      {"gemm", Quantity::kCompute, {"m", "n", "k"}, "flops", "achieved_flops_per_s", true,
+       "D[m,n] = A[m,k] x B[k,n]; m is tokens (down to 1 for decode)"},
+      {"grouped_gemm", Quantity::kCompute, {"groups", "m", "n", "k"}, "flops", "achieved_flops_per_s", true,
+       "MoE experts: `groups` GEMMs of m tokens each"},
+      {"mem_read", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "streaming read (sum) of a buffer"},
+      {"mem_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "copy of a buffer; bytes = read + written"},
+      {"attention_decode", Quantity::kMemory, {"batch", "context"}, "bytes", "achieved_bytes_per_s", false,
+       "one new token per sequence against a paged KV cache; bytes = KV read"},
+      {"attention_prefill", Quantity::kCompute, {"batch", "seq"}, "flops", "achieved_flops_per_s", false,
+       "causal self-attention over seq new tokens"},
+      {"h2d_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "pinned host to device copy"},
+      {"d2h_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "device to pinned host copy"},
+      {"launch_latency", Quantity::kLatency, {"kernels"}, "", "seconds_per_kernel", false,
+       "back-to-back launches of an empty kernel"},
+      {"graph_replay_latency", Quantity::kLatency, {"kernels"}, "", "seconds_per_kernel", false,
+       "replay of a CUDA graph of empty kernels, per kernel"},
+      {"nccl_all_reduce", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "bytes = bus bytes (2(n-1)/n x size)"},
+      {"nccl_all_gather", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "bytes = bus bytes ((n-1)/n x size)"},
+      {"nccl_all_to_all", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "bytes = bus bytes ((n-1)/n x size)"},
+  };
+  return families;
+}
+
+const KernelFamily& kernel_family(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& f : kernel_families()) {
+    if (f.name == name) return f;
+    names.push_back(f.name);
+  }
+  const std::string near = core::closest_match(name, names);
+  throw core::Error("unknown kernel family '" + name + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                    "; known: " + core::join_names(names));
+}
+
+std::vector<std::string> required_columns(const KernelFamily& f) {
+  std::vector<std::string> cols = f.axes;
+  if (f.per_dtype) cols.push_back("dtype_bits");
+  if (!f.work_column.empty()) cols.push_back(f.work_column);
+  cols.push_back(f.achieved_column);
+  cols.push_back("time_s");
+  cols.push_back("held_out");
+  return cols;
+}
+
+std::vector<std::string> required_families(const std::string& backend) {
+  std::vector<std::string> common = {"gemm", "grouped_gemm", "mem_read", "mem_copy", "attention_decode",
+                                     "attention_prefill"};
+  if (backend == "cuda") {
+    for (const char* f : {"h2d_copy", "d2h_copy", "launch_latency", "graph_replay_latency"}) common.push_back(f);
+  }
+  return common;
+}
+
+std::string dtype_name(double bits) {
+  if (bits == 4) return "fp4";
+  if (bits == 8) return "fp8";
+  if (bits == 16) return "bf16";
+  if (bits == 32) return "fp32";
+  throw core::Error("dtype_bits " + std::to_string(bits) + " is not one of 4, 8, 16, 32");
+}
+
+std::string to_string(Quantity q) {
+  switch (q) {
+    case Quantity::kCompute: return "compute";
+    case Quantity::kMemory: return "memory";
+    case Quantity::kLatency: return "latency";
+  }
+  return "compute";
+}
+
+}  // namespace agentsim::calib

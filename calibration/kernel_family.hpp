@@ -1,0 +1,40 @@
+#pragma once
+// The kernel families a calibration file may hold: which columns are the shape
+// axes, which is the work done and which the achieved rate. Shared by the
+// backends (writing), the reader (validating) and the fitter.
+#include <string>
+#include <vector>
+
+namespace agentsim::calib {
+
+// What a family's fitted table predicts.
+enum class Quantity {
+  kCompute,  // efficiency = achieved FLOP/s / peak FLOP/s
+  kMemory,   // efficiency = achieved bytes/s / peak bytes/s (HBM, DRAM, host link, fabric)
+  kLatency,  // seconds per operation (launch and graph-replay floors)
+};
+
+struct KernelFamily {
+  std::string name;               // dataset name, e.g. "gemm"
+  Quantity quantity;
+  std::vector<std::string> axes;  // shape columns, all > 0, fitted on log2 scale
+  std::string work_column;        // "flops" or "bytes"; empty for latency families
+  std::string achieved_column;    // achieved rate per second, or seconds per op for latency
+  bool per_dtype = false;         // has a dtype_bits column; fitted once per dtype
+  std::string help;
+};
+
+// Every known family, in a fixed order.
+const std::vector<KernelFamily>& kernel_families();
+// The family called `name`; throws core::Error listing the known names.
+const KernelFamily& kernel_family(const std::string& name);
+// Columns every table of `f` must have (axes, work, achieved, time_s, held_out, ...).
+std::vector<std::string> required_columns(const KernelFamily& f);
+// Families a backend always writes; a file of that backend missing one is an error.
+std::vector<std::string> required_families(const std::string& backend);
+
+// "fp4" .. "fp32" from a dtype_bits column value (4, 8, 16, 32); throws otherwise.
+std::string dtype_name(double bits);
+std::string to_string(Quantity q);
+
+}  // namespace agentsim::calib

@@ -1,0 +1,133 @@
+// agentsim calibrate --backend cpu|cuda --out FILE.h5 [--quick]
+// agentsim calibrate fit FILE.h5 --out PROFILE.yaml
+// agentsim calibrate check FILE.h5 PROFILE.yaml
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "calibration/calibration_file.hpp"
+#include "calibration/cross_check.hpp"
+#include "calibration/fitter.hpp"
+#include "calibration/microbenchmarks.hpp"
+#include "experiments/atomic_file.hpp"
+#include "experiments/cli/command.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::cli {
+namespace {
+
+// The process's own argv, recorded in the calibration file as provenance.
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!raw.empty() && raw.back() == '\0') raw.pop_back();
+  for (char& c : raw) {
+    if (c == '\0') c = ' ';
+  }
+  return raw;
+}
+
+void print_fit(const calib::EfficiencyProfile& p) {
+  std::printf("%-22s %-8s %12s %7s %9s %9s   %5s %9s\n", "table", "quantity", "peak", "points", "fit rms", "fit max",
+              "held", "held rms");
+  for (const auto& [name, t] : p.tables) {
+    std::printf("%-22s %-8s %12.4g %7zu %8.1f%% %8.1f%%   %5zu %8.1f%%\n", name.c_str(), calib::to_string(t.quantity).c_str(),
+                t.peak, t.fit_error.points, 100 * t.fit_error.rms_rel_error, 100 * t.fit_error.max_rel_error,
+                t.held_out_error.points, 100 * t.held_out_error.rms_rel_error);
+  }
+}
+
+}  // namespace
+
+Command add_calibrate_command(CLI::App& app, const Context&) {
+  struct Args {
+    std::string backend;
+    std::string out;
+    bool quick = false;
+    bool list_backends = false;
+    std::string fit_file;
+    std::string fit_out = "profile.yaml";
+    std::string check_file;
+    std::string check_profile;
+    std::string show_file;
+    std::string show_table;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand("calibrate", "run microbenchmarks into an HDF5 calibration file (or fit/check one)");
+  sub->require_subcommand(0, 1);
+  sub->add_option("--backend", args->backend, "cpu | cuda (see --list-backends)");
+  sub->add_option("--out", args->out, "calibration file to write (HDF5)");
+  sub->add_flag("--quick", args->quick, "small grids and short timings (about 10 s on the CPU backend)");
+  sub->add_flag("--list-backends", args->list_backends, "print the backends built into this binary");
+  CLI::App* fit = sub->add_subcommand("fit", "fit a calibration file into an efficiency profile (YAML)");
+  fit->add_option("file", args->fit_file, "calibration file (HDF5)")->required();
+  fit->add_option("--out", args->fit_out, "profile to write")->capture_default_str();
+  CLI::App* check = sub->add_subcommand("check", "predict a calibration file's kernels with a profile; error per table");
+  check->add_option("file", args->check_file, "calibration file (HDF5)")->required();
+  check->add_option("profile", args->check_profile, "efficiency profile (YAML)")->required();
+
+  CLI::App* show = sub->add_subcommand("show", "print a calibration file's attributes and tables");
+  show->add_option("file", args->show_file, "calibration file (HDF5)")->required();
+  show->add_option("--table", args->show_table, "print only this table's rows (CSV)");
+
+  return Command{sub, [args, fit, check, show]() {
+    if (show->parsed()) {
+      const calib::CalibrationFile file = calib::read_calibration_file(args->show_file);
+      if (args->show_table.empty()) {
+        for (const auto& [k, v] : file.attributes) std::printf("%s: %s\n", k.c_str(), v.c_str());
+        for (const auto& [name, t] : file.tables) std::printf("table %s: %zu rows\n", name.c_str(), t.rows());
+        return 0;
+      }
+      const auto it = file.tables.find(args->show_table);
+      if (it == file.tables.end())
+        throw core::Error(core::SourceLocation{args->show_file, 0, "/" + args->show_table}, "no such table");
+      const calib::MeasurementTable& t = it->second;
+      for (std::size_t c = 0; c < t.column_order.size(); ++c) std::printf("%s%s", c ? "," : "", t.column_order[c].c_str());
+      std::printf("\n");
+      for (std::size_t r = 0; r < t.rows(); ++r) {
+        for (std::size_t c = 0; c < t.column_order.size(); ++c) std::printf("%s%.6g", c ? "," : "", t.column(t.column_order[c])[r]);
+        std::printf("\n");
+      }
+      return 0;
+    }
+    if (fit->parsed()) {
+      const calib::CalibrationFile file = calib::read_calibration_file(args->fit_file);
+      const calib::EfficiencyProfile profile = calib::fit_profile(file);
+      exp::write_file_atomically(args->fit_out, calib::to_yaml(profile));
+      print_fit(profile);
+      std::printf("\ncross-check (roofline with the fitted efficiencies predicting each measured kernel's time):\n%s",
+                  calib::cross_check_table(calib::cross_check(file, profile)).c_str());
+      std::printf("wrote %s (%zu tables)\n", args->fit_out.c_str(), profile.tables.size());
+      return 0;
+    }
+    if (check->parsed()) {
+      const calib::CalibrationFile file = calib::read_calibration_file(args->check_file);
+      const calib::EfficiencyProfile profile = calib::load_profile(args->check_profile);
+      std::fputs(calib::cross_check_table(calib::cross_check(file, profile)).c_str(), stdout);
+      return 0;
+    }
+    if (args->list_backends) {
+      for (const auto& b : calib::available_backends()) std::printf("%s\n", b.c_str());
+      return 0;
+    }
+    if (args->backend.empty()) throw core::Error(core::SourceLocation{"", 0, "--backend"}, "required (cpu or cuda)");
+    if (args->out.empty()) throw core::Error(core::SourceLocation{"", 0, "--out"}, "required (the HDF5 file to write)");
+    auto bench = calib::make_microbenchmarks(args->backend);
+    calib::RunOptions o;
+    o.quick = args->quick;
+    o.command_line = own_command_line();
+    o.progress = [](const std::string& line) {
+      std::printf("  %s\n", line.c_str());
+      std::fflush(stdout);
+    };
+    std::printf("calibrating backend %s%s\n", args->backend.c_str(), args->quick ? " (quick)" : "");
+    std::fflush(stdout);
+    const calib::CalibrationFile file = bench->run(o);
+    calib::write_calibration_file(args->out, file);
+    std::printf("device: %s\nwrote %s (%zu tables)\n", file.attributes.at("device").c_str(), args->out.c_str(), file.tables.size());
+    return 0;
+  }};
+}
+
+}  // namespace agentsim::cli

@@ -1,0 +1,69 @@
+// The profile YAML: exact round trip and strict decoding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibration/efficiency_profile.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+
+EfficiencyProfile sample() {
+  EfficiencyProfile p;
+  p.device = "dev";
+  p.backend = "cpu";
+  p.source = "cal.h5";
+  p.calibration_date = "2025-01-01T00:00:00Z";
+  EfficiencyTable t;
+  t.name = "mem_read";
+  t.family = "mem_read";
+  t.quantity = Quantity::kMemory;
+  t.peak = 4.1e10;
+  t.peak_source = "best measured";
+  t.log_constant = -0.1234567890123;
+  t.axes.push_back({"size_bytes", 1, {4096, 8192, 16384}, {0, 0.3, 0.7}});
+  t.fit_error = {3, 0.01, 0.02};
+  t.held_out_error = {1, 0.05, 0.05};
+  p.tables[t.name] = t;
+  return p;
+}
+
+TEST(EfficiencyProfile, RoundTripsExactly) {
+  const EfficiencyProfile back = parse_profile(to_yaml(sample()), "p.yaml");
+  const EfficiencyTable& t = back.table("mem_read");
+  EXPECT_EQ(t.log_constant, -0.1234567890123);
+  EXPECT_EQ(t.peak, 4.1e10);
+  EXPECT_EQ(t.axes.at(0).knots.at(2), 16384.0);
+  EXPECT_EQ(t.axes.at(0).log_offsets.at(1), 0.3);
+  EXPECT_EQ(t.quantity, Quantity::kMemory);
+  EXPECT_EQ(t.fit_error.points, 3u);
+  // exp(-0.1234567890123 + 0.5 * (0.3 + 0.7)) at the log2 midpoint of 8 and 16 KiB.
+  EXPECT_NEAR(t.lookup({8192 * std::sqrt(2.0)}).value, std::exp(-0.1234567890123 + 0.5), 1e-12);
+}
+
+TEST(EfficiencyProfile, UnknownKeyIsAnErrorWithLineAndSuggestion) {
+  std::string yaml = to_yaml(sample());
+  const auto pos = yaml.find("peak_source");
+  yaml.replace(pos, 11, "peak_sorce");
+  try {
+    parse_profile(yaml, "p.yaml");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(e.where().file, "p.yaml");
+    EXPECT_GT(e.where().line, 0);
+    EXPECT_EQ(e.where().key_path, "tables.mem_read.peak_sorce");
+    EXPECT_NE(msg.find("did you mean 'peak_source'"), std::string::npos) << msg;
+  }
+}
+
+TEST(EfficiencyProfile, WrongSchemaAndUnknownTableAreErrors) {
+  std::string yaml = to_yaml(sample());
+  yaml.replace(yaml.find("profile/1"), 9, "profile/9");
+  EXPECT_THROW(parse_profile(yaml, "p.yaml"), core::Error);
+  EXPECT_THROW(sample().table("mem_reed"), core::Error);
+}
+
+}  // namespace
+}  // namespace agentsim::calib

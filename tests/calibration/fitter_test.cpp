@@ -1,0 +1,120 @@
+// Fitting measurements into efficiency tables: exact on separable data,
+// monotone projection, held-out rows, extrapolation flags.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "calibration/fitter.hpp"
+#include "calibration/monotone.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+
+// achieved = 1 GFLOP/s x sqrt(m) x (n/128)^0.25: ln(efficiency) is linear in
+// log2 m and log2 n, which the piecewise-linear model represents exactly.
+double separable_rate(double m, double n) { return 1e9 * std::sqrt(m) * std::pow(n / 128, 0.25); }
+
+MeasurementTable separable_gemm() {
+  MeasurementTable t;
+  t.family = "gemm";
+  auto row = [&](double m, double n, bool held) {
+    const double flops = 2 * m * n * 128;
+    const double rate = separable_rate(m, n);
+    t.add_row({{"m", m}, {"n", n}, {"k", 128}, {"dtype_bits", 16}, {"flops", flops}, {"achieved_flops_per_s", rate},
+               {"time_s", flops / rate}, {"held_out", held ? 1.0 : 0.0}});
+  };
+  for (double m : {1, 2, 4, 8})
+    for (double n : {128, 256}) row(m, n, false);
+  row(3, 192, true);
+  row(100, 128, true);  // beyond the largest fitted m: the lookup must say so
+  return t;
+}
+
+TEST(Fitter, ReproducesSeparableDataExactly) {
+  const EfficiencyTable e = fit_table(separable_gemm(), 16, FitOptions{});
+  EXPECT_EQ(e.name, "gemm_bf16");
+  // Peak = best fitted rate = separable_rate(8, 256) = 1e9 * sqrt(8) * 2^0.25.
+  EXPECT_NEAR(e.peak, 1e9 * std::sqrt(8.0) * std::pow(2.0, 0.25), 1.0);
+  // Efficiency at (1, 128) = 1 / (sqrt(8) * 2^0.25) = 0.29730.
+  EXPECT_NEAR(e.lookup({1, 128, 128}).value, 1 / (std::sqrt(8.0) * std::pow(2.0, 0.25)), 1e-9);
+  EXPECT_EQ(e.fit_error.points, 8u);
+  EXPECT_LT(e.fit_error.max_rel_error, 1e-9);
+  // Held-out (3, 192) lies between knots; log-linear interpolation is exact there:
+  // sqrt(3) * 1.5^0.25 / (sqrt(8) * 2^0.25).
+  const EfficiencyLookup mid = e.lookup({3, 192, 128});
+  EXPECT_FALSE(mid.extrapolated);
+  EXPECT_NEAR(mid.value, std::sqrt(3.0) * std::pow(1.5, 0.25) / (std::sqrt(8.0) * std::pow(2.0, 0.25)), 1e-9);
+  EXPECT_EQ(e.held_out_error.points, 2u);
+}
+
+TEST(Fitter, FlagsExtrapolationAndHoldsTheEdgeValue) {
+  const EfficiencyTable e = fit_table(separable_gemm(), 16, FitOptions{});
+  const EfficiencyLookup far = e.lookup({100, 128, 128});
+  EXPECT_TRUE(far.extrapolated);
+  EXPECT_NE(far.note.find("m=100 above measured 1..8"), std::string::npos) << far.note;
+  EXPECT_NEAR(far.value, e.lookup({8, 128, 128}).value, 1e-12);
+  // k was measured at 128 only: any other k is outside the measured range.
+  EXPECT_TRUE(e.lookup({2, 128, 64}).extrapolated);
+  // The held-out point at m = 100 is predicted with the edge value 8: its error is
+  // 1 - sqrt(8/100) = 0.7172, the largest of the two held-out points.
+  EXPECT_NEAR(e.held_out_error.max_rel_error, 1 - std::sqrt(8.0 / 100.0), 1e-9);
+}
+
+TEST(Fitter, MonotoneAxisIsProjectedByPoolingViolators) {
+  MeasurementTable t;
+  t.family = "mem_read";
+  t.attributes["monotone"] = "size_bytes:+";
+  const double rates[4] = {1e9, 3e9, 2e9, 4e9};
+  for (int i = 0; i < 4; ++i) {
+    const double size = 1024.0 * (1 << i);
+    t.add_row({{"size_bytes", size}, {"bytes", size}, {"achieved_bytes_per_s", rates[i]}, {"time_s", size / rates[i]},
+               {"held_out", 0}});
+  }
+  // Without smoothing the least squares interpolates: offsets [0, ln3, ln2, ln4]
+  // against e = 0.25 at 1 KiB. Pooling the violating pair gives (ln3 + ln2) / 2 =
+  // ln sqrt(6) twice; the re-centred constant stays ln 0.25 (the pooled residuals
+  // cancel), so the fitted efficiencies are 0.25, 0.25 sqrt(6), 0.25 sqrt(6), 1.
+  const EfficiencyTable e = fit_table(t, 0, FitOptions{0.0});
+  EXPECT_NEAR(e.lookup({1024}).value, 0.25, 1e-9);
+  EXPECT_NEAR(e.lookup({2048}).value, 0.25 * std::sqrt(6.0), 1e-9);
+  EXPECT_NEAR(e.lookup({4096}).value, 0.25 * std::sqrt(6.0), 1e-9);
+  EXPECT_NEAR(e.lookup({8192}).value, 1.0, 1e-9);
+  // Largest error: measured 0.5 at 4 KiB, fitted 0.6124: 0.6124 / 0.5 - 1 = 0.2247.
+  EXPECT_NEAR(e.fit_error.max_rel_error, 0.25 * std::sqrt(6.0) / 0.5 - 1, 1e-9);
+}
+
+TEST(Fitter, SmoothingPullsANoisyPointTowardsItsNeighbours) {
+  MeasurementTable t;
+  t.family = "mem_copy";
+  const double rates[5] = {1e9, 1e9, 2e9, 1e9, 1e9};
+  for (int i = 0; i < 5; ++i) {
+    const double size = 1024.0 * (1 << i);
+    t.add_row({{"size_bytes", size}, {"bytes", 2 * size}, {"achieved_bytes_per_s", rates[i]}, {"time_s", 2 * size / rates[i]},
+               {"held_out", 0}});
+  }
+  const EfficiencyTable exact = fit_table(t, 0, FitOptions{0.0});
+  const EfficiencyTable smooth = fit_table(t, 0, FitOptions{1.0});
+  // Unsmoothed, the spike (efficiency 1 against 0.5 elsewhere) is reproduced; smoothed, it is lowered.
+  EXPECT_NEAR(exact.lookup({4096}).value, 1.0, 1e-9);
+  EXPECT_LT(smooth.lookup({4096}).value, 0.95);
+  EXPECT_GT(smooth.fit_error.max_rel_error, 0.05);
+}
+
+TEST(Fitter, RejectsAMonotoneAttributeNamingNoAxis) {
+  MeasurementTable t = separable_gemm();
+  t.attributes["monotone"] = "q:+";
+  EXPECT_THROW(fit_table(t, 16, FitOptions{}), core::Error);
+}
+
+TEST(Isotonic, PoolsAdjacentViolatorsByWeight) {
+  // (3 w1, 1 w3) pool to (3 + 3) / 4 = 1.5; then 2 stays.
+  const auto v = isotonic_non_decreasing({3, 1, 2}, {1, 3, 1});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_DOUBLE_EQ(v[0], 1.5);
+  EXPECT_DOUBLE_EQ(v[1], 1.5);
+  EXPECT_DOUBLE_EQ(v[2], 2.0);
+}
+
+}  // namespace
+}  // namespace agentsim::calib
