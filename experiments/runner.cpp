@@ -26,17 +26,17 @@ std::vector<wl::Session> load_sessions(const Experiment& e) {
 
 RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, double level) {
   serving::ReplicaOptions ro;
-  ro.cost.tp = e.serving.tp;
+  ro.cost.tp = e.deployment.tp;
   ro.cost.efficiency = e.serving.efficiency;
   ro.cost.step_overhead_s = e.serving.step_overhead_s;
   ro.max_batch_tokens = e.serving.max_batch_tokens;
   ro.max_sequences = e.serving.max_sequences;
-  ro.kv_capacity_tokens = serving::kv_capacity_tokens(e.model, e.system, e.serving.tp, e.serving.memory_fraction);
+  ro.kv_capacity_tokens = serving::kv_capacity_tokens(e.model, e.system, e.deployment.tp, e.serving.memory_fraction);
   if (ro.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
                       "weights of " + e.model.name + " (" +
                           core::format_quantity(e.model.weight_bytes(), core::Dimension::kBytes) +
-                          ") leave no KV cache on " + std::to_string(e.serving.tp) + " x " +
+                          ") leave no KV cache on " + std::to_string(e.deployment.tp) + " x " +
                           e.system.accelerator.name);
   }
 

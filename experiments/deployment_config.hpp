@@ -1,0 +1,16 @@
+#pragma once
+// The `deployment` section: how the model is laid out on the system's devices.
+#include "experiments/yaml_node.hpp"
+#include "hwmodels/system.hpp"
+#include "workloads/model_spec.hpp"
+
+namespace agentsim::exp {
+
+struct DeploymentConfig {
+  int tp = 1;  // tensor-parallel degree (devices per replica)
+};
+
+// Decodes `deployment` (absent = defaults) and checks it fits `model` on `system`.
+DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system);
+
+}  // namespace agentsim::exp

@@ -1,0 +1,33 @@
+#pragma once
+// The `workload` section of an experiment: where sessions come from and how
+// they are replayed.
+#include <string>
+#include <vector>
+
+#include "experiments/yaml_node.hpp"
+#include "workloads/session_generator.hpp"
+
+namespace agentsim::exp {
+
+enum class ReplayMode { kClosedLoop, kOpenLoop, kPoisson };
+
+struct WorkloadConfig {
+  std::string trace_path;        // resolved relative to the experiment file; empty with a generator
+  std::string format;            // a wl::trace_format_names() entry; empty = detect
+  ReplayMode mode = ReplayMode::kClosedLoop;
+  std::vector<int> concurrency;  // closed loop: agents per run, one run each
+  std::vector<double> levels;    // per run: agents (closed), sessions/s (poisson), time scale (open)
+  double warmup_s = 0;
+  double window_s = 0;
+  double start_spread_s = 0;
+  bool random_start = false;     // closed loop: first sessions start at a random turn
+  double human_gap_cap_s = -1;   // human gaps cut to this (< 0 = as recorded)
+  bool use_generator = false;    // sessions come from `generator` instead of a trace
+  wl::GeneratorConfig generator;
+  int generated_sessions = 1000;
+};
+
+// Decodes `workload`; relative paths resolve against `experiment_path`'s folder.
+WorkloadConfig decode_workload(const YamlNode& wl, const std::string& experiment_path);
+
+}  // namespace agentsim::exp

@@ -1,0 +1,96 @@
+#include <algorithm>
+#include <array>
+#include <filesystem>
+
+#include "experiments/decode_helpers.hpp"
+#include "experiments/generator_yaml.hpp"
+#include "experiments/workload_config.hpp"
+#include "sim/core/suggest.hpp"
+#include "workloads/trace_formats.hpp"
+
+namespace agentsim::exp {
+namespace fs = std::filesystem;
+using core::Dimension;
+
+namespace {
+
+constexpr std::array kWorkloadKeys = {
+    OptionSpec{"trace", "path", "", "session trace, relative to this file (or use generator)"},
+    OptionSpec{"format", "string", "detected", "trace format: agentsim, azure, claude-code-csv, claude-code-json, mooncake"},
+    OptionSpec{"concurrency", "list of integers", "", "closed-loop agents, one run each"},
+    OptionSpec{"warmup", "time", "", "excluded from the metrics"},
+    OptionSpec{"window", "time", "", "measurement window after warm-up"},
+    OptionSpec{"start_spread", "time", "0s", "agents start uniformly within this time"},
+    OptionSpec{"mode", "string", "closed-loop", "replay mode: closed-loop, open-loop, poisson"},
+    OptionSpec{"session_rates", "list of numbers", "", "poisson: session arrivals per second, one run each"},
+    OptionSpec{"time_scales", "list of numbers", "[1]", "open-loop: recorded times x scale, one run each"},
+    OptionSpec{"random_start", "bool", "false", "closed-loop: first sessions start at a random turn"},
+    OptionSpec{"human_gap_cap", "time", "", "cap on human (end_turn) gaps; absent = as recorded"},
+    OptionSpec{"generator", "path or map", "", "synthetic generator config (YAML file or inline)"},
+    OptionSpec{"sessions", "integer", "1000", "sessions drawn from the generator"},
+};
+
+}  // namespace
+
+WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
+  WorkloadConfig w;
+  wl.check_keys(kWorkloadKeys);
+  if (auto gen = wl.find("generator")) {
+    if (wl.has("trace")) throw gen->error("give either trace or generator, not both");
+    w.use_generator = true;
+    if (gen->is_map()) {
+      w.generator = decode_generator(*gen);
+    } else {
+      fs::path gp = gen->as_string();
+      if (gp.is_relative()) gp = fs::path(path).parent_path() / gp;
+      if (!fs::is_regular_file(gp)) throw gen->error("generator file not found: " + gp.lexically_normal().string());
+      w.generator = load_generator_yaml(gp.lexically_normal().string());
+    }
+    w.generated_sessions = static_cast<int>(bounded_int(wl, "sessions", 1000, 1, 10'000'000));
+  } else {
+    const YamlNode trace = wl.at("trace");
+    fs::path tp = trace.as_string();
+    if (tp.is_relative()) tp = fs::path(path).parent_path() / tp;
+    w.trace_path = tp.lexically_normal().string();
+    if (!fs::is_regular_file(w.trace_path) && !fs::is_directory(w.trace_path)) {
+      throw trace.error("trace file not found: " + w.trace_path);
+    }
+  }
+  w.format = wl.string_or("format", "");
+  if (!w.format.empty()) {
+    const auto& names = wl::trace_format_names();
+    if (std::find(names.begin(), names.end(), w.format) == names.end()) {
+      throw wl.at("format").error("unknown trace format '" + w.format +
+                                  "'; valid: " + core::join_names(names));
+    }
+  }
+  const std::string mode = wl.string_or("mode", "closed-loop");
+  if (mode == "closed-loop") {
+    w.mode = ReplayMode::kClosedLoop;
+    const YamlNode conc = wl.at("concurrency");
+    for (const auto& item : conc.items()) {
+      const long long c = item.as_integer();
+      if (c < 1 || c > 10'000'000) throw item.error("expected a concurrency in [1, 10000000]");
+      w.concurrency.push_back(static_cast<int>(c));
+      w.levels.push_back(static_cast<double>(c));
+    }
+    if (w.concurrency.empty()) throw conc.error("expected at least one concurrency level");
+  } else if (mode == "open-loop") {
+    w.mode = ReplayMode::kOpenLoop;
+    w.levels = wl.has("time_scales") ? positive_list(wl.at("time_scales")) : std::vector<double>{1.0};
+  } else if (mode == "poisson") {
+    w.mode = ReplayMode::kPoisson;
+    w.levels = positive_list(wl.at("session_rates"));
+  } else {
+    throw wl.at("mode").error("unknown replay mode '" + mode + "'; valid: closed-loop, open-loop, poisson");
+  }
+  if (wl.has("random_start")) w.random_start = wl.at("random_start").as_bool();
+  w.human_gap_cap_s = wl.quantity_or("human_gap_cap", Dimension::kTime, -1.0);
+  w.warmup_s = wl.at("warmup").as_quantity(Dimension::kTime);
+  w.window_s = wl.at("window").as_quantity(Dimension::kTime);
+  if (!(w.window_s > 0)) throw wl.at("window").error("expected a positive window");
+  w.start_spread_s = wl.quantity_or("start_spread", Dimension::kTime, 0.0);
+  return w;
+}
+
+}  // namespace agentsim::exp
