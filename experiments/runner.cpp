@@ -13,18 +13,18 @@
 
 namespace agentsim::exp {
 
-std::vector<wl::Session> load_sessions(const Experiment& e) {
+wl::Trace load_sessions(const Experiment& e) {
   if (e.workload.use_generator) {
-    return wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed).sessions;
+    return wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   }
-  auto sessions = wl::load_trace(e.workload.format, e.workload.trace_path).sessions;
-  if (sessions.empty()) {
+  auto trace = wl::load_trace(e.workload.format, e.workload.trace_path);
+  if (trace.sessions.empty()) {
     throw core::Error(core::SourceLocation{e.workload.trace_path, 0, ""}, "trace holds no sessions");
   }
-  return sessions;
+  return trace;
 }
 
-RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, double level) {
+RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level) {
   serving::ReplicaOptions ro;
   ro.cost.tp = e.deployment.tp;
   ro.cost.efficiency = e.serving.efficiency;

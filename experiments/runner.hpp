@@ -19,9 +19,9 @@ struct RunResult {
 };
 
 // One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode.
-RunResult run_point(const Experiment& e, const std::vector<wl::Session>& sessions, double level);
+RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level);
 
 // Loads the experiment's trace or generates its sessions (errors name the trace file).
-std::vector<wl::Session> load_sessions(const Experiment& e);
+wl::Trace load_sessions(const Experiment& e);
 
 }  // namespace agentsim::exp

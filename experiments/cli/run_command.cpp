@@ -28,7 +28,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root);
     const auto sessions = exp::load_sessions(e);
     std::printf("experiment %s: %s on %s (tp=%d), %zu sessions from %s\n", e.name.c_str(),
-                e.model.name.c_str(), e.system.name.c_str(), e.deployment.tp, sessions.size(),
+                e.model.name.c_str(), e.system.name.c_str(), e.deployment.tp, sessions.sessions.size(),
                 e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str());
     std::fflush(stdout);
     std::vector<exp::RunResult> runs;

@@ -7,9 +7,9 @@
 
 namespace agentsim::serving {
 
-ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, Replica& replica,
-                                   const std::vector<wl::Session>& pool, ClosedLoopOptions opt)
-    : sim_(sim), replica_(replica), pool_(pool), opt_(opt), start_rng_(opt.seed, "closed-loop/start") {
+ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, RequestSink& sink,
+                                   const wl::Trace& trace, ClosedLoopOptions opt)
+    : sim_(sim), replica_(sink), trace_(trace), pool_(trace.sessions), opt_(opt), start_rng_(opt.seed, "closed-loop/start") {
   if (pool_.empty()) throw core::Error("closed-loop replay needs at least one session");
   order_.resize(pool_.size());
   std::iota(order_.begin(), order_.end(), std::size_t{0});
@@ -48,9 +48,9 @@ void ClosedLoopDriver::next_session(int agent) {
 
 void ClosedLoopDriver::send(int agent) {
   const Agent& ag = agents_[static_cast<std::size_t>(agent)];
-  const wl::Turn& t = pool_[ag.session].turns[ag.turn];
   bool truncated = false;
-  const Request r = turn_request(t, agent, opt_.max_context_tokens, truncated);
+  const wl::TurnRef ref{static_cast<std::int32_t>(ag.session), static_cast<std::int32_t>(ag.turn)};
+  const Request r = turn_request(trace_, ref, agent, opt_.max_context_tokens, truncated);
   truncated_ += truncated ? 1 : 0;
   ++turns_sent_;
   replica_.submit(r, [this, agent](const metrics::RequestRecord&) { on_done(agent); });

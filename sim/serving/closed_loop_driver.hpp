@@ -7,7 +7,7 @@
 
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
-#include "sim/serving/replica.hpp"
+#include "sim/serving/request_sink.hpp"
 #include "sim/serving/session_driver.hpp"
 #include "workloads/session.hpp"
 
@@ -28,7 +28,7 @@ double replay_gap_s(const wl::Turn& t, double human_gap_cap_s);
 class ClosedLoopDriver : public SessionDriver {
  public:
   // `pool` must outlive the driver and be non-empty.
-  ClosedLoopDriver(core::Simulator& sim, Replica& replica, const std::vector<wl::Session>& pool,
+  ClosedLoopDriver(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace,
                    ClosedLoopOptions opt);
 
   // Schedules every agent's first turn.
@@ -47,8 +47,9 @@ class ClosedLoopDriver : public SessionDriver {
   void on_done(int agent);
 
   core::Simulator& sim_;
-  Replica& replica_;
-  const std::vector<wl::Session>& pool_;
+  RequestSink& replica_;
+  const wl::Trace& trace_;
+  const std::vector<wl::Session>& pool_;  // trace_.sessions
   ClosedLoopOptions opt_;
   core::RngStream start_rng_;
   std::vector<std::size_t> order_;  // pool order, shuffled per seed

@@ -7,9 +7,9 @@
 
 namespace agentsim::serving {
 
-PoissonSessionDriver::PoissonSessionDriver(core::Simulator& sim, Replica& replica,
-                                           const std::vector<wl::Session>& pool, PoissonOptions opt)
-    : sim_(sim), replica_(replica), pool_(pool), opt_(opt), arrivals_(opt.seed, "poisson/arrivals") {
+PoissonSessionDriver::PoissonSessionDriver(core::Simulator& sim, RequestSink& sink,
+                                           const wl::Trace& trace, PoissonOptions opt)
+    : sim_(sim), replica_(sink), trace_(trace), pool_(trace.sessions), opt_(opt), arrivals_(opt.seed, "poisson/arrivals") {
   if (pool_.empty()) throw core::Error("Poisson replay needs at least one session");
   if (!(opt_.sessions_per_s > 0)) throw core::Error("Poisson session rate must be positive");
   order_.resize(pool_.size());
@@ -32,7 +32,8 @@ void PoissonSessionDriver::arrive() {
 
 void PoissonSessionDriver::send(std::size_t s, std::size_t k, int agent) {
   bool truncated = false;
-  const Request r = turn_request(pool_[s].turns[k], agent, opt_.max_context_tokens, truncated);
+  const Request r = turn_request(trace_, wl::TurnRef{static_cast<std::int32_t>(s), static_cast<std::int32_t>(k)}, agent,
+                                 opt_.max_context_tokens, truncated);
   truncated_ += truncated ? 1 : 0;
   ++sent_;
   replica_.submit(r, [this, s, k, agent](const metrics::RequestRecord&) {

@@ -6,7 +6,7 @@
 
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
-#include "sim/serving/replica.hpp"
+#include "sim/serving/request_sink.hpp"
 #include "sim/serving/session_driver.hpp"
 
 namespace agentsim::serving {
@@ -21,7 +21,7 @@ struct PoissonOptions {
 class PoissonSessionDriver : public SessionDriver {
  public:
   // `pool` must outlive the driver and be non-empty.
-  PoissonSessionDriver(core::Simulator& sim, Replica& replica, const std::vector<wl::Session>& pool,
+  PoissonSessionDriver(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace,
                        PoissonOptions opt);
   void start() override;
   long long turns_sent() const override { return sent_; }
@@ -33,8 +33,9 @@ class PoissonSessionDriver : public SessionDriver {
   void send(std::size_t session, std::size_t turn, int agent);
 
   core::Simulator& sim_;
-  Replica& replica_;
-  const std::vector<wl::Session>& pool_;
+  RequestSink& replica_;
+  const wl::Trace& trace_;
+  const std::vector<wl::Session>& pool_;  // trace_.sessions
   PoissonOptions opt_;
   core::RngStream arrivals_;
   std::vector<std::size_t> order_;

@@ -11,6 +11,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/recorder.hpp"
 #include "sim/serving/request.hpp"
+#include "sim/serving/request_sink.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "workloads/model_spec.hpp"
 
@@ -28,13 +29,13 @@ struct ReplicaOptions {
 long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& system, int tp,
                              double mem_fraction);
 
-class Replica {
+class Replica : public RequestSink {
  public:
   Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
           ReplicaOptions opt, metrics::Recorder& recorder, int id = 0);
 
   // Queues `r` at the current simulated time; `done` fires when it finishes.
-  void submit(const Request& r, CompletionFn done);
+  void submit(const Request& r, CompletionFn done) override;
 
   std::size_t waiting() const { return waiting_.size(); }
   std::size_t running() const { return running_.size(); }

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "sim/metrics/records.hpp"
+#include "workloads/session.hpp"
 
 namespace agentsim::serving {
 
@@ -10,6 +11,9 @@ struct Request {
   int agent = -1;
   long long input_tokens = 0;
   long long output_tokens = 0;  // >= 1
+  // The turn this request replays, for prefix-cache keys (Trace::block_ids); null when synthetic.
+  const wl::Trace* trace = nullptr;
+  wl::TurnRef turn;
 };
 
 // Called once when a request finished (or was rejected), with its record.

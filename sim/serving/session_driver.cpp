@@ -4,8 +4,12 @@
 
 namespace agentsim::serving {
 
-Request turn_request(const wl::Turn& t, int agent, long long max_context_tokens, bool& truncated) {
+Request turn_request(const wl::Trace& trace, wl::TurnRef ref, int agent, long long max_context_tokens,
+                     bool& truncated) {
+  const wl::Turn& t = trace.sessions[static_cast<std::size_t>(ref.session)].turns[static_cast<std::size_t>(ref.turn)];
   Request r;
+  r.trace = &trace;
+  r.turn = ref;
   r.agent = agent;
   r.output_tokens = std::max<long long>(1, t.output_tokens);
   r.input_tokens = std::max<long long>(1, t.input_tokens);

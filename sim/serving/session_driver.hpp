@@ -17,6 +17,7 @@ class SessionDriver {
 
 // The request for `t` sent by `agent`; prompts longer than `max_context_tokens` (> 0)
 // are cut to fit as the benchmark does (keep the answer, cut the prompt). Sets `truncated`.
-Request turn_request(const wl::Turn& t, int agent, long long max_context_tokens, bool& truncated);
+Request turn_request(const wl::Trace& trace, wl::TurnRef ref, int agent, long long max_context_tokens,
+                     bool& truncated);
 
 }  // namespace agentsim::serving

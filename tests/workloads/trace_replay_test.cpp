@@ -5,6 +5,7 @@
 
 #include "experiments/catalog.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
+#include "sim/serving/replica.hpp"
 #include "sim/serving/open_loop_driver.hpp"
 #include "sim/serving/poisson_session_driver.hpp"
 #include "workloads/trace_formats.hpp"
@@ -16,9 +17,9 @@ struct Replay : ::testing::Test {
   exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
   const hw::System& system = catalog.systems.get("hgx-h200");
-  const std::vector<wl::Session> pool =
-      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv")
-          .sessions;
+  const wl::Trace pool_trace =
+      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  const wl::Trace& trace() const { return pool_trace; }
   ReplicaOptions options() const {
     ReplicaOptions o;
     o.cost = StepCostOptions{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
@@ -34,7 +35,7 @@ struct Replay : ::testing::Test {
     co.seed = seed;
     co.max_context_tokens = model.max_context;
     co.random_start = random_start;
-    ClosedLoopDriver d(sim, replica, pool, co);
+    ClosedLoopDriver d(sim, replica, trace(), co);
     d.start();
     sim.run_until(core::to_ticks(120.0));
     return rec.requests();
@@ -81,7 +82,9 @@ TEST_F(Replay, OpenLoopSubmitsAtRecordedTimesScaled) {
   core::Simulator sim;
   metrics::Recorder rec;
   Replica replica(sim, model, system, options(), rec);
-  OpenLoopDriver d(sim, replica, timed, OpenLoopOptions{0.5, 0});  // x0.5: 0, 5, 10 s
+  wl::Trace timed_trace;
+  timed_trace.sessions = timed;
+  OpenLoopDriver d(sim, replica, timed_trace, OpenLoopOptions{0.5, 0});  // x0.5: 0, 5, 10 s
   d.start();
   sim.run_until(core::to_ticks(60.0));
   ASSERT_EQ(rec.requests().size(), 3u);
@@ -95,7 +98,7 @@ TEST_F(Replay, PoissonArrivalsAreDeterministicAndNearTheRate) {
     core::Simulator sim;
     metrics::Recorder rec;
     Replica replica(sim, model, system, options(), rec);
-    PoissonSessionDriver d(sim, replica, pool, PoissonOptions{0.5, seed, model.max_context, 10.0});
+    PoissonSessionDriver d(sim, replica, trace(), PoissonOptions{0.5, seed, model.max_context, 10.0});
     d.start();
     sim.run_until(core::to_ticks(400.0));
     return std::make_pair(d.sessions_started(), rec.requests());

@@ -8,6 +8,14 @@
 namespace agentsim::serving {
 namespace {
 
+Request req(int agent, long long in, long long out) {
+  Request r;
+  r.agent = agent;
+  r.input_tokens = in;
+  r.output_tokens = out;
+  return r;
+}
+
 struct ReplicaFixture : ::testing::Test {
   exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
@@ -38,7 +46,8 @@ TEST_F(ReplicaFixture, OneAgentOneTurnMatchesTheRoofline) {
   core::Simulator sim;
   metrics::Recorder rec;
   Replica replica(sim, model, system, options(), rec);
-  std::vector<wl::Session> pool{wl::Session{"s", {wl::Turn{1000, 11, 0.0}}}};
+  wl::Trace pool;
+  pool.sessions.push_back(wl::Session{"s", {wl::Turn{1000, 11, 0.0}}});
   ClosedLoopOptions co;
   co.agents = 1;
   ClosedLoopDriver driver(sim, replica, pool, co);
@@ -62,7 +71,7 @@ TEST_F(ReplicaFixture, ChunkedPrefillSplitsLongPromptsAcrossSteps) {
   o.max_batch_tokens = 512;
   Replica replica(sim, model, system, o, rec);
   bool done = false;
-  replica.submit(Request{0, 1300, 2}, [&](const metrics::RequestRecord&) { done = true; });
+  replica.submit(req(0, 1300, 2), [&](const metrics::RequestRecord&) { done = true; });
   sim.run_until_idle();
   ASSERT_TRUE(done);
   ASSERT_EQ(rec.steps().size(), 4u);  // 512 + 512 + 276 prefill, then one decode
@@ -78,8 +87,8 @@ TEST_F(ReplicaFixture, DecodesRunFirstAndShareTheBudgetWithPrefill) {
   ReplicaOptions o = options();
   o.max_batch_tokens = 100;
   Replica replica(sim, model, system, o, rec);
-  replica.submit(Request{0, 50, 5}, [](const metrics::RequestRecord&) {});
-  replica.submit(Request{1, 400, 5}, [](const metrics::RequestRecord&) {});
+  replica.submit(req(0, 50, 5), [](const metrics::RequestRecord&) {});
+  replica.submit(req(1, 400, 5), [](const metrics::RequestRecord&) {});
   sim.run_until_idle();
   // Step 0: 50 (A, completes) + 50 of B. Step 1: A decodes 1 + 99 of B.
   EXPECT_EQ(rec.steps()[0].prefill_tokens, 100);
@@ -95,9 +104,9 @@ TEST_F(ReplicaFixture, KvCapacityBlocksAdmissionAndOversizedRequestsAreRejected)
   Replica replica(sim, model, system, o, rec);
   int rejected = 0, finished = 0;
   auto cb = [&](const metrics::RequestRecord& r) { r.rejected ? ++rejected : ++finished; };
-  replica.submit(Request{0, 600, 10}, cb);
-  replica.submit(Request{1, 600, 10}, cb);   // waits: 610 + 610 > 1000
-  replica.submit(Request{2, 2000, 10}, cb);  // can never fit
+  replica.submit(req(0, 600, 10), cb);
+  replica.submit(req(1, 600, 10), cb);   // waits: 610 + 610 > 1000
+  replica.submit(req(2, 2000, 10), cb);  // can never fit
   EXPECT_EQ(rejected, 1);
   sim.run_until(0);
   EXPECT_EQ(replica.running(), 1u);
