@@ -243,7 +243,7 @@ class CudaMicrobenchmarks final : public Microbenchmarks {
     f.attributes["command_line"] = o.command_line;
     f.attributes["gpus"] = std::to_string(count);
     f.attributes["mode"] = quick ? "quick" : "full";
-    f.attributes["fp4"] = "not measured: block-scaled FP4 GEMM is not implemented in this backend";
+    f.attributes["fp4"] = "not measured: this backend has no block-scaled FP4 GEMM kernel";
     f.attributes["peak_method"] = "none: the fit takes each family's best measured rate; rescale by a datasheet peak";
     cudaStream_t s;
     check(cudaStreamCreate(&s), "stream");
