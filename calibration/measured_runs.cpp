@@ -1,0 +1,73 @@
+#include "calibration/measured_runs.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+
+#include "sim/core/csv_reader.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/suggest.hpp"
+
+namespace agentsim::calib {
+
+std::size_t measured_metric_index(std::string_view name) {
+  for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
+    if (kMeasuredMetrics[i] == name) return i;
+  }
+  std::vector<std::string> names(std::begin(kMeasuredMetrics), std::end(kMeasuredMetrics));
+  throw core::Error("unknown metric '" + std::string(name) + "'; valid: " + core::join_names(names));
+}
+
+std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string& file) {
+  core::CsvReader csv(in, file);
+  const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
+             c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
+             c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
+  std::size_t c_metric[kMeasuredMetricCount];
+  for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) c_metric[i] = csv.column(kMeasuredMetrics[i]);
+
+  std::vector<MeasuredRun> runs;
+  std::set<std::string> ids;
+  while (csv.next()) {
+    MeasuredRun r;
+    r.line = csv.line();
+    r.id = csv.field(c_id);
+    if (r.id.empty()) throw csv.error_at(c_id, "expected a row id");
+    if (!ids.insert(r.id).second) throw csv.error_at(c_id, "duplicate id '" + r.id + "'");
+    r.source = csv.field(c_source);
+    r.system = csv.field(c_system);
+    r.model = csv.field(c_model);
+    r.plan = csv.field(c_plan);
+    if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
+    if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");
+    const long long gpus = csv.integer(c_gpus);
+    if (gpus < 1 || gpus > 1'000'000) throw csv.error_at(c_gpus, "expected a GPU count in [1, 1000000]");
+    r.gpus = static_cast<int>(gpus);
+    r.isl = csv.integer(c_isl);
+    r.osl = csv.integer(c_osl);
+    if (r.isl < 1) throw csv.error_at(c_isl, "expected a positive token count");
+    if (r.osl < 1) throw csv.error_at(c_osl, "expected a positive token count");
+    r.concurrency = csv.number(c_conc);
+    if (!(r.concurrency >= 1)) throw csv.error_at(c_conc, "expected a concurrency >= 1");
+    bool any = false;
+    for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
+      r.metrics[i] = csv.number_or(c_metric[i], std::numeric_limits<double>::quiet_NaN());
+      if (!std::isnan(r.metrics[i])) {
+        if (!(r.metrics[i] > 0)) throw csv.error_at(c_metric[i], "expected a positive value or an empty field");
+        any = true;
+      }
+    }
+    if (!any) throw csv.error_at(c_metric[0], "row reports no metric");
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+std::vector<MeasuredRun> load_measured_runs(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open measured-runs file");
+  return read_measured_runs(in, path);
+}
+
+}  // namespace agentsim::calib

@@ -1,0 +1,45 @@
+#pragma once
+// Measured serving runs to validate predictions against: one row per measured
+// point (system, model, deployment, workload shape, load) with whatever metrics
+// the source reported. Schema: docs/calibration.md, "Measured runs".
+#include <istream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentsim::calib {
+
+// The metrics a measured run may report (NaN = not reported), in column order.
+inline constexpr std::string_view kMeasuredMetrics[] = {
+    "output_tok_s_per_gpu",  // output tokens/s of the whole system / GPUs
+    "total_tok_s_per_gpu",   // (input + output) tokens/s / GPUs
+    "agent_output_tok_s",    // per-user output speed, 1 / TPOT
+    "ttft_s_mean",
+    "tpot_s_mean",
+    "tpot_s_median",
+    "power_w_per_gpu",
+};
+inline constexpr std::size_t kMeasuredMetricCount = std::size(kMeasuredMetrics);
+
+struct MeasuredRun {
+  std::string id;        // unique per file
+  std::string source;    // where it was read (a PROVENANCE entry)
+  std::string system;    // hardware catalog system, e.g. "hgx-h200"
+  std::string model;     // model catalog name
+  std::string plan;      // e.g. "tp=8,ep=1"
+  int gpus = 0;          // accelerators the measurement used
+  long long isl = 0;     // input tokens per request
+  long long osl = 0;     // output tokens per request
+  double concurrency = 0;  // closed-loop clients
+  double metrics[kMeasuredMetricCount];  // by kMeasuredMetrics index; NaN when absent
+  int line = 0;          // line in the file, for messages
+};
+
+// Index of a metric name in kMeasuredMetrics; throws core::Error listing the names.
+std::size_t measured_metric_index(std::string_view name);
+
+// Reads the CSV; errors name file, line and column. Metrics may be empty; ids must be unique.
+std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string& file);
+std::vector<MeasuredRun> load_measured_runs(const std::string& path);
+
+}  // namespace agentsim::calib
