@@ -7,7 +7,7 @@
 #include "sim/serving/replica.hpp"
 #include "sim/serving/open_loop_driver.hpp"
 #include "sim/serving/poisson_session_driver.hpp"
-#include "workloads/trace_formats.hpp"
+#include "experiments/trace_files.hpp"
 
 #include <memory>
 
@@ -17,7 +17,7 @@ wl::Trace load_sessions(const Experiment& e) {
   if (e.workload.use_generator) {
     return wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   }
-  auto trace = wl::load_trace(e.workload.format, e.workload.trace_path);
+  auto trace = load_trace_file(e.workload.format, e.workload.trace_path);
   if (trace.sessions.empty()) {
     throw core::Error(core::SourceLocation{e.workload.trace_path, 0, ""}, "trace holds no sessions");
   }

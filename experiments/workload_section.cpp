@@ -6,7 +6,7 @@
 #include "experiments/generator_yaml.hpp"
 #include "experiments/workload_config.hpp"
 #include "sim/core/suggest.hpp"
-#include "workloads/trace_formats.hpp"
+#include "experiments/trace_files.hpp"
 
 namespace agentsim::exp {
 namespace fs = std::filesystem;
@@ -16,7 +16,7 @@ namespace {
 
 constexpr std::array kWorkloadKeys = {
     OptionSpec{"trace", "path", "", "session trace, relative to this file (or use generator)"},
-    OptionSpec{"format", "string", "detected", "trace format: agentsim, azure, claude-code-csv, claude-code-json, mooncake"},
+    OptionSpec{"format", "string", "detected", "trace format: agentsim, agentsim-h5, azure, claude-code-csv, claude-code-json, mooncake"},
     OptionSpec{"concurrency", "list of integers", "", "closed-loop agents, one run each"},
     OptionSpec{"warmup", "time", "", "excluded from the metrics"},
     OptionSpec{"window", "time", "", "measurement window after warm-up"},
@@ -58,7 +58,7 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
   }
   w.format = wl.string_or("format", "");
   if (!w.format.empty()) {
-    const auto& names = wl::trace_format_names();
+    const auto& names = trace_file_format_names();
     if (std::find(names.begin(), names.end(), w.format) == names.end()) {
       throw wl.at("format").error("unknown trace format '" + w.format +
                                   "'; valid: " + core::join_names(names));

@@ -27,6 +27,9 @@ std::string detect_trace_format(const std::string& path) {
   if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
   std::string first;
   std::getline(in, first);
+  // The HDF5 form is read by the experiments layer (exp::load_trace_file); naming it
+  // here keeps detection in one place and the error below precise.
+  if (first.rfind("\x89HDF\r", 0) == 0) return "agentsim-h5";
   if (first.rfind("trace_id,agent_path", 0) == 0) return "claude-code-csv";
   if (first.rfind("TIMESTAMP,ContextTokens", 0) == 0) return "azure";
   if (first.find("\"agentsim-trace\"") != std::string::npos) return "agentsim";
@@ -49,6 +52,10 @@ Trace load_trace(const std::string& format_in, const std::string& path, const Im
   if (format == "mooncake") return load_mooncake_jsonl(path, opt, report);
   if (format == "azure") return load_azure_csv(path, opt, report);
   if (format == "agentsim") return load_trace_jsonl(path, opt, report);
+  if (format == "agentsim-h5") {
+    throw core::Error(core::SourceLocation{path, 0, ""},
+                      "HDF5 traces (agentsim-h5) are read through the experiments layer, not wl::load_trace");
+  }
   if (format == "claude-code-json") {
     std::vector<std::string> files;
     if (fs::is_directory(path)) {

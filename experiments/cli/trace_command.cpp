@@ -6,8 +6,7 @@
 #include "experiments/cli/command.hpp"
 #include "experiments/generator_yaml.hpp"
 #include "workloads/generator_fit.hpp"
-#include "workloads/trace_formats.hpp"
-#include "workloads/trace_jsonl.hpp"
+#include "experiments/trace_files.hpp"
 #include "workloads/trace_stats.hpp"
 
 namespace agentsim::cli {
@@ -23,11 +22,11 @@ Command add_trace_command(CLI::App& app, const Context&) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("trace", "import, summarise and fit session traces");
   sub->require_subcommand(1);
-  CLI::App* imp = sub->add_subcommand("import", "convert FORMAT IN to the native JSON Lines trace");
-  imp->add_option("format", args->format, "agentsim, azure, claude-code-csv, claude-code-json (file or folder), mooncake")
+  CLI::App* imp = sub->add_subcommand("import", "convert FORMAT IN to the native trace (JSON Lines, or HDF5 for an .h5 name)");
+  imp->add_option("format", args->format, "agentsim, agentsim-h5, azure, claude-code-csv, claude-code-json (file or folder), mooncake")
       ->required();
   imp->add_option("in", args->in, "input trace")->required();
-  imp->add_option("--out", args->out, "output .jsonl")->required();
+  imp->add_option("--out", args->out, "output .jsonl (JSON Lines) or .h5 (HDF5)")->required();
   imp->add_flag("--skip-bad", args->skip_bad, "skip malformed lines and report how many");
   CLI::App* st = sub->add_subcommand("stats", "print a trace's statistics");
   st->add_option("file", args->in, "trace file (or folder of Claude Code JSON files)")->required();
@@ -43,13 +42,13 @@ Command add_trace_command(CLI::App& app, const Context&) {
     wl::ImportOptions opt;
     opt.skip_bad = args->skip_bad;
     wl::ImportReport rep;
-    const wl::Trace trace = wl::load_trace(args->format, args->in, opt, &rep);
+    const wl::Trace trace = exp::load_trace_file(args->format, args->in, opt, &rep);
     if (rep.lines_skipped > 0) {
       std::fprintf(stderr, "agentsim: skipped %lld malformed line(s); first: %s\n", rep.lines_skipped,
                    rep.first_error.c_str());
     }
     if (imp->parsed()) {
-      exp::write_file_atomically(args->out, wl::trace_jsonl(trace));
+      exp::save_trace_file(trace, args->out);
       std::printf("wrote %s: %zu sessions, %zu turns (%lld skipped)\n", args->out.c_str(), trace.sessions.size(),
                   trace.turn_count(), rep.lines_skipped);
     } else if (st->parsed()) {

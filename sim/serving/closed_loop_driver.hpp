@@ -1,7 +1,9 @@
 #pragma once
 // Closed-loop agents: each agent sends turn k+1 only after turn k's answer
 // finished and the turn's recorded gap passed. When its session ends, the agent
-// takes the next session of a pool shuffled once per seed.
+// takes the next root session of a pool shuffled once per seed. Sub-agents of
+// that session run as SessionTreePlayer describes, under the same agent id:
+// `agents` counts root agents, and sub-agents add to the requests in flight.
 #include <cstdint>
 #include <vector>
 
@@ -22,41 +24,31 @@ struct ClosedLoopOptions {
   double human_gap_cap_s = -1;       // human gaps are cut to this (< 0 = as recorded)
 };
 
-// The delay after `t` under the options' human-gap cap.
-double replay_gap_s(const wl::Turn& t, double human_gap_cap_s);
-
 class ClosedLoopDriver : public SessionDriver {
  public:
-  // `pool` must outlive the driver and be non-empty.
+  // `trace` must outlive the driver and hold at least one root session.
   ClosedLoopDriver(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace,
                    ClosedLoopOptions opt);
 
   // Schedules every agent's first turn.
   void start() override;
 
-  long long turns_sent() const override { return turns_sent_; }
-  long long turns_truncated() const override { return truncated_; }
+  long long turns_sent() const override { return player_.turns_sent(); }
+  long long turns_truncated() const override { return player_.turns_truncated(); }
+  // Sessions begun, sub-agents included.
+  long long sessions_started() const { return player_.sessions_started(); }
 
  private:
-  struct Agent {
-    std::size_t session = 0;  // index into pool
-    std::size_t turn = 0;
-  };
-  void next_session(int agent);
-  void send(int agent);
-  void on_done(int agent);
+  std::size_t next_session();
+  void play(int agent, std::size_t session, std::size_t first_turn);
 
   core::Simulator& sim_;
-  RequestSink& replica_;
   const wl::Trace& trace_;
-  const std::vector<wl::Session>& pool_;  // trace_.sessions
   ClosedLoopOptions opt_;
+  SessionTreePlayer player_;
   core::RngStream start_rng_;
-  std::vector<std::size_t> order_;  // pool order, shuffled per seed
+  std::vector<std::size_t> order_;  // root sessions, shuffled per seed
   std::size_t next_in_order_ = 0;
-  std::vector<Agent> agents_;
-  long long turns_sent_ = 0;
-  long long truncated_ = 0;
 };
 
 }  // namespace agentsim::serving

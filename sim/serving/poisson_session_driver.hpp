@@ -1,7 +1,8 @@
 #pragma once
 // Poisson session arrivals with closed-loop turns inside: sessions start at
 // exponential intervals (mean 1 / rate) in a pool order shuffled per seed;
-// within a session each turn waits for the previous answer and its gap.
+// within a session each turn waits for the previous answer and its gap. Only
+// root sessions arrive; their sub-agents run as SessionTreePlayer describes.
 #include <cstdint>
 
 #include "sim/core/rng.hpp"
@@ -20,28 +21,24 @@ struct PoissonOptions {
 
 class PoissonSessionDriver : public SessionDriver {
  public:
-  // `pool` must outlive the driver and be non-empty.
+  // `trace` must outlive the driver and hold at least one root session.
   PoissonSessionDriver(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace,
                        PoissonOptions opt);
   void start() override;
-  long long turns_sent() const override { return sent_; }
-  long long turns_truncated() const override { return truncated_; }
+  long long turns_sent() const override { return player_.turns_sent(); }
+  long long turns_truncated() const override { return player_.turns_truncated(); }
+  // Root sessions that arrived (sub-agents not counted).
   long long sessions_started() const { return started_; }
 
  private:
   void arrive();
-  void send(std::size_t session, std::size_t turn, int agent);
 
   core::Simulator& sim_;
-  RequestSink& replica_;
-  const wl::Trace& trace_;
-  const std::vector<wl::Session>& pool_;  // trace_.sessions
   PoissonOptions opt_;
+  SessionTreePlayer player_;
   core::RngStream arrivals_;
-  std::vector<std::size_t> order_;
+  std::vector<std::size_t> order_;  // root sessions, shuffled per seed
   long long started_ = 0;
-  long long sent_ = 0;
-  long long truncated_ = 0;
 };
 
 }  // namespace agentsim::serving
