@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "experiments/bisect.hpp"
 #include "experiments/readoff_table.hpp"
@@ -86,8 +87,19 @@ std::vector<CapacityAnswer> capacity_plan(const Experiment& e, const wl::Trace& 
       const auto& runs = searched[i];
       const long long c = best_meeting_concurrency(runs, q.slo);
       if (c == 0) {
-        const std::string why = !runs.empty() && !runs.front().skipped.empty() ? runs.front().skipped
-                                                                                : "SLO not met with a single agent";
+        std::string why = "no run";
+        if (!runs.empty() && !runs.front().skipped.empty()) {
+          why = runs.front().skipped;
+        } else if (!runs.empty()) {
+          const auto& sm = runs.front().summary;
+          char buf[200];
+          std::snprintf(buf, sizeof buf, "SLO not met with one agent (p%d speed %.1f tok/s, p%d TTFT %.2f s)",
+                        q.slo.speed_percentile,
+                        q.slo.speed_percentile == 50 ? sm.agent_output_tok_s_p50 : sm.agent_output_tok_s_p10,
+                        q.slo.ttft_percentile,
+                        q.slo.ttft_percentile == 50 ? sm.ttft_s_p50 : q.slo.ttft_percentile == 99 ? sm.ttft_s_p99 : sm.ttft_s_p90);
+          why = buf;
+        }
         reasons += (reasons.empty() ? "" : "; ") + e.plans[static_cast<std::size_t>(plans[i])].label + ": " + why;
         continue;
       }

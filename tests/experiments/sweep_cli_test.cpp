@@ -145,7 +145,8 @@ TEST_F(SweepCli, InterruptedSweepResumesToTheSameOutputs) {
 TEST_F(SweepCli, TwoMpiRanksGiveTheSingleProcessOutputs) {
   const std::string e = experiment();
   ASSERT_EQ(agentsim("run " + e + " -j 1 --out " + (dir / "one").string()).code, 0);
-  const Result r = sh("mpirun --allow-run-as-root --oversubscribe -n 2 " + std::string(AGENTSIM_BINARY) + " run " + e +
+  // As root (CI) mpirun needs --allow-run-as-root; containers often forbid the CMA single-copy path.
+  const Result r = sh("OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root --oversubscribe -n 2 " + std::string(AGENTSIM_BINARY) + " run " + e +
                       " -j 1 --out " + (dir / "two").string());
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("x 2 process(es)"), std::string::npos) << r.output;
