@@ -6,6 +6,8 @@ pkgs=(
   libboost-graph-dev libeigen3-dev libyaml-cpp-dev libhdf5-dev
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   nlohmann-json3-dev
+  libopenmpi-dev openmpi-bin   # multi-node sweeps (mpirun -n K agentsim run ...)
+  chromium                     # renders report.html in the browser test
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -13,6 +13,8 @@ constexpr std::array kDeploymentKeys = {
 
 }  // namespace
 
+std::span<const OptionSpec> deployment_options() { return kDeploymentKeys; }
+
 DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system) {
   DeploymentConfig d;
   if (!dep) return d;

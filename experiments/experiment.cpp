@@ -2,9 +2,12 @@
 
 #include <array>
 #include <cstdint>
+#include <fstream>
 
 #include "experiments/catalog.hpp"
 #include "experiments/decode_helpers.hpp"
+#include "experiments/what_if.hpp"
+#include "sim/core/suggest.hpp"
 
 namespace agentsim::exp {
 
@@ -12,34 +15,252 @@ namespace {
 
 constexpr std::array kTopKeys = {
     OptionSpec{"name", "string", "", "experiment name"},
-    OptionSpec{"seed", "integer", "1", "master seed; every random stream derives from it"},
+    OptionSpec{"seed", "integer", "1", "master seed; each run's seed derives from it and the run's load level"},
     OptionSpec{"model", "string", "", "model catalog name"},
-    OptionSpec{"system", "string", "", "system catalog name"},
-    OptionSpec{"deployment", "map", "", "parallel layout"},
-    OptionSpec{"serving", "map", "", "engine options"},
-    OptionSpec{"workload", "map", "", "sessions and replay"},
+    OptionSpec{"system", "string", "", "one system catalog name (or use systems)"},
+    OptionSpec{"systems", "list of strings", "", "system catalog names, one curve each"},
+    OptionSpec{"deployment", "map", "{}", "parallel layout (see `describe deployment`)"},
+    OptionSpec{"search", "map of lists", "", "deployment search space: deployment option -> candidate values"},
+    OptionSpec{"serving", "map", "{}", "engine options (see `describe serving`)"},
+    OptionSpec{"workload", "map", "", "sessions and replay (see `describe workload`)"},
+    OptionSpec{"readoffs", "map", "{agent_speeds: [100]}", "read-off targets (see `describe readoffs`)"},
+    OptionSpec{"slo", "map", "", "SLO tiers for max agents per MW (see `describe slo`)"},
+    OptionSpec{"power", "map", "{}", "power accounting (see `describe power`)"},
+    OptionSpec{"record", "map", "{}", "per-request/per-step tables kept for results.h5"},
+    OptionSpec{"what_if", "map", "", "overrides of catalog fields (see `describe what_if`)"},
 };
+constexpr std::array kReadoffKeys = {
+    OptionSpec{"agent_speeds", "list of numbers (tok/s)", "[100]",
+               "per-agent p50 output speeds at which tokens/s per MW is read off the curve"},
+};
+constexpr std::array kSloKeys = {
+    OptionSpec{"tiers", "list of numbers (tok/s)", "", "per-agent output speeds, one SLO each"},
+    OptionSpec{"speed_percentile", "integer", "10", "percentile of requests that must reach the tier speed: 10 or 50"},
+    OptionSpec{"ttft", "time", "none", "TTFT limit at ttft_percentile"},
+    OptionSpec{"ttft_percentile", "integer", "90", "TTFT percentile held to the limit: 50, 90 or 99"},
+};
+constexpr std::array kPowerKeys = {
+    OptionSpec{"pue", "number", "1.0", "facility power / IT power (>= 1); per-MW figures divide facility power"},
+    OptionSpec{"host_cpu_load", "number", "0.5", "fraction of host CPU TDP drawn while serving"},
+};
+constexpr std::array kRecordKeys = {
+    OptionSpec{"requests", "bool", "true", "keep the per-request table of each run in results.h5"},
+    OptionSpec{"steps", "bool", "true", "keep the per-step table of each run in results.h5"},
+};
+
+YAML::Node load_raw(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+  try {
+    YAML::Node root = YAML::Load(in);
+    if (!root.IsMap()) throw core::Error(core::SourceLocation{path, 1, ""}, "expected a YAML mapping at the top level");
+    return root;
+  } catch (const YAML::Exception& e) {
+    throw core::Error(core::SourceLocation{path, e.mark.line + 1, ""}, "YAML syntax error: " + e.msg);
+  }
+}
+
+// "a.b.c=value": sets a.b.c (creating maps on the way) to value parsed as YAML.
+void apply_set(YAML::Node root, const std::string& set) {
+  const core::SourceLocation where{"--set", 0, set};
+  const auto eq = set.find('=');
+  if (eq == std::string::npos || eq == 0) throw core::Error(where, "expected PATH=VALUE, e.g. workload.window=300s");
+  const std::string key_path = set.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(set.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw core::Error(where, "value is not valid YAML: " + e.msg);
+  }
+  YAML::Node cur = root;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key_path.find('.', start);
+    const std::string key = key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty()) throw core::Error(where, "empty key in path '" + key_path + "'");
+    if (dot == std::string::npos) {
+      cur[key] = value;
+      return;
+    }
+    if (!cur[key].IsDefined() || cur[key].IsNull()) cur[key] = YAML::Node(YAML::NodeType::Map);
+    if (!cur[key].IsMap()) throw core::Error(where, "'" + key + "' is not a mapping");
+    YAML::Node next = cur[key];
+    cur.reset(next);
+    start = dot + 1;
+  }
+}
+
+std::string scalar_text(const YAML::Node& n) {
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter out;
+  out << YAML::Flow << n;
+  return out.c_str();
+}
+
+// Plans of one system: the fixed deployment, or every combination of the search lists
+// merged into it. Invalid combinations are kept, pruned with the decoder's reason.
+void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::optional<YamlNode>& search,
+               bool strict) {
+  const hw::System& sys = e.systems[static_cast<std::size_t>(system_index)];
+  YAML::Node base = YAML::Node(YAML::NodeType::Map);
+  if (dep) base = YAML::Clone(dep->raw());
+  std::vector<std::string> keys;
+  std::vector<std::vector<YAML::Node>> values;
+  if (search) {
+    for (const auto& k : search->keys()) {
+      keys.push_back(k);
+      values.emplace_back();
+      for (const auto& item : search->at(k).items()) values.back().push_back(item.raw());
+    }
+  }
+  std::vector<std::size_t> idx(keys.size(), 0);
+  while (true) {
+    YAML::Node node = YAML::Clone(base);
+    for (std::size_t i = 0; i < keys.size(); ++i) node[keys[i]] = YAML::Clone(values[i][idx[i]]);
+    Plan p;
+    p.system = system_index;
+    for (const auto& kv : node) {
+      if (!p.label.empty()) p.label += ",";
+      p.label += kv.first.as<std::string>() + "=" + scalar_text(kv.second);
+    }
+    if (p.label.empty()) p.label = "default";
+    // Without a search the original node decodes, so errors keep their line numbers.
+    const YamlNode dn = keys.empty() && dep ? *dep : YamlNode(node, dep ? dep->file() : e.file, "deployment");
+    try {
+      p.deployment = decode_deployment(node.size() > 0 ? &dn : nullptr, e.model, sys);
+    } catch (const core::Error& err) {
+      if (strict) throw;
+      // The merged plan has no line of its own: name the key, not a misleading line.
+      p.pruned = core::format_error(core::SourceLocation{"", 0, err.where().key_path}, err.detail());
+    }
+    e.plans.push_back(p);
+    // Odometer over the search lists, last key fastest.
+    std::size_t k = keys.size();
+    while (k > 0) {
+      --k;
+      if (++idx[k] < values[k].size()) break;
+      idx[k] = 0;
+      if (k == 0) return;
+    }
+    if (keys.empty()) return;
+  }
+}
+
+int percentile_option(const YamlNode& n, std::string_view key, int fallback, std::initializer_list<int> valid) {
+  if (!n.has(key)) return fallback;
+  const YamlNode v = n.at(key);
+  const long long p = v.as_integer();
+  for (int ok : valid) {
+    if (p == ok) return ok;
+  }
+  std::string list;
+  for (int ok : valid) list += (list.empty() ? "" : ", ") + std::to_string(ok);
+  throw v.error("expected one of " + list);
+}
 
 }  // namespace
 
-Experiment load_experiment(const std::string& path, const std::string& root) {
-  const YamlNode doc = YamlNode::load_file(path);
+std::span<const OptionSpec> experiment_options() { return kTopKeys; }
+std::span<const OptionSpec> slo_options() { return kSloKeys; }
+std::span<const OptionSpec> readoff_options() { return kReadoffKeys; }
+std::span<const OptionSpec> power_options() { return kPowerKeys; }
+std::span<const OptionSpec> record_options() { return kRecordKeys; }
+
+Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
+  YAML::Node raw = load_raw(path);
+  for (const auto& s : sets) apply_set(raw, s);
+  const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
-  const Catalog catalog = load_catalog(root);
+  Catalog catalog = load_catalog(root);
 
   Experiment e;
   e.file = path;
+  {
+    YAML::Emitter out;
+    out << raw;
+    e.resolved_yaml = out.c_str();
+  }
   e.name = doc.at("name").as_string();
   e.seed = static_cast<std::uint64_t>(bounded_int(doc, "seed", 1, 0, INT64_MAX));
+  if (auto wi = doc.find("what_if")) apply_what_if(*wi, root, catalog);
   const YamlNode model = doc.at("model");
   e.model = catalog.models.get(model.as_string(), model.where());
-  const YamlNode system = doc.at("system");
-  e.system = catalog.systems.get(system.as_string(), system.where());
+
+  if (doc.has("system") == doc.has("systems")) {
+    throw doc.error(doc.has("system") ? "give either system or systems, not both"
+                                      : "missing key 'system' (or 'systems')");
+  }
+  if (auto one = doc.find("system")) {
+    e.systems.push_back(catalog.systems.get(one->as_string(), one->where()));
+  } else {
+    const YamlNode list = doc.at("systems");
+    for (const auto& item : list.items()) {
+      const std::string name = item.as_string();
+      for (const auto& s : e.systems) {
+        if (s.name == name) throw item.error("system '" + name + "' listed twice");
+      }
+      e.systems.push_back(catalog.systems.get(name, item.where()));
+    }
+    if (e.systems.empty()) throw list.error("expected at least one system");
+  }
+
   const auto dep = doc.find("deployment");
-  e.deployment = decode_deployment(dep ? &*dep : nullptr, e.model, e.system);
+  const auto search = doc.find("search");
+  if (search) {
+    search->check_keys(deployment_options());
+    for (const auto& k : search->keys()) {
+      const YamlNode list = search->at(k);
+      if (!list.is_sequence() || list.items().empty()) throw list.error("expected a non-empty list of candidate values");
+    }
+  }
+  // A single fixed plan keeps the skeleton's behaviour: an invalid deployment is an input error.
+  const bool strict = e.systems.size() == 1 && !search;
+  for (std::size_t i = 0; i < e.systems.size(); ++i) {
+    add_plans(e, static_cast<int>(i), dep ? &*dep : nullptr, search, strict);
+  }
+  bool any_valid = false;
+  for (const auto& p : e.plans) any_valid = any_valid || p.pruned.empty();
+  if (!any_valid) throw core::Error(e.plans.front().pruned);
+  for (const auto& p : e.plans) {
+    if (p.pruned.empty()) {
+      e.system = e.systems[static_cast<std::size_t>(p.system)];
+      e.deployment = p.deployment;
+      break;
+    }
+  }
+
   const auto srv = doc.find("serving");
   e.serving = decode_serving(srv ? &*srv : nullptr);
   e.workload = decode_workload(doc.at("workload"), path);
+
+  e.readoff_speeds_tok_s = {100.0};
+  if (auto ro = doc.find("readoffs")) {
+    ro->check_keys(kReadoffKeys);
+    if (ro->has("agent_speeds")) e.readoff_speeds_tok_s = positive_list(ro->at("agent_speeds"));
+  }
+  if (auto slo = doc.find("slo")) {
+    slo->check_keys(kSloKeys);
+    SloTier base;
+    base.speed_percentile = percentile_option(*slo, "speed_percentile", 10, {10, 50});
+    base.ttft_percentile = percentile_option(*slo, "ttft_percentile", 90, {50, 90, 99});
+    base.ttft_s = slo->quantity_or("ttft", core::Dimension::kTime, 0.0);
+    for (double t : positive_list(slo->at("tiers"))) {
+      SloTier tier = base;
+      tier.agent_tok_s = t;
+      e.slo_tiers.push_back(tier);
+    }
+  }
+  if (auto pw = doc.find("power")) {
+    pw->check_keys(kPowerKeys);
+    e.power.pue = pw->number_or("pue", 1.0);
+    if (!(e.power.pue >= 1.0 && e.power.pue <= 3.0)) throw pw->at("pue").error("expected a PUE in [1, 3]");
+    e.power.host_cpu_load = fraction(*pw, "host_cpu_load", 0.5);
+  }
+  if (auto rec = doc.find("record")) {
+    rec->check_keys(kRecordKeys);
+    if (rec->has("requests")) e.record_requests = rec->at("requests").as_bool();
+    if (rec->has("steps")) e.record_steps = rec->at("steps").as_bool();
+  }
   return e;
 }
 

@@ -1,5 +1,7 @@
 #include "experiments/runner.hpp"
 
+#include "experiments/run_accounting.hpp"
+
 #include "sim/core/error.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/core/units.hpp"
@@ -87,6 +89,7 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   r.kv_capacity_tokens = ro.kv_capacity_tokens;
   r.turns_truncated = driver->turns_truncated();
   r.events = sim.events_run();
+  account_run(r, e, recorder, e.workload.warmup_s, end_s, e.deployment.tp);
   return r;
 }
 

@@ -1,7 +1,11 @@
 #pragma once
 // Runs an experiment: one simulation per concurrency level, each measured over
 // its window after warm-up. Pure computation; sinks write the results.
+#include <cstdint>
+#include <string>
 #include <vector>
+
+#include "experiments/run_power.hpp"
 
 #include "experiments/experiment.hpp"
 #include "sim/metrics/summary.hpp"
@@ -16,6 +20,16 @@ struct RunResult {
   long long kv_capacity_tokens = 0;
   long long turns_truncated = 0;   // prompts cut to the model's context
   unsigned long long events = 0;   // simulator events run
+  // Set by the sweep (experiments/sweep.hpp) and by account_run (experiments/run_accounting.hpp).
+  std::string id;                  // stable run id: system/deployment/level
+  std::string system;              // system catalog name
+  std::string deployment;          // plan label, e.g. "tp=8"
+  std::uint64_t seed = 0;          // the run's derived seed
+  std::string skipped;             // why the run could not be simulated (empty = it ran)
+  bool bisection = false;          // run added by the SLO bisection
+  RunPower power;                  // power and step-time breakdown over the window
+  std::vector<metrics::RequestRecord> requests;  // completed in the window (if recorded)
+  std::vector<metrics::StepRecord> steps;        // ending in the window (if recorded)
 };
 
 // One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode.

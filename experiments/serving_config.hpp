@@ -1,5 +1,7 @@
 #pragma once
 // The `serving` section: engine options of every replica.
+#include <span>
+
 #include "experiments/yaml_node.hpp"
 #include "hwmodels/efficiency.hpp"
 
@@ -14,6 +16,10 @@ struct ServingConfig {
 };
 
 // Decodes `serving` (absent = defaults).
+// The declarations of the keys above, for `agentsim describe`.
+std::span<const OptionSpec> serving_options();
+std::span<const OptionSpec> efficiency_options();
+
 ServingConfig decode_serving(const YamlNode* srv);
 
 }  // namespace agentsim::exp

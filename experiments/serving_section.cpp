@@ -23,6 +23,9 @@ constexpr std::array kEfficiencyKeys = {
 
 }  // namespace
 
+std::span<const OptionSpec> serving_options() { return kServingKeys; }
+std::span<const OptionSpec> efficiency_options() { return kEfficiencyKeys; }
+
 ServingConfig decode_serving(const YamlNode* srv) {
   ServingConfig s;
   if (!srv) return s;

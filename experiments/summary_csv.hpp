@@ -7,6 +7,9 @@
 
 namespace agentsim::exp {
 
+// A CSV field: quoted (with doubled quotes) only when it holds a comma, quote or newline.
+std::string csv_text(const std::string& s);
+
 std::string summary_csv(const std::vector<RunResult>& runs);
 
 }  // namespace agentsim::exp

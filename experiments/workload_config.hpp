@@ -1,6 +1,7 @@
 #pragma once
 // The `workload` section of an experiment: where sessions come from and how
 // they are replayed.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct WorkloadConfig {
 };
 
 // Decodes `workload`; relative paths resolve against `experiment_path`'s folder.
+// The declarations of the keys above, for `agentsim describe`.
+std::span<const OptionSpec> workload_options();
+
 WorkloadConfig decode_workload(const YamlNode& wl, const std::string& experiment_path);
 
 }  // namespace agentsim::exp

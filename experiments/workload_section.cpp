@@ -32,6 +32,8 @@ constexpr std::array kWorkloadKeys = {
 
 }  // namespace
 
+std::span<const OptionSpec> workload_options() { return kWorkloadKeys; }
+
 WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
   WorkloadConfig w;
   wl.check_keys(kWorkloadKeys);

@@ -34,6 +34,7 @@ class YamlNode {
   core::SourceLocation where() const;
   core::Error error(const std::string& what) const;
 
+  const YAML::Node& raw() const { return node_; }  // for copying subtrees (what_if, search)
   bool is_map() const { return node_.IsMap(); }
   bool is_sequence() const { return node_.IsSequence(); }
   bool has(std::string_view key) const;

@@ -24,5 +24,7 @@ Command add_model_command(CLI::App& app, const Context& ctx);
 Command add_catalog_command(CLI::App& app, const Context& ctx);
 Command add_trace_command(CLI::App& app, const Context& ctx);
 Command add_calibrate_command(CLI::App& app, const Context& ctx);
+Command add_describe_command(CLI::App& app, const Context& ctx);
+Command add_plan_command(CLI::App& app, const Context& ctx);
 
 }  // namespace agentsim::cli

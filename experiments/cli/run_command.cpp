@@ -1,43 +1,102 @@
-// agentsim run EXPERIMENT --out DIR
+// agentsim run EXPERIMENT --out DIR [-j N] [--set PATH=VALUE]... [--resume]
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "experiments/atomic_file.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cluster.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/readoff_sinks.hpp"
+#include "experiments/report_html.hpp"
+#include "experiments/results_h5.hpp"
 #include "experiments/runner.hpp"
 #include "experiments/summary_csv.hpp"
+#include "experiments/sweep_outcome.hpp"
 #include "experiments/terminal_table.hpp"
 
 namespace agentsim::cli {
+namespace fs = std::filesystem;
 
 Command add_run_command(CLI::App& app, const Context& ctx) {
   struct Args {
     std::string experiment;
     std::string out = "out";
+    int jobs = 0;
+    std::vector<std::string> sets;
+    bool resume = false;
+    long long stop_after = -1;
+    bool quiet_runs = false;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand("run", "run an experiment's sweep and write DIR/summary.csv");
+  CLI::App* sub = app.add_subcommand(
+      "run", "run an experiment's sweep; write DIR/summary.csv, readoffs.csv, results.h5 and report.html");
   sub->add_option("experiment", args->experiment, "experiment YAML")->required();
   sub->add_option("--out", args->out, "output folder")->capture_default_str();
+  sub->add_option("-j,--jobs", args->jobs, "worker threads per process (0 = one per core)")->capture_default_str();
+  sub->add_option("--set", args->sets, "override an experiment key, e.g. --set workload.window=300s (repeatable)");
+  sub->add_flag("--resume", args->resume, "reuse the runs an interrupted invocation finished (kept in DIR/.partial)");
+  sub->add_option("--stop-after", args->stop_after,
+                  "stop after N new runs, keeping them for --resume (staged runs, tests)");
+  sub->add_flag("--no-run-table", args->quiet_runs, "print only the read-off table");
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
-    const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root);
+    exp::Cluster cluster;
+    const bool lead = cluster.rank() == 0;
+    const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
     const auto sessions = exp::load_sessions(e);
-    std::printf("experiment %s: %s on %s (tp=%d), %zu sessions from %s\n", e.name.c_str(),
-                e.model.name.c_str(), e.system.name.c_str(), e.deployment.tp, sessions.sessions.size(),
-                e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str());
-    std::fflush(stdout);
-    std::vector<exp::RunResult> runs;
-    for (double level : e.workload.levels) runs.push_back(exp::run_point(e, sessions, level));
-    std::fputs(exp::terminal_table(runs).c_str(), stdout);
-    const std::string csv_path = (std::filesystem::path(args->out) / "summary.csv").string();
-    exp::write_file_atomically(csv_path, exp::summary_csv(runs));
+    exp::ExecOptions opt;
+    opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    opt.progress = ::isatty(2) != 0;
+    opt.cache_dir = (fs::path(args->out) / ".partial").string();
+    opt.stop_after = args->stop_after;
+    if (lead) {
+      std::size_t valid = 0;
+      for (const auto& p : e.plans) valid += p.pruned.empty() ? 1 : 0;
+      std::printf("experiment %s: %s on %zu system(s), %zu plan(s) (%zu pruned), %zu levels, %zu sessions from %s; "
+                  "%d thread(s) x %d process(es)\n",
+                  e.name.c_str(), e.model.name.c_str(), e.systems.size(), valid, e.plans.size() - valid,
+                  e.workload.levels.size(), sessions.sessions.size(),
+                  e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str(), opt.threads,
+                  cluster.size());
+      for (const auto& p : e.plans) {
+        if (!p.pruned.empty()) {
+          std::printf("  pruned %s %s: %s\n", e.systems[static_cast<std::size_t>(p.system)].name.c_str(),
+                      p.label.c_str(), p.pruned.c_str());
+        }
+      }
+      std::fflush(stdout);
+      if (!args->resume) fs::remove_all(opt.cache_dir);
+    }
+    cluster.all_gather("");  // no rank touches the cache before the lead has cleared it
+    exp::SweepOutcome outcome;
+    try {
+      outcome = exp::run_experiment(e, sessions, opt, cluster);
+    } catch (const exp::SweepInterrupted& stop) {
+      if (lead) {
+        std::printf("%s; %lld run(s) kept in %s; rerun with --resume\n", stop.what(), args->stop_after,
+                    opt.cache_dir.c_str());
+      }
+      return 3;
+    }
+    if (!lead) return 0;
+    if (!args->quiet_runs) std::fputs(exp::terminal_table(outcome.runs).c_str(), stdout);
+    std::puts("\nread-offs (per system, the best deployment):");
+    std::fputs(exp::readoff_terminal_table(outcome.readoffs).c_str(), stdout);
+    const fs::path out(args->out);
+    exp::write_file_atomically((out / "summary.csv").string(), exp::summary_csv(outcome.runs));
+    exp::write_file_atomically((out / "readoffs.csv").string(), exp::readoffs_csv(outcome.readoffs));
+    exp::write_results_h5((out / "results.h5").string(), e, outcome);
+    exp::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome));
+    fs::remove_all(opt.cache_dir);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("wrote %s (%zu runs) in %.2f s wall\n", csv_path.c_str(), runs.size(), wall);
+    std::printf("wrote %s/{summary.csv,readoffs.csv,results.h5,report.html} (%zu runs, %lld reused) in %.2f s wall\n",
+                args->out.c_str(), outcome.runs.size(), opt.reused_runs->load(), wall);
     return 0;
   }};
 }

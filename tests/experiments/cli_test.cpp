@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -85,15 +86,24 @@ TEST_F(Cli, MoreAgentsGiveMoreThroughputAndLessSpeedEach) {
   ASSERT_EQ(run("run " + small_experiment() + " --out " + (dir / "o").string()).code, 0);
   std::istringstream in(slurp(dir / "o" / "summary.csv"));
   std::string line;
-  std::getline(in, line);
-  std::vector<double> out_tok, speed;
-  while (std::getline(in, line)) {
+  auto fields = [](const std::string& l) {
     std::vector<std::string> f;
-    std::stringstream ls(line);
+    std::stringstream ls(l);
     std::string x;
     while (std::getline(ls, x, ',')) f.push_back(x);
-    out_tok.push_back(std::stod(f[1]));
-    speed.push_back(std::stod(f[5]));
+    return f;
+  };
+  std::getline(in, line);
+  // Columns by name: the sweep issue put system and deployment first.
+  const auto header = fields(line);
+  const auto col = [&](const char* name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  std::vector<double> out_tok, speed;
+  while (std::getline(in, line)) {
+    const auto f = fields(line);
+    out_tok.push_back(std::stod(f.at(col("output_tok_s"))));
+    speed.push_back(std::stod(f.at(col("agent_output_tok_s_p50"))));
   }
   ASSERT_EQ(out_tok.size(), 3u);
   EXPECT_LT(out_tok[0], out_tok[2]);

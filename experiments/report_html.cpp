@@ -1,0 +1,111 @@
+#include "experiments/report_html.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "experiments/results_h5.hpp"
+#include "experiments/svg_plot.hpp"
+
+namespace agentsim::exp {
+
+namespace {
+
+std::string cell(double v, const char* fmt) {
+  if (std::isnan(v)) return "&ndash;";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// The plan each system's curves show: the one chosen for the first target.
+int shown_plan(const Experiment& e, const SweepOutcome& o, std::size_t system) {
+  for (const auto& r : o.readoffs) {
+    if (r.plan >= 0 && e.plans[static_cast<std::size_t>(r.plan)].system == static_cast<int>(system)) return r.plan;
+  }
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].system == static_cast<int>(system) && e.plans[p].pruned.empty()) return static_cast<int>(p);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string report_html(const Experiment& e, const SweepOutcome& o) {
+  LineChart per_mw_chart{"Total tokens/s per MW vs per-agent output speed (p50), sweep points; circles: read-offs",
+                         "per-agent output speed p50 (tok/s)", "total tok/s per MW", false, {}};
+  LineChart ttft_chart{"TTFT p90 vs concurrency", "agents", "TTFT p90 (s)", true, {}};
+  LineChart cache_chart{"Prefix-cache hit rate vs concurrency", "agents", "cache hit rate", true, {}};
+  StackedBars breakdown{"Step-time breakdown at the largest swept concurrency (share of summed terms)",
+                        "compute | memory | communication | overhead",
+                        {"compute", "memory", "communication", "overhead"}, {}, {}};
+  for (std::size_t s = 0; s < e.systems.size(); ++s) {
+    const int plan = shown_plan(e, o, s);
+    if (plan < 0) continue;
+    const std::string name = e.systems[s].name + " " + e.plans[static_cast<std::size_t>(plan)].label;
+    Series mw{name, {}, {}}, ttft{name, {}, {}}, cache{name, {}, {}};
+    for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), false)) {
+      mw.points.emplace_back(r->summary.agent_output_tok_s_p50, per_mw(r->summary.total_tok_s, *r));
+    }
+    for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), true)) {
+      ttft.points.emplace_back(r->level, r->summary.ttft_s_p90);
+      const double in = r->summary.input_tok_s;
+      cache.points.emplace_back(r->level, in > 0 ? (in - r->summary.computed_input_tok_s) / in : std::nan(""));
+    }
+    for (const auto& row : o.readoffs) {
+      if (row.plan == plan && row.target_kind == "speed") mw.markers.emplace_back(row.target_agent_tok_s, row.total_tok_s_per_mw);
+    }
+    per_mw_chart.series.push_back(mw);
+    ttft_chart.series.push_back(ttft);
+    cache_chart.series.push_back(cache);
+    const auto sweep = plan_runs(o.runs, plan_prefix(e, plan), false);
+    if (!sweep.empty()) {
+      const RunPower& p = sweep.back()->power;
+      breakdown.bars.push_back(name);
+      breakdown.values.push_back({p.compute_s, p.memory_s, p.comm_s, p.overhead_s});
+    }
+  }
+
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>agentsim: " +
+                  html_escape(e.name) +
+                  "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
+                  "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
+                  "text-align:right}td.l,th.l{text-align:left}.out{color:#a00}svg.plot{display:block;margin:1em 0}"
+                  "</style></head><body>\n";
+  h += "<h1>" + html_escape(e.name) + "</h1>\n<p>Model <b>" + html_escape(e.model.name) + "</b>; " +
+       std::to_string(e.systems.size()) + " system(s); " + std::to_string(o.runs.size()) + " runs; seed " +
+       std::to_string(e.seed) + "; source revision " + html_escape(source_revision()) +
+       ". Per-MW figures divide the modelled runtime facility power (wall power of every occupied system, "
+       "idle accelerators included, &times; PUE " + cell(e.power.pue, "%.2f") + ").</p>\n";
+  h += "<h2>Read-offs</h2>\n<table><tr><th class=\"l\">system</th><th class=\"l\">deployment</th><th>target</th>"
+       "<th>agent tok/s</th><th>total tok/s per MW</th><th>output tok/s per MW</th><th>agents per MW</th>"
+       "<th>agents</th><th class=\"l\">note</th></tr>\n";
+  for (const auto& r : o.readoffs) {
+    h += std::string("<tr") + (r.in_swept_range ? "" : " class=\"out\"") + "><td class=\"l\">" +
+         html_escape(r.system) + "</td><td class=\"l\">" + html_escape(r.deployment) + "</td><td>" + r.target_kind +
+         "</td><td>" + cell(r.target_agent_tok_s, "%.0f") + "</td><td>" + cell(r.total_tok_s_per_mw, "%.0f") +
+         "</td><td>" + cell(r.output_tok_s_per_mw, "%.0f") + "</td><td>" + cell(r.agents_per_mw, "%.1f") +
+         "</td><td>" + cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" +
+         (r.in_swept_range ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
+  }
+  h += "</table>\n<p>Speed targets read the per-agent p50 speed curve, interpolated between the two bracketing "
+       "sweep points, never extrapolated. SLO targets are the largest concurrency (found by bisection) meeting the "
+       "tier.</p>\n<h2>Plots</h2>\n";
+  h += svg_line_chart(per_mw_chart) + svg_line_chart(ttft_chart) + svg_stacked_bars(breakdown) +
+       svg_line_chart(cache_chart);
+  h += "<p>KV occupancy is not recorded by the engine yet; the cache hit rate is (input &minus; computed input) "
+       "/ input tokens over the window.</p>\n<h2>Plans</h2>\n<table><tr><th class=\"l\">system</th>"
+       "<th class=\"l\">deployment</th><th class=\"l\">status</th></tr>\n";
+  for (const auto& p : e.plans) {
+    h += "<tr><td class=\"l\">" + html_escape(e.systems[static_cast<std::size_t>(p.system)].name) +
+         "</td><td class=\"l\">" + html_escape(p.label) + "</td><td class=\"l\">" +
+         (p.pruned.empty() ? std::string("searched") : "pruned: " + html_escape(p.pruned)) + "</td></tr>\n";
+  }
+  h += "</table>\n";
+  // Records what the browser actually laid out, so a headless-browser test can check the plots render.
+  h += "<script>for(const s of document.querySelectorAll('svg.plot')){let a=0;"
+       "for(const g of s.querySelectorAll('.series')){const b=g.getBBox();a+=b.width*b.height;}"
+       "s.setAttribute('data-drawn-area',String(Math.round(a)));}</script>\n";
+  return h + "</body></html>\n";
+}
+
+}  // namespace agentsim::exp

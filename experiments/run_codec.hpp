@@ -1,0 +1,16 @@
+#pragma once
+// A RunResult as bytes, to move runs between MPI ranks and to keep finished
+// runs of an interrupted sweep for --resume. Same-machine format (native byte
+// order); decode(encode(r)) reproduces r exactly.
+#include <string>
+#include <vector>
+
+#include "experiments/runner.hpp"
+
+namespace agentsim::exp {
+
+std::string encode_runs(const std::vector<RunResult>& runs);
+// Throws core::Error on a truncated or malformed buffer.
+std::vector<RunResult> decode_runs(const std::string& bytes);
+
+}  // namespace agentsim::exp

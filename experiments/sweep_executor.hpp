@@ -1,0 +1,40 @@
+#pragma once
+// Runs independent tasks (each yielding some runs) sharded over MPI ranks
+// (task i on rank i mod size) and each rank's threads, and gathers every
+// task's runs, in task order, on every rank: the result never depends on the
+// rank or thread count. Finished runs are kept for --resume when asked.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiments/cluster.hpp"
+#include "experiments/sweep.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::exp {
+
+struct ExecOptions {
+  int threads = 1;
+  bool progress = false;   // draw a progress bar on stderr (rank 0 only)
+  std::string cache_dir;   // where finished runs are kept for --resume (empty = nowhere)
+  long long stop_after = -1;  // stop (SweepInterrupted) before the run after this many new runs; < 0 = never
+  std::shared_ptr<std::atomic<long long>> new_runs = std::make_shared<std::atomic<long long>>(0);
+  std::shared_ptr<std::atomic<long long>> reused_runs = std::make_shared<std::atomic<long long>>(0);
+};
+
+// Thrown when ExecOptions::stop_after is reached: the finished runs stay in the cache for --resume.
+struct SweepInterrupted : core::Error {
+  using core::Error::Error;
+};
+
+using RunTask = std::function<std::vector<RunResult>(std::size_t)>;
+
+std::vector<std::vector<RunResult>> run_sharded(std::size_t tasks, const RunTask& task, const ExecOptions& opt,
+                                                const Cluster& cluster, const std::string& label);
+
+// run_sweep_point, or the kept result of an earlier, interrupted invocation of the same experiment.
+RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt);
+
+}  // namespace agentsim::exp

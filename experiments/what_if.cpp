@@ -1,0 +1,106 @@
+#include "experiments/what_if.hpp"
+
+#include "experiments/experiment.hpp"
+
+#include <array>
+#include <filesystem>
+#include <map>
+
+#include "sim/core/suggest.hpp"
+
+namespace agentsim::exp {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::array kWhatIfKeys = {
+    OptionSpec{"<catalog entry>", "map", "",
+               "an accelerator, system or model name -> the fields to override, nested as in its catalog file"},
+};
+
+// Overlays `over` onto `base`, recursing into maps present in both.
+void overlay(YAML::Node base, const YamlNode& over) {
+  if (!over.is_map()) throw over.error("expected a mapping of catalog fields");
+  for (const auto& key : over.keys()) {
+    const YamlNode child = over.at(key);
+    if (base[key].IsDefined() && base[key].IsMap() && child.is_map()) {
+      overlay(base[key], child);
+    } else {
+      base[key] = YAML::Clone(child.raw());
+    }
+  }
+}
+
+YamlNode overridden(const fs::path& file, const YamlNode& over) {
+  const YamlNode original = YamlNode::load_file(file.string());
+  YAML::Node copy = YAML::Clone(original.raw());
+  overlay(copy, over);
+  return YamlNode(copy, file.string(), "");
+}
+
+}  // namespace
+
+std::span<const OptionSpec> what_if_options() { return kWhatIfKeys; }
+
+void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& catalog) {
+  if (!what_if.is_map()) throw what_if.error("expected a mapping of catalog entry name -> overrides");
+  const fs::path r(root);
+  std::map<std::string, YamlNode> accels, systems, models;
+  for (const auto& name : what_if.keys()) {
+    const YamlNode over = what_if.at(name);
+    if (catalog.accelerators.contains(name)) {
+      accels.emplace(name, over);
+    } else if (catalog.systems.contains(name)) {
+      systems.emplace(name, over);
+    } else if (catalog.models.contains(name)) {
+      models.emplace(name, over);
+    } else {
+      std::vector<std::string> all = catalog.accelerators.names();
+      for (const auto& n : catalog.systems.names()) all.push_back(n);
+      for (const auto& n : catalog.models.names()) all.push_back(n);
+      std::string msg = "unknown catalog entry '" + name + "'";
+      const std::string guess = core::closest_match(name, all);
+      if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";
+      throw core::Error(core::SourceLocation{over.file(), over.where().line, "what_if." + name},
+                        msg + "; keys are accelerator, system or model names");
+    }
+  }
+  if (!accels.empty()) {
+    core::Registry<hw::Accelerator> next{"accelerator"};
+    for (const auto& [name, a] : catalog.accelerators.entries()) {
+      auto it = accels.find(name);
+      next.add(name, it == accels.end() ? a
+                                        : decode_accelerator(overridden(r / "hwmodels/catalog/accelerators" /
+                                                                            (name + ".yaml"), it->second)));
+    }
+    catalog.accelerators = next;
+  }
+  if (!accels.empty() || !systems.empty()) {
+    // Systems embed their accelerator, so all are re-decoded when one changed.
+    core::Registry<hw::System> next{"system"};
+    for (const auto& [name, s] : catalog.systems.entries()) {
+      const fs::path file = r / "hwmodels/catalog/systems" / (name + ".yaml");
+      auto it = systems.find(name);
+      if (it != systems.end()) {
+        next.add(name, decode_system(overridden(file, it->second), catalog.accelerators));
+      } else if (!accels.empty()) {
+        next.add(name, decode_system(YamlNode::load_file(file.string()), catalog.accelerators));
+      } else {
+        next.add(name, s);
+      }
+    }
+    catalog.systems = next;
+  }
+  if (!models.empty()) {
+    core::Registry<wl::ModelSpec> next{"model"};
+    for (const auto& [name, m] : catalog.models.entries()) {
+      auto it = models.find(name);
+      next.add(name, it == models.end()
+                         ? m
+                         : decode_model(overridden(r / "workloads/catalog/models" / (name + ".yaml"), it->second)));
+    }
+    catalog.models = next;
+  }
+}
+
+}  // namespace agentsim::exp
