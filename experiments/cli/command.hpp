@@ -24,5 +24,6 @@ Command add_model_command(CLI::App& app, const Context& ctx);
 Command add_catalog_command(CLI::App& app, const Context& ctx);
 Command add_trace_command(CLI::App& app, const Context& ctx);
 Command add_calibrate_command(CLI::App& app, const Context& ctx);
+Command add_explain_command(CLI::App& app, const Context& ctx);
 
 }  // namespace agentsim::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_catalog_command(app, ctx));
   commands.push_back(cli::add_trace_command(app, ctx));
   commands.push_back(cli::add_calibrate_command(app, ctx));
+  commands.push_back(cli::add_explain_command(app, ctx));
 
   try {
     app.parse(argc, argv);
