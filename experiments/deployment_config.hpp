@@ -1,21 +1,38 @@
 #pragma once
-// The `deployment` section: how the model is laid out on the system's devices.
+// The `deployment` section: how the model is laid out on the system's devices
+// (parallel plan) and the engine options the step cost model prices
+// (overlap, CUDA graphs, expert imbalance, micro-batches, host loads,
+// speculative decoding).
 #include <span>
 
 #include "experiments/yaml_node.hpp"
 #include "hwmodels/system.hpp"
+#include "sim/serving/step_cost.hpp"
 #include "workloads/model_spec.hpp"
+#include "workloads/parallel_plan.hpp"
 
 namespace agentsim::exp {
 
 struct DeploymentConfig {
-  int tp = 1;  // tensor-parallel degree (devices per replica)
+  int tp = 1;                   // tensor-parallel degree (= plan.tp)
+  wl::ParallelPlan plan;        // tp, ep, pp, attention dp, Engram placement
+  serving::Overlap overlap = serving::Overlap::kNone;
+  bool cuda_graph = false;
+  double ep_imbalance = 1.0;
+  int micro_batches = 1;
+  bool host_prefetch = false;
+  serving::SpecDecodeOptions spec;
 };
 
-// Decodes `deployment` (absent = defaults) and checks it fits `model` on `system`.
 // The declarations of the keys above, for `agentsim describe` and the search space.
 std::span<const OptionSpec> deployment_options();
 
+// Decodes `deployment` (absent = defaults) and checks the plan fits `model`
+// on `system` (serving::check_plan), reporting the reason at the section.
 DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system);
+
+// Copies the plan and engine options into step cost options, and prices the
+// plan's collectives over `system`'s topology once.
+void apply_deployment(const DeploymentConfig& d, const hw::System& system, serving::StepCostOptions& cost);
 
 }  // namespace agentsim::exp

@@ -2,14 +2,30 @@
 
 #include "experiments/decode_helpers.hpp"
 #include "experiments/deployment_config.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/replica_plan.hpp"
 
 namespace agentsim::exp {
 
 namespace {
 
 constexpr std::array kDeploymentKeys = {
-    OptionSpec{"tp", "integer", "1", "tensor-parallel degree (devices per replica)"},
+    OptionSpec{"tp", "integer", "1", "tensor-parallel degree"},
+    OptionSpec{"ep", "integer", "1", "expert-parallel degree (divides tp x dp and the routed experts)"},
+    OptionSpec{"pp", "integer", "1", "pipeline stages"},
+    OptionSpec{"dp", "integer", "1", "attention data-parallel groups (with expert parallel)"},
+    OptionSpec{"engram_on_host", "bool", "model default", "Engram tables in host DRAM (true) or HBM"},
+    OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
+    OptionSpec{"cuda_graph", "bool", "false", "decode kernels replayed from CUDA graphs (reduced launch floor)"},
+    OptionSpec{"ep_imbalance", "number", "1", "busiest expert rank's load / mean, >= 1"},
+    OptionSpec{"micro_batches", "integer", "1", "pipeline micro-batches per step"},
+    OptionSpec{"host_prefetch", "bool", "false", "host-link loads (Engram, KV) prefetched layer by layer"},
+    OptionSpec{"spec_acceptance", "list of numbers", "[]", "speculative decoding/MTP: per-draft-position acceptance (k = length)"},
 };
+
+int degree(const YamlNode& dep, std::string_view key, const hw::System& system) {
+  return static_cast<int>(bounded_int(dep, key, 1, 1, system.accelerators));
+}
 
 }  // namespace
 
@@ -17,14 +33,57 @@ std::span<const OptionSpec> deployment_options() { return kDeploymentKeys; }
 
 DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system) {
   DeploymentConfig d;
-  if (!dep) return d;
-  dep->check_keys(kDeploymentKeys);
-  d.tp = static_cast<int>(bounded_int(*dep, "tp", 1, 1, system.accelerators));
-  if (model.kv_heads % d.tp != 0 && d.tp % model.kv_heads != 0) {
-    throw dep->at("tp").error("tp must divide or be a multiple of the model's " + std::to_string(model.kv_heads) +
-                              " KV heads");
+  d.plan.engram_on_host = model.engram.host_resident;
+  if (dep) {
+    dep->check_keys(kDeploymentKeys);
+    d.plan.tp = degree(*dep, "tp", system);
+    d.plan.ep = degree(*dep, "ep", system);
+    d.plan.pp = degree(*dep, "pp", system);
+    d.plan.attn_dp = degree(*dep, "dp", system);
+    if (auto v = dep->find("engram_on_host")) d.plan.engram_on_host = v->as_bool();
+    if (auto v = dep->find("overlap")) {
+      const std::string s = v->as_string();
+      if (s == "none") d.overlap = serving::Overlap::kNone;
+      else if (s == "comm") d.overlap = serving::Overlap::kCommCompute;
+      else if (s == "two_batch") d.overlap = serving::Overlap::kTwoBatch;
+      else throw v->error("unknown overlap '" + s + "'; valid: none, comm, two_batch");
+    }
+    if (auto v = dep->find("cuda_graph")) d.cuda_graph = v->as_bool();
+    if (auto v = dep->find("ep_imbalance")) {
+      d.ep_imbalance = v->as_number();
+      if (!(d.ep_imbalance >= 1.0 && d.ep_imbalance <= 64.0)) throw v->error("ep_imbalance must be in [1, 64]");
+    }
+    d.micro_batches = static_cast<int>(bounded_int(*dep, "micro_batches", 1, 1, 1024));
+    if (auto v = dep->find("host_prefetch")) d.host_prefetch = v->as_bool();
+    if (auto v = dep->find("spec_acceptance")) {
+      for (const YamlNode& x : v->items()) {
+        const double p = x.as_number();
+        if (!(p >= 0 && p <= 1)) throw x.error("acceptance probabilities must be in [0, 1]");
+        d.spec.acceptance.push_back(p);
+      }
+      if (d.spec.acceptance.size() > 16) throw v->error("at most 16 draft tokens");
+      d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
+    }
+  }
+  d.tp = d.plan.tp;
+  const serving::PlanCheck check = serving::check_plan(model, system, d.plan);
+  if (!check.ok) {
+    if (dep) throw dep->error(check.reason);
+    throw core::Error(check.reason);
   }
   return d;
+}
+
+void apply_deployment(const DeploymentConfig& d, const hw::System& system, serving::StepCostOptions& cost) {
+  cost.tp = d.plan.tp;
+  cost.plan = d.plan;
+  cost.overlap = d.overlap;
+  cost.cuda_graph = d.cuda_graph;
+  cost.ep_imbalance = d.ep_imbalance;
+  cost.micro_batches = d.micro_batches;
+  cost.host_prefetch = d.host_prefetch;
+  cost.spec = d.spec;
+  cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan);
 }
 
 }  // namespace agentsim::exp

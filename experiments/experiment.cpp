@@ -129,6 +129,10 @@ void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::
     try {
       p.deployment = decode_deployment(node.size() > 0 ? &dn : nullptr, e.model, sys);
     } catch (const core::Error& err) {
+      if (strict && node.size() == 0) {
+        throw core::Error(core::SourceLocation{e.file, 0, "deployment"},
+                          err.detail() + " (no deployment section, so the default plan applies)");
+      }
       if (strict) throw;
       // The merged plan has no line of its own: name the key, not a misleading line.
       p.pruned = core::format_error(core::SourceLocation{"", 0, err.where().key_path}, err.detail());

@@ -23,6 +23,7 @@ constexpr std::array kAcceleratorKeys = {
     OptionSpec{"decode_power_fraction", "number", "", "fraction of (TDP - idle) drawn by memory-bound decode, in (0, 1]"},
     OptionSpec{"scale_up_bandwidth_per_direction", "bandwidth", "", "scale-up bandwidth per GPU per direction, all links"},
     OptionSpec{"scale_up_latency", "time", "", "one hop through the scale-up fabric"},
+    OptionSpec{"efficiency_profile", "path", "", "calibration efficiency profile (YAML, relative to the catalog root)"},
 };
 
 constexpr std::array kFlopKeys = {
@@ -126,6 +127,7 @@ hw::Accelerator decode_accelerator(const YamlNode& n) {
   a.decode_power_fraction = fraction(n.at("decode_power_fraction"));
   a.scale_up_bw_Bps = positive(n.at("scale_up_bandwidth_per_direction"), Dimension::kBandwidth);
   a.scale_up_latency_s = positive(n.at("scale_up_latency"), Dimension::kTime);
+  if (auto p = n.find("efficiency_profile")) a.efficiency_profile = p->as_string();
   return a;
 }
 

@@ -31,6 +31,7 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   ro.cost.tp = e.deployment.tp;
   ro.cost.efficiency = e.serving.efficiency;
   ro.cost.step_overhead_s = e.serving.step_overhead_s;
+  apply_deployment(e.deployment, e.system, ro.cost);
   ro.max_batch_tokens = e.serving.max_batch_tokens;
   ro.max_sequences = e.serving.max_sequences;
   ro.kv_capacity_tokens = serving::kv_capacity_tokens(e.model, e.system, e.deployment.tp, e.serving.memory_fraction);

@@ -22,6 +22,7 @@ struct Accelerator {
   double decode_power_fraction = 1.0;
   double scale_up_bw_Bps = 0;              // scale-up fabric (NVLink, IF), per GPU, per direction, all links
   double scale_up_latency_s = 0;           // one hop through the scale-up fabric
+  std::string efficiency_profile;          // calibration profile YAML (relative to the catalog root); empty = none
 
   // Dense peak for `d`; throws core::Error if the accelerator has no such math.
   double peak_flops_for(DType d) const;

@@ -1,37 +1,75 @@
 #pragma once
-// Roofline cost of one step of a tensor-parallel replica of a dense model:
-// per device, max(FLOPs / (peak x e_compute), bytes / (HBM bw x e_memory)),
-// plus the TP all-reduces (alpha-beta, ring) and a fixed per-step overhead.
-// Every term is kept so `explain` can print where the time went.
+// Cost of one engine step of a replica under a parallel plan: the model's ops
+// for the batch (workloads/batch_work) priced per op as max(FLOPs / (peak x
+// e_compute), bytes / (HBM bw x e_memory), kernels x launch floor), plus the
+// plan's collectives over the topology, host-link loads, pipeline bubbles,
+// speculative drafting and a per-step overhead. The result keeps every term
+// (StepBreakdown) so `agentsim explain` can say where the time went.
+#include <memory>
+#include <optional>
+#include <string_view>
+
 #include "hwmodels/efficiency.hpp"
 #include "hwmodels/system.hpp"
+#include "sim/serving/collective_pricer.hpp"
+#include "sim/serving/kernel_efficiency.hpp"
+#include "sim/serving/spec_decode.hpp"
 #include "sim/serving/step_batch.hpp"
+#include "sim/serving/step_breakdown.hpp"
 #include "workloads/model_spec.hpp"
+#include "workloads/parallel_plan.hpp"
 
 namespace agentsim::serving {
 
+enum class Overlap {
+  kNone,         // collectives run between the ops, fully exposed
+  kCommCompute,  // collective transfer overlaps the ops (latency stays exposed)
+  kTwoBatch,     // two micro-batches: one's collectives overlap the other's ops (MoE TBO)
+};
+std::string_view to_string(Overlap o);
+
 struct StepCostOptions {
-  int tp = 1;                    // tensor-parallel degree (devices per replica)
-  hw::Efficiency efficiency;     // achieved fractions of peak
-  double step_overhead_s = 0;    // scheduler + launch floor per step
+  // The skeleton's three leading options; everything else keeps its default.
+  StepCostOptions(int tp_ = 1, hw::Efficiency eff = {}, double overhead_s = 0)
+      : tp(tp_), efficiency(eff), step_overhead_s(overhead_s) {}
+  int tp = 1;                    // tensor-parallel degree when `plan` is absent
+  hw::Efficiency efficiency;     // constant fractions of peak when `kernels` is absent
+  double step_overhead_s = 0;    // scheduler + sampling + host work per step
+  std::optional<wl::ParallelPlan> plan;                  // absent: tp-only plan
+  std::shared_ptr<const KernelEfficiency> kernels;       // shape-dependent efficiencies (calibration profile)
+  std::shared_ptr<const CollectivePricer> collectives;   // topology-priced collectives; absent: closed-form
+                                                         // ring/direct alpha-beta on the scale-up figures
+  bool cuda_graph = false;       // kernels replayed from a graph: floor x graph_floor_fraction
+  double graph_floor_fraction = 0.25;  // assumed: graph replay removes the CPU launch path, ~1 us of a ~4 us floor remains
+  Overlap overlap = Overlap::kNone;
+  double ep_imbalance = 1.0;     // busiest expert-parallel rank's load / mean load, >= 1
+  int micro_batches = 1;         // pipeline micro-batches per step (pp > 1)
+  bool host_prefetch = false;    // host-link loads overlap the ops (layer-wise prefetch)
+  int host_link_users = 0;       // GPUs of the system loading from host at once (0: the plan's devices)
+  double host_kv_load_tokens = 0;  // KV tokens loaded from host DRAM this step (summed over sequences)
+  SpecDecodeOptions spec;        // speculative decoding / MTP on the decode tokens
+
+  wl::ParallelPlan effective_plan() const;
 };
 
 struct StepCost {
-  // Work per device.
-  double flops = 0;              // linear + attention + LM head
-  double weight_bytes = 0;       // weights read once per step
-  double kv_read_bytes = 0;      // KV of every attended context token
-  double kv_write_bytes = 0;     // KV of every new token
+  // Work per device (whole step, all micro-batches).
+  double flops = 0;              // every op
+  double weight_bytes = 0;       // weights actually read
+  double kv_read_bytes = 0;
+  double kv_write_bytes = 0;
+  double host_bytes = 0;         // over the host link
   double allreduce_bytes = 0;    // payload of each TP all-reduce
-  int allreduces = 0;            // count per step (2 per layer when tp > 1)
-  // Times.
-  double compute_s = 0;
-  double memory_s = 0;
-  double comm_latency_s = 0;     // alpha terms of all all-reduces
-  double comm_transfer_s = 0;    // beta terms of all all-reduces
-  double overhead_s = 0;
-  double total_s = 0;            // max(compute, memory) + comm + overhead
+  int allreduces = 0;            // TP all-reduces per step (2 per layer when tp > 1)
+  // Times; total_s = max(compute_s, memory_s) + comm_latency_s + comm_transfer_s + overhead_s.
+  double compute_s = 0;          // sum over ops of FLOPs / (peak x e_compute)
+  double memory_s = 0;           // sum over ops of HBM bytes / (bw x e_memory)
+  double comm_latency_s = 0;     // exposed alpha terms of the collectives
+  double comm_transfer_s = 0;    // exposed beta terms of the collectives and host-link loads
+  double overhead_s = 0;         // step overhead, launch floors above the roofline, bubble, drafting
+  double total_s = 0;
   bool compute_bound = false;
+  StepBreakdown breakdown;
 };
 
 StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,

@@ -33,7 +33,7 @@ class SweepDecoding : public ::testing::Test {
     return p.string();
   }
   static std::string body(const std::string& head, const std::string& tail = "") {
-    return "name: t\nmodel: llama-3.1-70b\n" + head +
+    return "name: t\nmodel: llama-3.1-8b\n" + head +
            "workload:\n  trace: " + kTrace + "\n  concurrency: [1, 2]\n  warmup: \"1s\"\n  window: \"10s\"\n" + tail;
   }
   std::string error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
@@ -96,7 +96,7 @@ TEST_F(SweepDecoding, ErrorMessages) {
   EXPECT_NE(error_of(body("systems: [hgx-h20]\n")).find("unknown system 'hgx-h20' (did you mean 'hgx-h200'?)"),
             std::string::npos);
   EXPECT_EQ(error_of(body("system: hgx-h200\nsearch: {pt: [1, 2]}\n")).substr(0, 56),
-            "FILE:4: search.pt: unknown key (did you mean 'tp'?); val");
+            "FILE:4: search.pt: unknown key (did you mean 'pp'?); val");
   EXPECT_EQ(error_of(body("system: hgx-h200\nsearch: {tp: 8}\n")),
             "FILE:4: search.tp: expected a non-empty list of candidate values");
   EXPECT_EQ(error_of(body("system: hgx-h200\n", "slo: {tiers: [20], speed_percentile: 20}\n")),

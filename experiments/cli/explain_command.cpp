@@ -1,0 +1,221 @@
+// agentsim explain --model M --system S [--plan tp=8,ep=8] --batch decode=64@32768,prefill=1x4096@0
+//   [--overlap none|comm|two_batch] [--cuda-graph] [--ep-imbalance X] [--micro-batches N]
+//   [--host-kv-tokens N] [--host-prefetch] [--spec 0.8,0.6] [--efficiency 0.7,0.8,0.8]
+//   [--step-overhead 2ms] [--fidelity analytical|flow] [--json]
+#include <cstdio>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/catalog.hpp"
+#include "experiments/cli/command.hpp"
+#include "experiments/profile_efficiency.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/units.hpp"
+#include "sim/serving/batch_text.hpp"
+#include "sim/serving/replica_plan.hpp"
+#include "sim/serving/step_cost.hpp"
+
+namespace agentsim::cli {
+
+namespace {
+
+struct ExplainArgs {
+  std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec, efficiency = "0.7,0.8,0.8";
+  std::string step_overhead = "2ms", fidelity = "analytical";
+  bool cuda_graph = false, host_prefetch = false, json = false;
+  double ep_imbalance = 1.0, host_kv_tokens = 0;
+  int micro_batches = 1;
+};
+
+std::vector<double> numbers(const std::string& s, const std::string& what) {
+  std::vector<double> v;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      size_t used = 0;
+      v.push_back(std::stod(item, &used));
+      if (used != item.size()) throw std::invalid_argument(item);
+    } catch (const std::exception&) {
+      throw core::Error(what + ": '" + item + "' is not a number");
+    }
+  }
+  return v;
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+int run_explain(const ExplainArgs& a, const Context& ctx) {
+  const exp::Catalog catalog = exp::load_catalog(ctx.root);
+  const wl::ModelSpec& model = catalog.models.get(a.model);
+  const hw::System& system = catalog.systems.get(a.system);
+  wl::ParallelPlan plan;
+  plan.engram_on_host = model.engram.host_resident;
+  if (a.plan.empty()) {
+    plan = serving::choose_plan(model, system);
+  } else {
+    plan = wl::parse_parallel_plan(a.plan);
+    plan.engram_on_host = model.engram.host_resident;
+  }
+  const serving::PlanCheck check = serving::check_plan(model, system, plan);
+  if (!check.ok) throw core::Error(check.reason);
+
+  serving::StepCostOptions opt;
+  const std::vector<double> e = numbers(a.efficiency, "--efficiency");
+  if (e.size() != 3 || e[0] <= 0 || e[0] > 1 || e[1] <= 0 || e[1] > 1 || e[2] <= 0 || e[2] > 1) {
+    throw core::Error("--efficiency: expected compute,memory,network fractions in (0, 1]");
+  }
+  opt.efficiency = {e[0], e[1], e[2]};
+  opt.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
+  opt.plan = plan;
+  opt.tp = plan.tp;
+  if (a.overlap == "none") opt.overlap = serving::Overlap::kNone;
+  else if (a.overlap == "comm") opt.overlap = serving::Overlap::kCommCompute;
+  else if (a.overlap == "two_batch") opt.overlap = serving::Overlap::kTwoBatch;
+  else throw core::Error("--overlap: unknown '" + a.overlap + "'; valid: none, comm, two_batch");
+  if (a.fidelity != "analytical" && a.fidelity != "flow") {
+    throw core::Error("--fidelity: unknown '" + a.fidelity + "'; valid: analytical, flow");
+  }
+  opt.collectives = std::make_shared<const serving::CollectivePricer>(
+      system, plan, a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical);
+  opt.kernels = exp::load_profile_efficiency(system.accelerator, ctx.root, opt.efficiency);
+  opt.cuda_graph = a.cuda_graph;
+  if (a.ep_imbalance < 1) throw core::Error("--ep-imbalance must be >= 1");
+  opt.ep_imbalance = a.ep_imbalance;
+  opt.micro_batches = a.micro_batches;
+  opt.host_prefetch = a.host_prefetch;
+  opt.host_kv_load_tokens = a.host_kv_tokens;
+  if (!a.spec.empty()) {
+    opt.spec.acceptance = numbers(a.spec, "--spec");
+    opt.spec.draft_tokens = static_cast<int>(opt.spec.acceptance.size());
+    serving::check_spec_decode(opt.spec);
+  }
+  const serving::StepBatch batch = serving::parse_step_batch(a.batch);
+  const serving::StepCost c = serving::step_cost(batch, model, system, opt);
+  const serving::StepBreakdown& bd = c.breakdown;
+  const serving::PlanPlacement place = serving::place_plan(plan);
+  const std::string eff_name = opt.kernels ? opt.kernels->name() : "constant " + a.efficiency;
+  const double tok_s = c.total_s > 0 ? bd.tokens_per_step / c.total_s : 0;
+
+  if (a.json) {
+    nlohmann::json j;
+    j["model"] = model.name;
+    j["system"] = system.name;
+    j["plan"] = plan.to_string();
+    j["devices"] = plan.devices();
+    j["tp_group"] = place.tp_group;
+    j["ep_group"] = place.ep_group;
+    j["batch"] = a.batch;
+    j["efficiency"] = eff_name;
+    j["collective_fidelity"] = a.fidelity;
+    j["overlap"] = std::string(serving::to_string(opt.overlap));
+    j["cuda_graph"] = opt.cuda_graph;
+    nlohmann::json ops = nlohmann::json::array();
+    for (const serving::OpCost& o : bd.ops) {
+      ops.push_back({{"layer_kind", o.layer_kind}, {"op", o.op}, {"layers", o.layers}, {"dtype", o.dtype},
+                     {"flops", o.flops}, {"weight_bytes", o.weight_bytes}, {"kv_bytes", o.kv_bytes},
+                     {"act_bytes", o.act_bytes}, {"host_bytes", o.host_bytes}, {"kernels", o.kernels},
+                     {"e_compute", o.e_compute}, {"e_memory", o.e_memory}, {"compute_s", o.compute_s},
+                     {"memory_s", o.memory_s}, {"floor_s", o.floor_s}, {"host_s", o.host_s}, {"time_s", o.time_s},
+                     {"bound", std::string(serving::to_string(o.bound))}, {"note", o.note}});
+    }
+    j["ops"] = ops;
+    nlohmann::json cols = nlohmann::json::array();
+    for (const serving::CollectiveCostRow& r : bd.collectives) {
+      cols.push_back({{"kind", r.kind}, {"where", r.where}, {"group", r.group}, {"count", r.count},
+                      {"payload_bytes", r.payload_bytes}, {"algorithm", r.algorithm}, {"latency_s", r.latency_s},
+                      {"transfer_s", r.transfer_s}});
+    }
+    j["collectives"] = cols;
+    const serving::CauseTotals& k = bd.causes;
+    j["causes"] = {{"compute_s", k.compute_s}, {"hbm_s", k.hbm_s}, {"host_link_s", k.host_link_s},
+                   {"network_s", k.network_s}, {"floor_s", k.floor_s}, {"overhead_s", k.overhead_s}};
+    j["total_s"] = c.total_s;
+    j["compute_s"] = c.compute_s;
+    j["memory_s"] = c.memory_s;
+    j["comm_latency_s"] = c.comm_latency_s;
+    j["comm_transfer_s"] = c.comm_transfer_s;
+    j["overhead_s"] = c.overhead_s;
+    j["bound"] = c.compute_bound ? "compute" : "memory";
+    j["flops"] = c.flops;
+    j["weight_bytes"] = c.weight_bytes;
+    j["kv_read_bytes"] = c.kv_read_bytes;
+    j["bubble_s"] = bd.bubble_s;
+    j["draft_s"] = bd.draft_s;
+    j["hidden_comm_s"] = bd.hidden_comm_s;
+    j["tokens_per_step"] = bd.tokens_per_step;
+    j["tokens_per_s_per_sequence"] = tok_s;
+    j["notes"] = bd.notes;
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("%s on %s, plan %s (%d devices; TP group GPUs", model.name.c_str(), system.name.c_str(),
+              plan.to_string().c_str(), plan.devices());
+  for (int g : place.tp_group) std::printf(" %d", g);
+  std::printf(")\nbatch %s; efficiency: %s; collectives: %s; overlap %s; cuda graph %s\n\n", a.batch.c_str(),
+              eff_name.c_str(), a.fidelity.c_str(), std::string(serving::to_string(opt.overlap)).c_str(),
+              opt.cuda_graph ? "on" : "off");
+  std::printf("%-28s %-15s %6s %5s %10s %9s %9s %9s %9s %5s %5s %9s %9s %9s %9s  %s\n", "layer kind", "op", "layers",
+              "dtype", "GFLOP", "weight MB", "KV MB", "act MB", "host MB", "e_c", "e_m", "compute us", "memory us",
+              "floor us", "time us", "bound");
+  for (const serving::OpCost& o : bd.ops) {
+    std::printf("%-28s %-15s %6.1f %5s %10.3f %9.2f %9.2f %9.2f %9.2f %5.2f %5.2f %9.1f %9.1f %9.1f %9.1f  %s\n",
+                o.layer_kind.c_str(), o.op.c_str(), o.layers, o.dtype.c_str(), o.flops / 1e9, o.weight_bytes / 1e6,
+                o.kv_bytes / 1e6, o.act_bytes / 1e6, o.host_bytes / 1e6, o.e_compute, o.e_memory, o.compute_s * 1e6,
+                o.memory_s * 1e6, o.floor_s * 1e6, (o.op == "host_kv_load" ? o.host_s : o.time_s) * 1e6,
+                std::string(serving::to_string(o.bound)).c_str());
+  }
+  if (!bd.collectives.empty()) {
+    std::printf("\n%-20s %-34s %5s %7s %12s %-12s %11s %11s\n", "collective", "where", "group", "count", "payload KB",
+                "algorithm", "latency us", "transfer us");
+    for (const serving::CollectiveCostRow& r : bd.collectives) {
+      std::printf("%-20s %-34s %5d %7.2f %12.2f %-12s %11.1f %11.1f\n", r.kind.c_str(), r.where.c_str(), r.group,
+                  r.count, r.payload_bytes / 1e3, r.algorithm.c_str(), r.latency_s * 1e6, r.transfer_s * 1e6);
+    }
+  }
+  const serving::CauseTotals& k = bd.causes;
+  std::printf("\nby cause (ms): compute %.3f | HBM %.3f | host link %.3f | network %.3f | floors+latency %.3f | "
+              "overhead %.3f\n",
+              k.compute_s * 1e3, k.hbm_s * 1e3, k.host_link_s * 1e3, k.network_s * 1e3, k.floor_s * 1e3,
+              k.overhead_s * 1e3);
+  std::printf("step %.3f ms (%s-bound roofline; comm hidden by overlap %.3f ms; bubble %.3f ms; drafting %.3f ms)\n",
+              c.total_s * 1e3, c.compute_bound ? "compute" : "memory", bd.hidden_comm_s * 1e3, bd.bubble_s * 1e3,
+              bd.draft_s * 1e3);
+  std::printf("%s tokens/step per decoding sequence -> %s tok/s per sequence\n", fmt("%.3f", bd.tokens_per_step).c_str(),
+              fmt("%.1f", tok_s).c_str());
+  for (const std::string& n : bd.notes) std::printf("note: %s\n", n.c_str());
+  return 0;
+}
+
+}  // namespace
+
+Command add_explain_command(CLI::App& app, const Context& ctx) {
+  auto args = std::make_shared<ExplainArgs>();
+  CLI::App* sub = app.add_subcommand("explain", "price one engine step and show where the time goes");
+  sub->add_option("--model", args->model, "model catalog name")->required();
+  sub->add_option("--system", args->system, "system catalog name")->required();
+  sub->add_option("--plan", args->plan, "tp=..,ep=..,pp=..,dp=.. (default: the valid plan on the fewest devices)");
+  sub->add_option("--batch", args->batch, "decode=N@CONTEXT,prefill=NxTOKENS@CACHED")->capture_default_str();
+  sub->add_option("--overlap", args->overlap, "none | comm | two_batch")->capture_default_str();
+  sub->add_flag("--cuda-graph", args->cuda_graph, "kernels replayed from CUDA graphs");
+  sub->add_option("--ep-imbalance", args->ep_imbalance, "busiest expert rank / mean load")->capture_default_str();
+  sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")->capture_default_str();
+  sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step");
+  sub->add_flag("--host-prefetch", args->host_prefetch, "host-link loads prefetched layer by layer");
+  sub->add_option("--spec", args->spec, "speculative decoding acceptance per draft position, e.g. 0.8,0.6");
+  sub->add_option("--efficiency", args->efficiency, "compute,memory,network fractions of peak")->capture_default_str();
+  sub->add_option("--step-overhead", args->step_overhead, "host overhead per step")->capture_default_str();
+  sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();
+  sub->add_flag("--json", args->json, "JSON instead of the table");
+  return {sub, [args, &ctx]() { return run_explain(*args, ctx); }};
+}
+
+}  // namespace agentsim::cli

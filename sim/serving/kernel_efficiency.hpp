@@ -1,0 +1,56 @@
+#pragma once
+// Achieved fraction of peak for the kernels of one step, looked up by shape:
+// matmuls by (m, n, k), grouped expert matmuls, attention, HBM traffic by
+// size, and the per-kernel launch floor. A lookup outside the measured range
+// is flagged so `explain` can show it; nothing is fitted at run time.
+#include <string>
+
+#include "hwmodels/dtype.hpp"
+#include "hwmodels/efficiency.hpp"
+
+namespace agentsim::serving {
+
+enum class KernelKind { kGemm, kGroupedGemm, kAttentionDecode, kAttentionPrefill, kOther };
+
+struct KernelShape {
+  KernelKind kind = KernelKind::kGemm;
+  hw::DType dtype = hw::DType::kBf16;
+  double m = 1, n = 1, k = 1;  // GEMM rows (tokens), output and reduction widths; grouped: per group
+  double groups = 1;           // experts touched (grouped GEMM)
+  double batch = 1;            // sequences (attention)
+  double context = 1;          // tokens attended per query (attention)
+  double flops = 0;            // work of one call
+  double bytes = 0;            // HBM bytes of one call
+};
+
+struct EfficiencyValue {
+  double value = 1.0;          // achieved / peak in (0, 1]
+  bool extrapolated = false;   // outside the measured range (edge value used)
+  std::string note;            // which table and axis, when extrapolated or a fallback
+};
+
+class KernelEfficiency {
+ public:
+  virtual ~KernelEfficiency() = default;
+  virtual EfficiencyValue compute(const KernelShape& s) const = 0;
+  virtual EfficiencyValue memory(const KernelShape& s) const = 0;
+  // Seconds one kernel costs at least; `graph` = replayed from a CUDA graph.
+  // Returns a negative value to keep the accelerator's catalog floor.
+  virtual double launch_floor_s(bool graph) const = 0;
+  virtual std::string name() const = 0;  // e.g. "constant" or the profile's source
+};
+
+// The same fractions for every shape (the experiment's `serving.efficiency`).
+class ConstantKernelEfficiency final : public KernelEfficiency {
+ public:
+  explicit ConstantKernelEfficiency(hw::Efficiency e = {}) : e_(e) {}
+  EfficiencyValue compute(const KernelShape&) const override { return {e_.compute, false, ""}; }
+  EfficiencyValue memory(const KernelShape&) const override { return {e_.memory, false, ""}; }
+  double launch_floor_s(bool) const override { return -1.0; }
+  std::string name() const override { return "constant"; }
+
+ private:
+  hw::Efficiency e_;
+};
+
+}  // namespace agentsim::serving

@@ -1,0 +1,100 @@
+#include "sim/serving/replica_plan.hpp"
+
+#include <cstdio>
+
+#include "sim/core/error.hpp"
+#include "workloads/footprint.hpp"
+
+namespace agentsim::serving {
+
+PlanPlacement place_plan(const wl::ParallelPlan& plan) {
+  PlanPlacement p;
+  p.devices = plan.devices();
+  for (int r = 0; r < plan.tp; ++r) p.tp_group.push_back(r);
+  const int stride = plan.expert_tp();
+  for (int r = 0; r < plan.ep; ++r) p.ep_group.push_back(r * stride);
+  for (int g = 0; g < plan.attn_dp; ++g) p.dp_group.push_back(g * plan.tp);
+  for (int s = 0; s < plan.pp; ++s) p.pp_chain.push_back(s * plan.devices_per_stage());
+  return p;
+}
+
+namespace {
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / 1e9);
+  return buf;
+}
+
+}  // namespace
+
+PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
+                     double memory_fraction, double min_kv_tokens) {
+  PlanCheck c;
+  auto reject = [&](std::string why) {
+    c.ok = false;
+    c.reason = "plan " + plan.to_string() + " for " + model.name + " on " + system.name + ": " + std::move(why);
+    return c;
+  };
+  if (plan.devices() > system.accelerators) {
+    return reject("needs " + std::to_string(plan.devices()) + " devices but the system has " +
+                  std::to_string(system.accelerators));
+  }
+  if (plan.devices_per_stage() % plan.ep != 0) return reject("ep must divide tp x dp");
+  if (plan.ep > 1 && model.ffn.experts == 0) return reject("ep > 1 but the model has no routed experts");
+  if (model.ffn.experts > 0 && model.ffn.experts % plan.ep != 0) {
+    return reject("ep=" + std::to_string(plan.ep) + " does not divide the " + std::to_string(model.ffn.experts) +
+                  " routed experts");
+  }
+  if (model.heads > 0 && model.heads % plan.tp != 0) {
+    return reject("tp=" + std::to_string(plan.tp) + " does not divide the " + std::to_string(model.heads) +
+                  " attention heads");
+  }
+  if (model.attention.kind == wl::AttentionKind::kGqa && model.kv_heads > 0 && model.kv_heads % plan.tp != 0 &&
+      plan.tp % model.kv_heads != 0) {
+    return reject("tp=" + std::to_string(plan.tp) + " neither divides nor is a multiple of the " +
+                  std::to_string(model.kv_heads) + " KV heads");
+  }
+  if (plan.pp > model.layers) return reject("more pipeline stages than the model's " + std::to_string(model.layers) + " layers");
+  const wl::Footprint f = wl::footprint(model, plan);
+  c.weight_bytes_per_device = f.weight_bytes() + f.engram_hbm_bytes;
+  c.kv_bytes_per_device = f.kv_bytes_per_token * min_kv_tokens / plan.pp;
+  c.hbm_budget_bytes = system.accelerator.hbm_bytes * memory_fraction;
+  if (c.weight_bytes_per_device + c.kv_bytes_per_device > c.hbm_budget_bytes) {
+    char frac[16];
+    std::snprintf(frac, sizeof frac, "%.2f", memory_fraction);
+    return reject("weights " + gb(c.weight_bytes_per_device) + " + KV of one " +
+                  std::to_string(static_cast<long long>(min_kv_tokens)) + "-token sequence " +
+                  gb(c.kv_bytes_per_device) + " per device exceed " + gb(system.accelerator.hbm_bytes) + " HBM x " +
+                  frac);
+  }
+  return c;
+}
+
+wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& system, double memory_fraction,
+                             double min_kv_tokens) {
+  std::string last = "no candidate plan";
+  const bool moe = model.ffn.experts > 0;
+  for (int devices = 1; devices <= system.accelerators; devices *= 2) {
+    std::vector<wl::ParallelPlan> candidates;
+    for (int pp = 1; pp <= devices; pp *= 2) {
+      const int stage = devices / pp;
+      for (int tp = stage; tp >= 1; tp /= 2) {
+        wl::ParallelPlan p;
+        p.tp = tp;
+        p.attn_dp = stage / tp;
+        p.pp = pp;
+        p.ep = moe && model.ffn.experts % stage == 0 ? stage : 1;
+        candidates.push_back(p);
+      }
+    }
+    for (const wl::ParallelPlan& p : candidates) {
+      const PlanCheck c = check_plan(model, system, p, memory_fraction, min_kv_tokens);
+      if (c.ok) return p;
+      last = c.reason;
+    }
+  }
+  throw core::Error("no valid plan for " + model.name + " on " + system.name + " (last tried: " + last + ")");
+}
+
+}  // namespace agentsim::serving

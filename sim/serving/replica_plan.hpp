@@ -1,0 +1,47 @@
+#pragma once
+// A parallel plan placed on one system: which GPUs (topology indices) form
+// each tensor-parallel, expert-parallel and pipeline group, and whether the
+// plan is valid for the model on that system (with the reason when not).
+// Devices are numbered stage-major: stage s, attention-DP group g, TP rank r
+// sits on GPU s x (tp x dp) + g x tp + r.
+#include <string>
+#include <vector>
+
+#include "hwmodels/system.hpp"
+#include "workloads/model_spec.hpp"
+#include "workloads/parallel_plan.hpp"
+
+namespace agentsim::serving {
+
+struct PlanPlacement {
+  std::vector<int> tp_group;   // GPUs of the first TP group (stage 0, DP group 0)
+  std::vector<int> ep_group;   // GPUs of the first EP group (stage 0, one per expert shard)
+  std::vector<int> dp_group;   // first TP rank of each attention-DP group of stage 0
+  std::vector<int> pp_chain;   // first GPU of each stage
+  int devices = 0;
+};
+
+PlanPlacement place_plan(const wl::ParallelPlan& plan);
+
+struct PlanCheck {
+  bool ok = true;
+  std::string reason;  // why the plan is invalid; empty when ok
+  double weight_bytes_per_device = 0;
+  double kv_bytes_per_device = 0;  // for `min_kv_tokens` of context
+  double hbm_budget_bytes = 0;     // HBM x memory_fraction
+};
+
+// Rejects plans needing more devices than `system` has, EP not dividing the
+// routed experts (or EP on a dense model), TP not dividing the heads (or the
+// KV heads, for GQA), more stages than layers, and weights + the KV of one
+// `min_kv_tokens` sequence not fitting in HBM x memory_fraction.
+PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
+                     double memory_fraction = 0.9, double min_kv_tokens = 4096);
+
+// The valid plan on the fewest devices (TP first, then attention DP, then PP;
+// EP over the stage for MoE models); throws core::Error with the last reason
+// when none fits on `system`.
+wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& system, double memory_fraction = 0.9,
+                             double min_kv_tokens = 4096);
+
+}  // namespace agentsim::serving

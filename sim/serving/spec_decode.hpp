@@ -1,0 +1,24 @@
+#pragma once
+// Speculative decoding / multi-token prediction: k draft tokens per sequence,
+// each accepted with a per-position probability given the earlier ones were.
+// A step verifies k + 1 tokens per decoding sequence and emits the accepted
+// drafts plus one token of its own.
+#include <vector>
+
+namespace agentsim::serving {
+
+struct SpecDecodeOptions {
+  int draft_tokens = 0;            // k (0 = off)
+  std::vector<double> acceptance;  // P(draft i accepted | drafts < i accepted), size k, each in [0, 1]
+  // Draft cost per draft token as layers of the target model (MTP module: 1).
+  double draft_layers = 1.0;
+
+  bool enabled() const { return draft_tokens > 0; }
+  // 1 + sum_i prod_{j<=i} acceptance[j]: tokens emitted per sequence per step.
+  double expected_tokens_per_step() const;
+};
+
+// Throws core::Error unless acceptance has k entries in [0, 1] and k <= 16.
+void check_spec_decode(const SpecDecodeOptions& s);
+
+}  // namespace agentsim::serving

@@ -1,0 +1,278 @@
+// Parallel plans, overlap, floors, speculative decoding and calibration
+// profiles in the step cost model, plus `agentsim explain` over the catalog.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "experiments/catalog.hpp"
+#include "experiments/profile_efficiency.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/batch_text.hpp"
+#include "sim/serving/replica_plan.hpp"
+#include "sim/serving/step_cost.hpp"
+
+namespace agentsim::serving {
+namespace {
+
+struct Plans : ::testing::Test {
+  static const exp::Catalog& cat() {
+    static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+    return c;
+  }
+  static StepCostOptions options(const hw::System& s, const std::string& plan) {
+    StepCostOptions o;
+    o.efficiency = {0.7, 0.8, 0.8};
+    o.plan = wl::parse_parallel_plan(plan);
+    o.collectives = std::make_shared<const CollectivePricer>(s, *o.plan);
+    return o;
+  }
+};
+
+TEST_F(Plans, TensorParallelAllReducesTwicePerLayer) {
+  const auto& m = cat().models.get("llama-3.1-70b");
+  const auto& s = cat().systems.get("hgx-h200");
+  const StepCost c = step_cost(parse_step_batch("decode=4@2000"), m, s, options(s, "tp=8"));
+  // 80 layers x 2 (attention and FFN outputs); payload = 4 tokens x 8192 hidden x 2 B (BF16).
+  EXPECT_EQ(c.allreduces, 160);
+  EXPECT_DOUBLE_EQ(c.allreduce_bytes, 4 * 8192 * 2.0);
+}
+
+TEST_F(Plans, ExpertParallelAllToAllSizes) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  const StepCost c = step_cost(parse_step_batch("decode=16@1000"), m, s, options(s, "tp=8,ep=8"));
+  // Dispatch per device = 16 tokens / 8 devices x top-8 x 7168 hidden x 2 B = 229,376 B, once per MoE layer (58).
+  int found = 0;
+  for (const CollectiveCostRow& r : c.breakdown.collectives) {
+    if (r.kind != "all_to_all_dispatch" && r.kind != "all_to_all_combine") continue;
+    ++found;
+    EXPECT_DOUBLE_EQ(r.payload_bytes, 229376.0);
+    EXPECT_DOUBLE_EQ(r.count, 58.0);
+    EXPECT_EQ(r.group, 8);
+  }
+  EXPECT_EQ(found, 2);
+  // Imbalance 1.5 makes the busiest rank's expert work and all-to-all 1.5x longer.
+  StepCostOptions o = options(s, "tp=8,ep=8");
+  o.ep_imbalance = 1.5;
+  const StepCost im = step_cost(parse_step_batch("decode=16@1000"), m, s, o);
+  for (std::size_t i = 0; i < c.breakdown.collectives.size(); ++i) {
+    const auto& a = c.breakdown.collectives[i];
+    const auto& b = im.breakdown.collectives[i];
+    if (a.kind.rfind("all_to_all", 0) == 0) {
+      EXPECT_NEAR(b.transfer_s, 1.5 * a.transfer_s, 1e-15);
+    }
+  }
+  EXPECT_GT(im.total_s, c.total_s);
+}
+
+TEST_F(Plans, PipelineBubble) {
+  const auto& m = cat().models.get("llama-3.1-8b");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=1,pp=2");
+  o.micro_batches = 4;
+  const StepBatch b = parse_step_batch("decode=32@1000");
+  const StepCost c = step_cost(b, m, s, o);
+  // (micro-batches + pp - 1) micro-batch times: 4 of work, 1 of bubble.
+  EXPECT_NEAR(c.breakdown.bubble_s, c.breakdown.micro_batch_s, 1e-15);
+  EXPECT_NEAR(c.total_s, 5 * c.breakdown.micro_batch_s, 1e-12);
+  EXPECT_NEAR(c.breakdown.causes.sum(), c.total_s, 1e-12);
+}
+
+TEST_F(Plans, BatchOneIsFarBelowBandwidthOverActiveBytes) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=8");
+  const StepCost c = step_cost(parse_step_batch("decode=1@4096"), m, s, o);
+  // HBM bw / active bytes per device = 4.8e12 / weight bytes read: the naive speed.
+  const double naive_tok_s = 4.8e12 / (c.weight_bytes + c.kv_read_bytes);
+  EXPECT_LT(1.0 / c.total_s, 0.5 * naive_tok_s);
+  EXPECT_GT(c.breakdown.causes.floor_s, 0.2 * c.total_s);  // launches and all-reduce latency
+  o.cuda_graph = true;
+  const StepCost g = step_cost(parse_step_batch("decode=1@4096"), m, s, o);
+  EXPECT_LT(g.breakdown.causes.floor_s, c.breakdown.causes.floor_s);
+  EXPECT_LT(g.total_s, c.total_s);
+}
+
+TEST_F(Plans, MoreTokensNeverCostLess) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  const StepCostOptions o = options(s, "tp=8,ep=8");
+  double prev = 0;
+  for (int n = 1; n <= 1024; n *= 2) {
+    const double t = step_cost(parse_step_batch("decode=" + std::to_string(n) + "@8000"), m, s, o).total_s;
+    EXPECT_GE(t, prev) << n;
+    prev = t;
+  }
+}
+
+TEST_F(Plans, TwoBatchOverlapHidesExpertCommunication) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=8,ep=8");
+  const StepBatch b = parse_step_batch("decode=256@2000");
+  const StepCost none = step_cost(b, m, s, o);
+  o.overlap = Overlap::kTwoBatch;
+  const StepCost tbo = step_cost(b, m, s, o);
+  EXPECT_GT(tbo.breakdown.hidden_comm_s, 0.0);
+  EXPECT_LT(tbo.breakdown.exposed_comm_s, none.breakdown.exposed_comm_s);
+  EXPECT_NEAR(tbo.breakdown.causes.sum(), tbo.total_s, 1e-12);
+}
+
+TEST_F(Plans, HostResidentKvLoadsShareTheHostLink) {
+  const auto& m = cat().models.get("llama-3.1-70b");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=8");
+  o.host_kv_load_tokens = 32768;
+  const StepBatch b = parse_step_batch("prefill=1x512@32768");
+  const StepCost c = step_cost(b, m, s, o);
+  // 32768 tokens x 327,680 B / 8 devices = 1.342 GB per GPU over its own PCIe5 x16 (64 GB/s,
+  // one GPU per link; host DRAM 563 GB/s / 8 = 70 GB/s is not the limit) = 20.97 ms + 80 layers x latency.
+  EXPECT_NEAR(c.breakdown.causes.host_link_s, 32768 * 327680.0 / 8 / 64e9, 2e-3);
+  o.host_prefetch = true;
+  const StepCost p = step_cost(b, m, s, o);
+  EXPECT_LT(p.total_s, c.total_s);
+}
+
+TEST_F(Plans, SpeculativeDecodingVerifiesKPlusOneTokens) {
+  SpecDecodeOptions sp;
+  sp.draft_tokens = 2;
+  sp.acceptance = {0.8, 0.5};
+  EXPECT_DOUBLE_EQ(sp.expected_tokens_per_step(), 1 + 0.8 + 0.8 * 0.5);  // 2.2
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=8");
+  const StepBatch b = parse_step_batch("decode=8@2000");
+  const StepCost plain = step_cost(b, m, s, o);
+  o.spec = sp;
+  const StepCost spec = step_cost(b, m, s, o);
+  EXPECT_DOUBLE_EQ(spec.breakdown.tokens_per_step, 2.2);
+  EXPECT_GT(spec.breakdown.draft_s, 0.0);
+  EXPECT_GT(spec.total_s, plain.total_s);
+  EXPECT_GT(spec.breakdown.tokens_per_step / spec.total_s, 1.0 / plain.total_s);  // memory-bound: a net gain
+  sp.acceptance = {0.8};
+  EXPECT_THROW(check_spec_decode(sp), core::Error);
+}
+
+TEST_F(Plans, InvalidPlansSayWhy) {
+  const auto& r1 = cat().models.get("deepseek-r1");
+  const auto& llama = cat().models.get("llama-3.1-70b");
+  const auto& s = cat().systems.get("hgx-h200");
+  auto reason = [&](const wl::ModelSpec& m, const std::string& p) {
+    return check_plan(m, s, wl::parse_parallel_plan(p)).reason;
+  };
+  EXPECT_NE(reason(r1, "tp=16").find("needs 16 devices but the system has 8"), std::string::npos);
+  EXPECT_NE(reason(r1, "tp=6,ep=6").find("ep=6 does not divide the 256 routed experts"), std::string::npos);
+  EXPECT_NE(reason(llama, "tp=2,ep=2").find("no routed experts"), std::string::npos);
+  EXPECT_NE(reason(llama, "tp=3").find("tp=3 does not divide the 64 attention heads"), std::string::npos);
+  // DeepSeek-R1 FP8 is ~690 GB of weights: one 141 GB H200 cannot hold it.
+  EXPECT_NE(reason(r1, "tp=1").find("per device exceed 141.0 GB HBM x 0.90"), std::string::npos);
+  EXPECT_THROW(wl::parse_parallel_plan("tp=8,ep=3"), core::Error);
+}
+
+TEST_F(Plans, EveryCatalogPairWithAValidPlanExplains) {
+  int valid = 0, invalid = 0;
+  for (const auto& mname : cat().models.names()) {
+    const auto& m = cat().models.get(mname);
+    for (const auto& sname : cat().systems.names()) {
+      const auto& s = cat().systems.get(sname);
+      wl::ParallelPlan plan;
+      try {
+        plan = choose_plan(m, s);
+      } catch (const core::Error& e) {
+        ++invalid;
+        EXPECT_NE(std::string(e.what()).find("no valid plan for " + mname), std::string::npos);
+        continue;
+      }
+      ++valid;
+      ASSERT_TRUE(check_plan(m, s, plan).ok) << mname << " " << sname;
+      const StepCostOptions o = options(s, plan.to_string());
+      for (const char* b : {"decode=1@1000", "decode=64@32768,prefill=1x4096@0"}) {
+        const StepCost c = step_cost(parse_step_batch(b), m, s, o);
+        EXPECT_TRUE(std::isfinite(c.total_s) && c.total_s > 0) << mname << " " << sname << " " << b;
+        EXPECT_NEAR(c.breakdown.causes.sum(), c.total_s, 1e-9 * c.total_s) << mname << " " << sname;
+      }
+    }
+  }
+  EXPECT_GT(valid, 100);  // 13 models x 10 systems; the biggest models do not fit the smallest nodes
+  std::printf("catalog pairs: %d with a valid plan, %d without\n", valid, invalid);
+}
+
+TEST_F(Plans, ExplainCliPrintsTheBreakdownAndRejectsBadPlans) {
+  const std::string out = ::testing::TempDir() + "explain.json";
+  const std::string cmd = std::string(AGENTSIM_BINARY) +
+                          " explain --model deepseek-r1 --system hgx-h200 --plan tp=8,ep=8 "
+                          "--batch decode=64@32768,prefill=1x4096@0 --json > " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::ifstream in(out);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string j = ss.str();
+  for (const char* key : {"\"routed_experts\"", "\"all_to_all_dispatch\"", "\"causes\"", "\"e_compute\"", "\"total_s\""}) {
+    EXPECT_NE(j.find(key), std::string::npos) << key;
+  }
+  const std::string err = ::testing::TempDir() + "explain.err";
+  const std::string bad = std::string(AGENTSIM_BINARY) +
+                          " explain --model deepseek-r1 --system hgx-h200 --plan tp=16 --batch decode=1@10 2> " + err;
+  const int rc = std::system(bad.c_str());
+  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  std::ifstream ein(err);
+  std::stringstream es;
+  es << ein.rdbuf();
+  EXPECT_NE(es.str().find("needs 16 devices but the system has 8"), std::string::npos) << es.str();
+}
+
+// A profile whose GEMM tables reach 35% of the datasheet BF16 peak, measured for
+// m in 1..256, and whose HBM reads reach 50%: the breakdown must use exactly
+// those and flag the m = 2048 lookup as extrapolated.
+TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
+  const auto& m = cat().models.get("llama-3.1-8b");
+  const auto& s = cat().systems.get("hgx-h200");
+  calib::EfficiencyProfile p;
+  p.device = "test";
+  p.source = "fixture";
+  calib::EfficiencyTable g;
+  g.name = "gemm_bf16";
+  g.family = "gemm";
+  g.dtype = "bf16";
+  g.peak = 989e12;
+  g.log_constant = std::log(0.35);
+  g.axes = {{"m", 1, {1, 256}, {0, 0}}};
+  p.tables["gemm_bf16"] = g;
+  calib::EfficiencyTable mem;
+  mem.name = "mem_read";
+  mem.family = "mem_read";
+  mem.quantity = calib::Quantity::kMemory;
+  mem.peak = 2.4e12;  // 50% of 4.8 TB/s as its own peak x efficiency 1
+  mem.log_constant = 0;
+  mem.axes = {{"size_bytes", 0, {1, 1e12}, {0, 0}}};
+  p.tables["mem_read"] = mem;
+  StepCostOptions o = options(s, "tp=1");
+  o.efficiency = {1, 1, 1};
+  const StepBatch b = parse_step_batch("prefill=1x2048@0");
+  const StepCost base = step_cost(b, m, s, o);
+  o.kernels = std::make_shared<exp::ProfileEfficiency>(p, s.accelerator, o.efficiency);
+  const StepCost prof = step_cost(b, m, s, o);
+  bool saw_gemm = false;
+  for (std::size_t i = 0; i < prof.breakdown.ops.size(); ++i) {
+    const OpCost& a = base.breakdown.ops[i];
+    const OpCost& q = prof.breakdown.ops[i];
+    if (q.op == "attn_proj" || q.op == "dense_ffn") {
+      saw_gemm = true;
+      EXPECT_NEAR(q.e_compute, 0.35, 1e-12);
+      EXPECT_NEAR(q.compute_s, a.compute_s / 0.35, 1e-12);
+      EXPECT_NE(q.note.find("gemm_bf16 extrapolated"), std::string::npos) << q.note;
+    }
+    if (q.memory_s > 0) {
+      EXPECT_NEAR(q.memory_s, 2 * a.memory_s, 1e-12 + 1e-9 * a.memory_s);
+    }
+  }
+  EXPECT_TRUE(saw_gemm);
+  EXPECT_GT(prof.total_s, 2.0 * base.total_s);  // prefill is compute-bound: 1/0.35 = 2.86x on the GEMMs
+}
+
+}  // namespace
+}  // namespace agentsim::serving
