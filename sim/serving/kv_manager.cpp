@@ -123,9 +123,10 @@ void KvManager::finish(const Request& r, KvHold& hold) {
     return;
   }
   if (opt_.retention == Retention::kOffload) {
-    std::vector<BlockKey> keys = std::move(hold.keys);
-    drop(hold);
-    cache_.offload(keys);
+    cache_.release(hold.keys, hold.anon_units);
+    cache_.offload(hold.keys);
+    hold.keys.clear();
+    hold.anon_units = 0;
     return;
   }
   // TTL pin: the prefix stays referenced (unevictable) until the timer releases it.
