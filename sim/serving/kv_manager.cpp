@@ -49,8 +49,11 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r) const {
   // Keys exist only at a granularity that is a whole number of trace blocks (cache_unit_tokens).
   if (opt_.unit_tokens % tr.block_size_tokens != 0) return {};
   const auto& session = tr.sessions[static_cast<std::size_t>(r.turn.session)];
+  // Local ids compare only within one replay of a session tree: two agents replaying the
+  // same recorded session do not share its prefix.
+  const std::uint64_t root = static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
   const std::uint64_t ns =
-      tr.global_block_ids ? 0 : static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
+      tr.global_block_ids ? 0 : (root << 32) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent));
   const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
   const std::vector<BlockKey> chained = chain_block_keys(ns, ids);
   // A unit of m trace blocks is keyed by the chained key of its last block (the whole

@@ -18,7 +18,8 @@ std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas
       std::uint64_t key = 0;
       if (r.trace && r.turn.valid()) {
         const auto& s = r.trace->sessions[static_cast<std::size_t>(r.turn.session)];
-        key = static_cast<std::uint64_t>(s.root >= 0 ? s.root : r.turn.session) << 1;
+        const auto root = static_cast<std::uint64_t>(s.root >= 0 ? s.root : r.turn.session);
+        key = ((root << 32) ^ static_cast<std::uint32_t>(r.agent)) << 1;
       } else {
         key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent)) << 1) | 1;
       }
