@@ -17,7 +17,8 @@ void account_run(RunResult& r, const Experiment& e, const metrics::Recorder& rec
     const double dur = s.end_s - s.start_s;
     const double overlap = std::min(s.end_s, end_s) - std::max(s.start_s, start_s);
     if (overlap <= 0 || dur <= 0) continue;
-    const double f = overlap / dur;
+    // A fast-forwarded record stands for `steps` identical steps spanning [start, end).
+    const double f = overlap / dur * static_cast<double>(s.steps);
     hw::StepBreakdown b{s.compute_s * f, s.memory_s * f, s.comm_s * f, s.overhead_s * f};
     meter.add_step(b, per_replica);
     p.compute_s += b.compute_s;

@@ -6,11 +6,14 @@
 #include "sim/core/simulator.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
-#include "sim/serving/replica.hpp"
+#include "sim/serving/cluster.hpp"
+#include "hwmodels/memory_tier.hpp"
+#include "workloads/footprint.hpp"
 #include "sim/serving/open_loop_driver.hpp"
 #include "sim/serving/poisson_session_driver.hpp"
 #include "experiments/trace_files.hpp"
 
+#include <cmath>
 #include <memory>
 
 namespace agentsim::exp {
@@ -26,6 +29,50 @@ wl::Trace load_sessions(const Experiment& e) {
   return trace;
 }
 
+namespace {
+
+// HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
+// full token budget and the runtime reserve, over KV bytes per token on that device.
+long long hbm_kv_tokens(const Experiment& e, const wl::Footprint& fp) {
+  const double per_device = e.system.accelerator.hbm_bytes * e.serving.memory_fraction - fp.weight_bytes() -
+                            fp.activation_bytes_per_token * static_cast<double>(e.serving.max_batch_tokens) -
+                            e.serving.runtime_reserve_bytes;
+  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
+}
+
+serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessions, const wl::Footprint& fp) {
+  serving::KvManagerOptions kv;
+  kv.unit_tokens = serving::cache_unit_tokens(e.serving.block_tokens, sessions.block_size_tokens);
+  kv.kv_bytes_per_token = fp.kv_bytes_per_token * e.deployment.tp;
+  kv.prefix_caching = e.serving.prefix_caching;
+  kv.retention = e.serving.retention == "ttl"       ? serving::Retention::kTtlPin
+                 : e.serving.retention == "offload" ? serving::Retention::kOffload
+                                                     : serving::Retention::kLru;
+  kv.ttl_s = e.serving.ttl_s;
+  const auto tiers = hw::memory_tiers(e.system);  // hbm, host, ssd, remote
+  const double capacity[] = {0, e.serving.host_bytes, e.serving.ssd_bytes, e.serving.remote_bytes};
+  const char* names[] = {"hbm", "host", "ssd", "remote"};
+  for (std::size_t i = 0; i < tiers.size() && i < 4; ++i) {
+    serving::KvTierSpec t;
+    t.name = names[i];
+    t.link = std::string(tiers[i].link);
+    t.capacity_tokens = static_cast<long long>(capacity[i] / kv.kv_bytes_per_token);
+    t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], e.deployment.tp) * e.deployment.tp;
+    t.latency_s = tiers[i].latency_s;
+    kv.tiers.push_back(t);
+  }
+  return kv;
+}
+
+serving::RouterPolicy router_policy(const std::string& s) {
+  if (s == "least_loaded") return serving::RouterPolicy::kLeastLoaded;
+  if (s == "session_affinity") return serving::RouterPolicy::kSessionAffinity;
+  if (s == "kv_aware") return serving::RouterPolicy::kKvAware;
+  return serving::RouterPolicy::kRoundRobin;
+}
+
+}  // namespace
+
 RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level) {
   serving::ReplicaOptions ro;
   ro.cost.tp = e.deployment.tp;
@@ -34,7 +81,10 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   apply_deployment(e.deployment, e.system, ro.cost);
   ro.max_batch_tokens = e.serving.max_batch_tokens;
   ro.max_sequences = e.serving.max_sequences;
-  ro.kv_capacity_tokens = serving::kv_capacity_tokens(e.model, e.system, e.deployment.tp, e.serving.memory_fraction);
+  wl::ParallelPlan plan;
+  plan.tp = e.deployment.tp;
+  const wl::Footprint fp = wl::footprint(e.model, plan);
+  ro.kv_capacity_tokens = hbm_kv_tokens(e, fp);
   if (ro.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
                       "weights of " + e.model.name + " (" +
@@ -42,10 +92,32 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
                           ") leave no KV cache on " + std::to_string(e.deployment.tp) + " x " +
                           e.system.accelerator.name);
   }
+  ro.kv = kv_options(e, sessions, fp);
+  ro.admission = e.serving.admission == "on_demand" ? serving::Admission::kOnDemand : serving::Admission::kReserveFull;
+  ro.preemption = e.serving.preemption == "swap" ? serving::Preemption::kSwap : serving::Preemption::kRecompute;
+  ro.overlap_load = e.serving.overlap_load;
+  ro.fast_forward = e.serving.fast_forward;
+  const double end_s = e.workload.warmup_s + e.workload.window_s;
+  ro.barriers_s = {e.workload.warmup_s, end_s};
+
+  serving::ClusterOptions clo;
+  clo.replicas = e.serving.replicas;
+  clo.prefill_replicas = e.serving.prefill_replicas;
+  clo.decode_replicas = e.serving.decode_replicas;
+  clo.router = router_policy(e.serving.router);
+  clo.devices_per_replica = e.deployment.tp;
+  // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
+  hw::Cluster hc;
+  hc.system = e.system;
+  const int devices = (clo.prefill_replicas + clo.decode_replicas) * e.deployment.tp;
+  hc.systems = clo.prefill_replicas > 0 ? (devices + e.system.accelerators - 1) / e.system.accelerators : 1;
+  const hw::Topology topology = hw::build_topology(hc);
 
   core::Simulator sim;
   metrics::Recorder recorder;
-  serving::Replica replica(sim, e.model, e.system, ro, recorder);
+  serving::Cluster replica(sim, e.model, e.system, ro, clo, recorder, &topology);
+  metrics::CacheCounters at_warmup;
+  sim.at(core::to_ticks(e.workload.warmup_s), [&] { at_warmup = replica.counters(); });
   std::unique_ptr<serving::SessionDriver> driver;
   int concurrency = 0;
   switch (e.workload.mode) {
@@ -80,17 +152,16 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   }
   driver->start();
 
-  const double end_s = e.workload.warmup_s + e.workload.window_s;
   sim.run_until(core::to_ticks(end_s));
 
   RunResult r;
   r.concurrency = concurrency;
   r.level = level;
-  r.summary = metrics::summarize(recorder, e.workload.warmup_s, end_s);
+  r.summary = metrics::summarize(recorder, e.workload.warmup_s, end_s, replica.counters().since(at_warmup));
   r.kv_capacity_tokens = ro.kv_capacity_tokens;
   r.turns_truncated = driver->turns_truncated();
   r.events = sim.events_run();
-  account_run(r, e, recorder, e.workload.warmup_s, end_s, e.deployment.tp);
+  account_run(r, e, recorder, e.workload.warmup_s, end_s, static_cast<int>(replica.size()) * e.deployment.tp);
   return r;
 }
 

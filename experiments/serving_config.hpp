@@ -1,6 +1,8 @@
 #pragma once
-// The `serving` section: engine options of every replica.
+// The `serving` section: engine options of every replica (scheduler, KV cache
+// tiers and retention), the router, replica count and prefill/decode split.
 #include <span>
+#include <string>
 
 #include "experiments/yaml_node.hpp"
 #include "hwmodels/efficiency.hpp"
@@ -13,6 +15,23 @@ struct ServingConfig {
   double step_overhead_s = 0;
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
+  // Scheduler.
+  std::string admission = "reserve";     // reserve | on_demand
+  std::string preemption = "recompute";  // recompute | swap (on_demand only)
+  bool fast_forward = true;              // closed-form decode-only stretches
+  // KV cache.
+  long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
+  double runtime_reserve_bytes = 0;      // per device, besides weights and activations
+  bool prefix_caching = true;
+  bool overlap_load = true;
+  double host_bytes = 0, ssd_bytes = 0, remote_bytes = 0;  // per replica; 0 = absent
+  std::string retention = "lru";         // lru | ttl | offload
+  double ttl_s = 0;
+  // Cluster.
+  std::string router = "round_robin";    // round_robin | least_loaded | session_affinity | kv_aware
+  int replicas = 1;
+  int prefill_replicas = 0;              // > 0: disaggregated
+  int decode_replicas = 0;
 };
 
 // Decodes `serving` (absent = defaults).

@@ -12,14 +12,54 @@ constexpr std::array kServingKeys = {
     OptionSpec{"max_batch_tokens", "integer", "8192", "new tokens per step (decode + prefill chunks)"},
     OptionSpec{"max_sequences", "integer", "256", "sequences in the running batch"},
     OptionSpec{"step_overhead", "time", "0s", "fixed scheduler and launch time per step"},
-    OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + KV cache"},
+    OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + activations + KV cache"},
     OptionSpec{"efficiency", "map", "", "achieved fractions of peak until calibration"},
+    OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
+    OptionSpec{"preemption", "string", "recompute", "on_demand KV shortage: recompute or swap (to host)"},
+    OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
+    OptionSpec{"kv_cache", "map", "", "block size, prefix caching, lower tiers, retention"},
+    OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
+    OptionSpec{"replicas", "integer", "1", "unified replicas behind the router"},
+    OptionSpec{"disaggregation", "map", "", "prefill_replicas and decode_replicas"},
 };
 constexpr std::array kEfficiencyKeys = {
     OptionSpec{"compute", "number", "1.0", "achieved / peak FLOP/s"},
     OptionSpec{"memory", "number", "1.0", "achieved / peak HBM bandwidth"},
     OptionSpec{"network", "number", "1.0", "achieved / peak scale-up bandwidth"},
 };
+constexpr std::array kKvKeys = {
+    OptionSpec{"block_tokens", "integer", "16", "engine KV block; cache unit = max(this, trace block)"},
+    OptionSpec{"runtime_reserve", "bytes", "0B", "HBM per device kept for the runtime"},
+    OptionSpec{"prefix_caching", "bool", "true", "reuse cached prompt prefixes"},
+    OptionSpec{"overlap_load", "bool", "true", "load-back overlaps the step layer by layer"},
+    OptionSpec{"host", "bytes", "0B", "host DRAM tier per replica (0 = none)"},
+    OptionSpec{"ssd", "bytes", "0B", "local SSD tier per replica (0 = none)"},
+    OptionSpec{"remote", "bytes", "0B", "remote pool tier per replica (0 = none)"},
+    OptionSpec{"retention", "string", "lru", "during tool calls: lru, ttl (pin), offload (to host)"},
+    OptionSpec{"ttl", "time", "0s", "pin duration after a turn (retention: ttl)"},
+};
+constexpr std::array kDisaggKeys = {
+    OptionSpec{"prefill_replicas", "integer", "1", "replicas that prefill"},
+    OptionSpec{"decode_replicas", "integer", "1", "replicas that decode"},
+};
+
+bool bool_key(const YamlNode& n, std::string_view key, bool fallback) {
+  auto v = n.find(key);
+  return v ? v->as_bool() : fallback;
+}
+
+std::string choice(const YamlNode& n, std::string_view key, std::string fallback,
+                   std::initializer_list<const char*> allowed) {
+  auto v = n.find(key);
+  if (!v) return fallback;
+  const std::string s = v->as_string();
+  std::string list;
+  for (const char* a : allowed) {
+    if (s == a) return s;
+    list += list.empty() ? a : std::string(", ") + a;
+  }
+  throw v->error("'" + s + "' is not one of: " + list);
+}
 
 }  // namespace
 
@@ -39,6 +79,29 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.efficiency.compute = fraction(*eff, "compute", 1.0);
     s.efficiency.memory = fraction(*eff, "memory", 1.0);
     s.efficiency.network = fraction(*eff, "network", 1.0);
+  }
+  s.admission = choice(*srv, "admission", "reserve", {"reserve", "on_demand"});
+  s.preemption = choice(*srv, "preemption", "recompute", {"recompute", "swap"});
+  s.fast_forward = bool_key(*srv, "fast_forward", true);
+  if (auto kv = srv->find("kv_cache")) {
+    kv->check_keys(kKvKeys);
+    s.block_tokens = bounded_int(*kv, "block_tokens", 16, 1, 1 << 20);
+    s.runtime_reserve_bytes = kv->quantity_or("runtime_reserve", Dimension::kBytes, 0.0);
+    s.prefix_caching = bool_key(*kv, "prefix_caching", true);
+    s.overlap_load = bool_key(*kv, "overlap_load", true);
+    s.host_bytes = kv->quantity_or("host", Dimension::kBytes, 0.0);
+    s.ssd_bytes = kv->quantity_or("ssd", Dimension::kBytes, 0.0);
+    s.remote_bytes = kv->quantity_or("remote", Dimension::kBytes, 0.0);
+    s.retention = choice(*kv, "retention", "lru", {"lru", "ttl", "offload"});
+    s.ttl_s = kv->quantity_or("ttl", Dimension::kTime, 0.0);
+    if (s.retention == "ttl" && !(s.ttl_s > 0)) throw kv->error("retention: ttl needs a positive ttl");
+  }
+  s.router = choice(*srv, "router", "round_robin", {"round_robin", "least_loaded", "session_affinity", "kv_aware"});
+  s.replicas = static_cast<int>(bounded_int(*srv, "replicas", 1, 1, 1 << 20));
+  if (auto d = srv->find("disaggregation")) {
+    d->check_keys(kDisaggKeys);
+    s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
+    s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
   }
   return s;
 }

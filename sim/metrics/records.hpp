@@ -22,6 +22,9 @@ struct StepRecord {
   long long cached_tokens = 0;   // prompt tokens served from cache, counted when the prompt completes
   int sampled_tokens = 0;        // output tokens emitted at end_s
   int batch_sequences = 0;
+  int steps = 1;                 // > 1: a fast-forwarded run of identical decode-only steps; the
+                                 // per-step fields above hold one step's values, start/end span the run
+  double kv_used_fraction = 0;   // HBM KV blocks in use / capacity at the step's start
   double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
 };
 

@@ -140,6 +140,35 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   return out;
 }
 
+bool KvBlockCache::reserve(long long blocks) {
+  if (blocks > available_hbm_blocks()) return false;
+  make_room(0, blocks);
+  used_[0] += blocks;
+  return true;
+}
+
+long long KvBlockCache::offload(std::span<const BlockKey> keys) {
+  if (tiers() < 2 || tiers_[1].capacity_blocks == 0) return 0;
+  long long moved = 0;
+  // Tail first, each to the front: the prefix head ends most recent, the tail is evicted first.
+  for (auto r = keys.rbegin(); r != keys.rend(); ++r) {
+    const BlockKey k = *r;
+    auto it = blocks_.find(k);
+    if (it == blocks_.end() || it->second.tier != 0 || it->second.refs != 0) continue;
+    lru_[0].erase(it->second.lru_pos);
+    --used_[0];
+    make_room(1, 1);
+    Block& b = blocks_[k];  // make_room may erase others; look it up again
+    b.tier = 1;
+    lru_[1].push_front(k);
+    b.lru_pos = lru_[1].begin();
+    ++used_[1];
+    ++stats_.tiers[1].offloaded_in;
+    ++moved;
+  }
+  return moved;
+}
+
 void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_blocks) {
   used_[0] -= anonymous_blocks;
   // Release tail first so the head of the prefix is the most recently used and

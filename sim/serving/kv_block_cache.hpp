@@ -31,6 +31,7 @@ struct KvTierStats {
   long long promoted_blocks = 0; // loaded back from this tier into HBM
   long long demoted_in = 0;      // blocks that arrived here from the tier above
   long long dropped = 0;         // blocks evicted from this tier with nowhere to go
+  long long offloaded_in = 0;    // blocks moved here by offload() (retention on turn end)
 };
 
 struct KvCacheStats {
@@ -60,6 +61,16 @@ class KvBlockCache {
   std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks);
   // Unpins what acquire pinned. Keyed blocks stay cached (evictable).
   void release(std::span<const BlockKey> keys, long long anonymous_blocks);
+  // Takes `blocks` more unkeyed HBM blocks (decode growth); false and no change when HBM is full
+  // of referenced blocks.
+  bool reserve(long long blocks);
+  // Moves the unreferenced HBM blocks among `keys` to tier 1 now (offload at turn end);
+  // returns how many moved. No-op without a lower tier.
+  long long offload(std::span<const BlockKey> keys);
+  // Blocks that could be pinned in HBM now: free plus unreferenced.
+  long long available_hbm_blocks() const {
+    return tiers_[0].capacity_blocks - used_[0] + static_cast<long long>(lru_[0].size());
+  }
 
   long long capacity_blocks(int tier) const { return tiers_[tier].capacity_blocks; }
   long long used_blocks(int tier) const { return used_[tier]; }

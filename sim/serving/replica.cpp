@@ -5,6 +5,10 @@
 
 namespace agentsim::serving {
 
+namespace {
+constexpr long long kMaxRunSteps = 1LL << 24;
+}  // namespace
+
 long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& system, int tp,
                              double mem_fraction) {
   const double usable = system.accelerator.hbm_bytes * tp * mem_fraction - model.weight_bytes();
@@ -13,7 +17,21 @@ long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& syste
 
 Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
                  ReplicaOptions opt, metrics::Recorder& recorder, int id)
-    : sim_(sim), model_(model), system_(system), opt_(opt), recorder_(recorder), id_(id) {}
+    : sim_(sim), model_(model), system_(system), opt_(std::move(opt)), recorder_(recorder), id_(id) {
+  KvManagerOptions ko = opt_.kv;
+  if (ko.tiers.empty()) ko.tiers.push_back(KvTierSpec{"hbm", "local", 0, 0, 0});
+  ko.tiers[0].capacity_tokens = opt_.kv_capacity_tokens;
+  if (ko.kv_bytes_per_token <= 0) ko.kv_bytes_per_token = model.kv_bytes_per_token();
+  kv_ = std::make_unique<KvManager>(sim, std::move(ko), [this] {
+    interrupt();
+    kick();
+  });
+}
+
+long long Replica::kv_used_tokens() const {
+  return static_cast<long long>(std::llround(kv_->used_fraction() * static_cast<double>(kv_->capacity_units()))) *
+         kv_->unit_tokens();
+}
 
 void Replica::submit(const Request& r, CompletionFn done) {
   Active a;
@@ -23,62 +41,194 @@ void Replica::submit(const Request& r, CompletionFn done) {
   a.rec.input_tokens = r.input_tokens;
   a.rec.output_tokens = r.output_tokens;
   a.rec.arrival_s = sim_.now_s();
-  a.kv_tokens = r.input_tokens + r.output_tokens;
-  if (a.kv_tokens > opt_.kv_capacity_tokens) {
+  a.prompt = r.input_tokens;
+  const long long need = opt_.role == ReplicaRole::kPrefill ? r.input_tokens : r.input_tokens + r.output_tokens;
+  if (kv_->units_for(need) > kv_->capacity_units()) {
     // It could never be admitted: reject now rather than block the queue forever.
     a.rec.rejected = true;
     recorder_.add(a.rec);
     a.done(a.rec);
     return;
   }
-  waiting_.push_back(std::move(a));
-  if (!busy_ && !in_end_step_ && !kick_pending_) {
-    // Start after every other event of this instant, so simultaneous arrivals share a step.
-    kick_pending_ = true;
-    sim_.after(0, [this] {
-      kick_pending_ = false;
-      maybe_start_step();
-    }, /*priority=*/1);
+  enqueue(std::move(a));
+}
+
+void Replica::submit_prefilled(const Request& r, const metrics::RequestRecord& rec, CompletionFn done) {
+  Active a;
+  a.req = r;
+  a.done = std::move(done);
+  a.rec = rec;
+  a.prompt = r.input_tokens;
+  a.prefilled = a.prompt;
+  a.generated = 1;
+  a.ready = true;
+  if (kv_->units_for(r.input_tokens + r.output_tokens) > kv_->capacity_units()) {
+    a.rec.rejected = true;
+    recorder_.add(a.rec);
+    a.done(a.rec);
+    return;
   }
+  enqueue(std::move(a));
+}
+
+void Replica::enqueue(Active a) {
+  pending_prefill_ += a.prompt - a.prefilled;
+  waiting_.push_back(std::move(a));
+  interrupt();
+  kick();
+}
+
+void Replica::kick() {
+  if (busy_ || kick_pending_) return;
+  // Start after every other event of this instant, so simultaneous arrivals share a step
+  // whatever order they were scheduled in (stepping and fast-forward then agree).
+  kick_pending_ = true;
+  sim_.after(0, [this] {
+    kick_pending_ = false;
+    maybe_start_step();
+  }, /*priority=*/1);
+}
+
+void Replica::interrupt() {
+  if (!run_.active) return;
+  // The step in progress finishes; the rest of the run is given up.
+  const long long j = seg_.steps_covering(run_.i0, run_.k, sim_.now() - run_.start);
+  if (j >= run_.k) return;
+  sim_.cancel(run_.event);
+  run_.k = j;
+  run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, j), [this] { end_run(); });
+}
+
+void Replica::preempt_last() {
+  Active a = std::move(running_.back());
+  running_.pop_back();
+  seg_valid_ = false;
+  kv_->count_preemption();
+  pending_prefill_ -= a.prompt - a.prefilled;
+  kv_->drop(a.hold);
+  if (opt_.preemption == Preemption::kSwap && kv_->has_tier(1) && a.prefilled == a.prompt && a.generated > 0) {
+    a.swapped_tokens = a.req.input_tokens + a.generated - 1;
+    a.prompt = a.swapped_tokens;
+    a.prefilled = a.prompt;
+    kv_->count_swap(1, a.swapped_tokens, 0);
+    pending_swap_out_s_ += kv_->move_s(1, a.swapped_tokens);
+  } else {
+    a.prompt = a.req.input_tokens + std::max(0LL, a.generated - 1);
+    a.prefilled = 0;
+    a.ready = false;
+    pending_prefill_ += a.prompt;
+  }
+  waiting_.push_front(std::move(a));
+}
+
+bool Replica::ensure_decode_kv() {
+  if (opt_.admission != Admission::kOnDemand) return true;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (running_[i].prefilled != running_[i].prompt) continue;
+    const long long need = kv_->units_for(running_[i].req.input_tokens + running_[i].generated);
+    while (running_[i].hold.units() < need) {
+      if (kv_->grow(running_[i].hold)) continue;
+      const bool self = i + 1 == running_.size();
+      preempt_last();
+      if (self) return false;
+    }
+  }
+  return true;
+}
+
+bool Replica::try_admit(Active& a, double& load_s) {
+  const bool reserve = opt_.admission == Admission::kReserveFull && opt_.role != ReplicaRole::kPrefill;
+  if (a.ready || a.swapped_tokens > 0) {
+    const long long total = reserve ? a.req.input_tokens + a.req.output_tokens : a.prompt + 1;
+    if (!kv_->admit_anonymous(total, a.hold)) return false;
+    if (a.swapped_tokens > 0) {
+      load_s += kv_->move_s(1, a.swapped_tokens);
+      kv_->count_swap(1, 0, a.swapped_tokens);
+      a.swapped_tokens = 0;
+    }
+    return true;
+  }
+  const long long total = reserve ? a.req.input_tokens + a.req.output_tokens : a.prompt;
+  auto got = kv_->admit(a.req, total, a.hold);
+  if (!got) return false;
+  a.prefilled = got->cached_tokens;
+  pending_prefill_ -= got->cached_tokens;
+  if (a.generated == 0) a.rec.cached_tokens = got->cached_tokens;
+  load_s += got->load_s;
+  return true;
+}
+
+long long Replica::fast_forward_steps(core::Ticks now) const {
+  long long k = kMaxRunSteps;
+  for (const Active& a : running_) {
+    k = std::min(k, a.req.output_tokens - a.generated);
+    if (opt_.admission == Admission::kOnDemand) {
+      k = std::min(k, a.hold.units() * kv_->unit_tokens() - (a.req.input_tokens + a.generated) + 1);
+    }
+  }
+  if (k < 2) return k;
+  // Every step of a run must fall on the same side of each barrier (windows count step ends).
+  for (double b : opt_.barriers_s) {
+    const core::Ticks first_end = now + seg_.step_ticks(seg_.next_step);
+    if (core::to_seconds(first_end) >= b) continue;
+    long long lo = 1, hi = k;  // largest j with every end < b
+    while (lo < hi) {
+      const long long mid = lo + (hi - lo + 1) / 2;
+      if (core::to_seconds(now + seg_.run_ticks(seg_.next_step, mid)) < b) lo = mid; else hi = mid - 1;
+    }
+    k = lo;
+    break;
+  }
+  return k;
 }
 
 void Replica::maybe_start_step() {
   if (busy_) return;
+  pending_swap_out_s_ = 0;
+  ensure_decode_kv();
+
   StepBatch batch;
   std::vector<std::size_t> decode_slots, prefill_slots;
   std::vector<long long> chunks;
-
+  auto add_decode = [&](std::size_t slot) {
+    const Active& a = running_[slot];
+    batch.decodes.push_back(DecodeItem{a.req.input_tokens + a.generated - 1});
+    decode_slots.push_back(slot);
+  };
   for (std::size_t i = 0; i < running_.size(); ++i) {
-    const Active& a = running_[i];
-    if (a.prefilled == a.req.input_tokens) {
-      batch.decodes.push_back(DecodeItem{a.req.input_tokens + a.generated - 1});
-      decode_slots.push_back(i);
-    }
+    if (running_[i].prefilled == running_[i].prompt) add_decode(i);
   }
   long long budget = opt_.max_batch_tokens - static_cast<long long>(batch.decodes.size());
   auto add_prefill = [&](std::size_t slot) {
     Active& a = running_[slot];
-    const long long chunk = std::min(budget, a.req.input_tokens - a.prefilled);
-    batch.prefills.push_back(PrefillChunk{chunk, a.prefilled, a.prefilled + chunk == a.req.input_tokens});
+    const long long chunk = std::min(budget, a.prompt - a.prefilled);
+    batch.prefills.push_back(PrefillChunk{chunk, a.prefilled, a.prefilled + chunk == a.prompt});
     prefill_slots.push_back(slot);
     chunks.push_back(chunk);
     budget -= chunk;
   };
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
-    if (running_[i].prefilled < running_[i].req.input_tokens) add_prefill(i);
+    if (running_[i].prefilled < running_[i].prompt) add_prefill(i);
   }
   // Admit FCFS; the head of the queue blocks those behind it (no overtaking).
-  while (budget > 0 && !waiting_.empty() &&
-         static_cast<int>(running_.size()) < opt_.max_sequences &&
-         kv_used_ + waiting_.front().kv_tokens <= opt_.kv_capacity_tokens) {
-    kv_used_ += waiting_.front().kv_tokens;
-    running_.push_back(std::move(waiting_.front()));
+  double load_s = 0;
+  while (!waiting_.empty() && static_cast<int>(running_.size()) < opt_.max_sequences) {
+    Active& head = waiting_.front();
+    const bool needs_prefill = !head.ready && head.swapped_tokens == 0;
+    if (needs_prefill && budget <= 0) break;
+    if (!try_admit(head, load_s)) break;
+    running_.push_back(std::move(head));
     waiting_.pop_front();
-    add_prefill(running_.size() - 1);
+    seg_valid_ = false;
+    const std::size_t slot = running_.size() - 1;
+    if (running_[slot].prefilled == running_[slot].prompt) {
+      add_decode(slot);
+    } else {
+      add_prefill(slot);
+    }
   }
   if (batch.empty()) return;
 
-  const StepCost cost = step_cost(batch, model_, system_, opt_.cost);
   metrics::StepRecord step;
   step.replica = id_;
   step.start_s = sim_.now_s();
@@ -86,13 +236,60 @@ void Replica::maybe_start_step() {
   for (long long c : chunks) step.prefill_tokens += c;
   step.sampled_tokens = static_cast<int>(batch.sampled_tokens());
   step.batch_sequences = static_cast<int>(batch.decodes.size() + batch.prefills.size());
-  step.compute_s = cost.compute_s;
-  step.memory_s = cost.memory_s;
-  step.comm_s = cost.comm_latency_s + cost.comm_transfer_s;
-  step.overhead_s = cost.overhead_s;
+  step.kv_used_fraction = kv_->used_fraction();
+
+  core::Ticks ticks = 0;
+  const bool segment_step = batch.prefills.empty() && load_s == 0 && pending_swap_out_s_ == 0;
+  if (segment_step) {
+    if (!seg_valid_) {
+      // Time of this composition as an affine function of the step index.
+      const StepCost c0 = step_cost(batch, model_, system_, opt_.cost);
+      StepBatch next = batch;
+      for (auto& d : next.decodes) ++d.context_tokens;
+      const StepCost c1 = step_cost(next, model_, system_, opt_.cost);
+      seg_.a = core::to_ticks(c0.total_s);
+      seg_.b = std::max<core::Ticks>(0, core::to_ticks(c1.total_s) - seg_.a);
+      seg_.next_step = 0;
+      seg_record_ = step;
+      seg_record_.compute_s = c0.compute_s;
+      seg_record_.memory_s = c0.memory_s;
+      seg_record_.comm_s = c0.comm_latency_s + c0.comm_transfer_s;
+      seg_record_.overhead_s = c0.overhead_s;
+      seg_valid_ = true;
+    }
+    step.compute_s = seg_record_.compute_s;
+    step.memory_s = seg_record_.memory_s;
+    step.comm_s = seg_record_.comm_s;
+    step.overhead_s = seg_record_.overhead_s;
+    if (opt_.fast_forward) {
+      const long long k = fast_forward_steps(sim_.now());
+      if (k >= 2) {
+        busy_ = true;
+        run_.active = true;
+        run_.start = sim_.now();
+        run_.i0 = seg_.next_step;
+        run_.k = k;
+        run_.step = step;
+        run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, k), [this] { end_run(); });
+        return;
+      }
+    }
+    ticks = seg_.step_ticks(seg_.next_step);
+    ++seg_.next_step;
+  } else {
+    seg_valid_ = false;
+    const StepCost cost = step_cost(batch, model_, system_, opt_.cost);
+    double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
+    t += pending_swap_out_s_;
+    step.compute_s = cost.compute_s;
+    step.memory_s = cost.memory_s;
+    step.comm_s = cost.comm_latency_s + cost.comm_transfer_s;
+    step.overhead_s = cost.overhead_s + (t - cost.total_s);
+    ticks = core::to_ticks(t);
+  }
 
   busy_ = true;
-  sim_.after(core::to_ticks(cost.total_s),
+  sim_.after(ticks,
              [this, ps = std::move(prefill_slots), cs = std::move(chunks), ds = std::move(decode_slots),
               step]() mutable { end_step(std::move(ps), std::move(cs), std::move(ds), step); });
 }
@@ -104,11 +301,14 @@ void Replica::end_step(std::vector<std::size_t> prefill_slots, std::vector<long 
   for (std::size_t k = 0; k < prefill_slots.size(); ++k) {
     Active& a = running_[prefill_slots[k]];
     a.prefilled += chunks[k];
-    if (a.prefilled == a.req.input_tokens) {
-      a.generated = 1;
-      a.rec.first_token_s = now;
+    pending_prefill_ -= chunks[k];
+    if (a.prefilled == a.prompt) {
+      if (a.generated == 0) {
+        a.rec.first_token_s = now;
+        step.cached_tokens += a.rec.cached_tokens;
+      }
+      ++a.generated;
       a.rec.last_token_s = now;
-      step.cached_tokens += a.rec.cached_tokens;
     }
   }
   for (std::size_t slot : decode_slots) {
@@ -117,28 +317,56 @@ void Replica::end_step(std::vector<std::size_t> prefill_slots, std::vector<long 
     a.rec.last_token_s = now;
   }
   recorder_.add(step);
+  busy_ = false;
+  retire_finished();
+  kick();
+}
 
-  // Retire finished sequences; keep admission order of the rest.
-  std::vector<Active> done;
-  std::vector<Active> still;
+void Replica::end_run() {
+  const double now = sim_.now_s();
+  run_.active = false;
+  for (Active& a : running_) {
+    a.generated += run_.k;
+    a.rec.last_token_s = now;
+  }
+  seg_.next_step += run_.k;
+  run_.step.steps = static_cast<int>(run_.k);
+  run_.step.end_s = now;
+  recorder_.add(run_.step);
+  busy_ = false;
+  retire_finished();
+  kick();
+}
+
+void Replica::retire_finished() {
+  auto leaves = [this](const Active& a) {
+    return a.prefilled == a.prompt && (a.generated >= a.req.output_tokens || opt_.role == ReplicaRole::kPrefill);
+  };
+  if (std::none_of(running_.begin(), running_.end(), leaves)) return;
+  // Keep admission order of the rest.
+  std::vector<Active> done, handed, still;
   still.reserve(running_.size());
   for (auto& a : running_) {
-    if (a.prefilled == a.req.input_tokens && a.generated >= a.req.output_tokens) {
-      kv_used_ -= a.kv_tokens;
+    const bool prompt_done = a.prefilled == a.prompt;
+    if (prompt_done && a.generated >= a.req.output_tokens) {
+      kv_->finish(a.req, a.hold);
       done.push_back(std::move(a));
+    } else if (prompt_done && opt_.role == ReplicaRole::kPrefill) {
+      kv_->finish(a.req, a.hold);
+      handed.push_back(std::move(a));
     } else {
       still.push_back(std::move(a));
     }
   }
+  seg_valid_ = false;
   running_ = std::move(still);
-  busy_ = false;
-  in_end_step_ = true;
+  busy_ = true;  // completions may submit: one kick after all of them
   for (auto& a : done) {
     recorder_.add(a.rec);
     a.done(a.rec);
   }
-  in_end_step_ = false;
-  maybe_start_step();
+  for (auto& a : handed) handoff_(a.req, a.rec, std::move(a.done));
+  busy_ = false;
 }
 
 }  // namespace agentsim::serving

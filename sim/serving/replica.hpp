@@ -1,15 +1,22 @@
 #pragma once
 // One model replica with continuous batching: each step runs every decoding
-// sequence (one token each) plus prefill chunks in FCFS order up to a token
-// budget. A request is admitted when the KV cache can hold its prompt and its
-// whole answer; its first token is emitted when its last prefill chunk ends.
+// sequence (one token each, decode first) plus prefill chunks in FCFS order up
+// to a token budget and a sequence cap. Admission needs free KV in HBM: the
+// prompt's cached prefix is reused (loaded back from lower tiers at a cost) and
+// the rest reserved up front (prompt + answer) or on demand (prompt, then one
+// block at a time, preempting the newest sequence by recompute or swap when HBM
+// runs out). Decode-only stretches can be fast-forwarded in closed form.
 #include <cstdint>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "hwmodels/system.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/recorder.hpp"
+#include "sim/serving/decode_segment.hpp"
+#include "sim/serving/kv_manager.hpp"
 #include "sim/serving/request.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -17,11 +24,24 @@
 
 namespace agentsim::serving {
 
+enum class Admission { kReserveFull, kOnDemand };
+enum class Preemption { kRecompute, kSwap };
+enum class ReplicaRole { kUnified, kPrefill, kDecode };
+
 struct ReplicaOptions {
   StepCostOptions cost;             // tp, efficiencies, step overhead
   long long max_batch_tokens = 8192; // new tokens per step (decode + prefill)
   int max_sequences = 256;          // sequences in the running batch
   long long kv_capacity_tokens = 0; // KV cache size in tokens (from HBM left after weights)
+  // KV cache: granularity, lower tiers (capacity 0 = absent), retention. tiers[0] is
+  // filled from kv_capacity_tokens when left empty.
+  KvManagerOptions kv;
+  Admission admission = Admission::kReserveFull;
+  Preemption preemption = Preemption::kRecompute;
+  bool overlap_load = true;         // load-back overlaps the step layer by layer (max, not sum)
+  bool fast_forward = false;        // advance decode-only stretches in closed form
+  std::vector<double> barriers_s;   // fast-forwarded runs never straddle these (measurement window)
+  ReplicaRole role = ReplicaRole::kUnified;
 };
 
 // KV tokens that fit: (HBM of `tp` devices x mem_fraction - weights) / KV per token.
@@ -31,29 +51,60 @@ long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& syste
 
 class Replica : public RequestSink {
  public:
+  // A prefill replica hands each request over here once its prompt is done.
+  using HandoffFn = std::function<void(const Request&, const metrics::RequestRecord&, CompletionFn)>;
+
   Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
           ReplicaOptions opt, metrics::Recorder& recorder, int id = 0);
 
   // Queues `r` at the current simulated time; `done` fires when it finishes.
   void submit(const Request& r, CompletionFn done) override;
+  // Queues a request whose prompt KV arrives ready (disaggregated decode); `rec` carries
+  // its arrival and first token.
+  void submit_prefilled(const Request& r, const metrics::RequestRecord& rec, CompletionFn done);
+  void set_handoff(HandoffFn fn) { handoff_ = std::move(fn); }
 
   std::size_t waiting() const { return waiting_.size(); }
   std::size_t running() const { return running_.size(); }
-  long long kv_used_tokens() const { return kv_used_; }
+  long long load() const { return static_cast<long long>(waiting_.size() + running_.size()); }
+  // Prompt tokens still to compute (waiting and running), for KV-aware routing.
+  long long pending_prefill_tokens() const { return pending_prefill_; }
+  long long kv_used_tokens() const;
+  const KvManager& kv() const { return *kv_; }
+  int id() const { return id_; }
 
  private:
   struct Active {
     Request req;
     CompletionFn done;
     metrics::RequestRecord rec;
-    long long prefilled = 0;
+    long long prompt = 0;     // tokens in KV before decoding (input, + generated after recompute)
+    long long prefilled = 0;  // of prompt: cached, transferred or computed
     long long generated = 0;
-    long long kv_tokens = 0;  // reserved
+    long long swapped_tokens = 0;  // KV parked in host by a swap preemption
+    bool ready = false;            // KV arrives complete (transfer): no prefill
+    KvHold hold;
+  };
+  struct Run {  // a fast-forwarded run in flight
+    bool active = false;
+    core::Ticks start = 0;
+    long long i0 = 0, k = 0;
+    core::EventId event{};
+    metrics::StepRecord step;
   };
 
+  void enqueue(Active a);
+  void kick();
+  void interrupt();
   void maybe_start_step();
+  bool ensure_decode_kv();
+  void preempt_last();
+  bool try_admit(Active& a, double& load_s);
   void end_step(std::vector<std::size_t> prefill_slots, std::vector<long long> chunks,
                 std::vector<std::size_t> decode_slots, metrics::StepRecord step);
+  void end_run();
+  void retire_finished();
+  long long fast_forward_steps(core::Ticks now) const;
 
   core::Simulator& sim_;
   const wl::ModelSpec& model_;
@@ -61,12 +112,18 @@ class Replica : public RequestSink {
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;
+  std::unique_ptr<KvManager> kv_;
+  HandoffFn handoff_;
   bool busy_ = false;
-  bool kick_pending_ = false;  // a step start is scheduled for this instant
-  bool in_end_step_ = false;  // completions may submit; start the next step once, after them
-  long long kv_used_ = 0;
+  bool kick_pending_ = false;
+  long long pending_prefill_ = 0;
+  double pending_swap_out_s_ = 0;  // swap-out time charged to the step being built
   std::deque<Active> waiting_;
   std::vector<Active> running_;  // in admission order
+  DecodeSegment seg_;
+  bool seg_valid_ = false;       // running set unchanged since the last decode-only step
+  metrics::StepRecord seg_record_;
+  Run run_;
 };
 
 }  // namespace agentsim::serving

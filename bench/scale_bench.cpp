@@ -1,0 +1,137 @@
+// Timing harness for the serving engine at scale (not a unit test): prints wall time,
+// peak RSS (getrusage), events/s and simulated tokens per wall second.
+//   bench_scale scale [agents] [gpus] [sim_s] [cache_unit_tokens]
+//     closed-loop agents replaying the Claude Code sample on gpt-oss-120b, TP8 replicas
+//     of gb300-nvl72 devices, session-affinity routing, fast-forward on.
+//   bench_scale vidur
+//     Llama-3.1-8B on one A100 80GB, TP1, chunked prefill 512, 128 sequences, 10,000
+//     Poisson requests at 6.45 req/s, Azure conversation lengths capped at 4,096.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "experiments/catalog.hpp"
+#include "sim/core/rng.hpp"
+#include "sim/core/simulator.hpp"
+#include "sim/metrics/summary.hpp"
+#include "sim/serving/closed_loop_driver.hpp"
+#include "sim/serving/cluster.hpp"
+#include "workloads/footprint.hpp"
+#include "workloads/trace_formats.hpp"
+
+using namespace agentsim;
+
+namespace {
+
+double peak_rss_mb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+void report(const char* what, double wall_s, const core::Simulator& sim, const metrics::Summary& s,
+            double sim_s) {
+  const double tokens = (s.total_tok_s) * s.window_s;
+  std::printf("%s: wall %.2f s, peak RSS %.0f MB, events %llu (%.3g /s), simulated %.0f s, "
+              "tokens %.4g (%.4g per wall s), requests %lld, hit rate %.3f, steps %lld\n",
+              what, wall_s, peak_rss_mb(), static_cast<unsigned long long>(sim.events_run()),
+              static_cast<double>(sim.events_run()) / wall_s, sim_s, tokens, tokens / wall_s, s.requests,
+              s.prefix_hit_rate, s.steps);
+}
+
+serving::ReplicaOptions options(const wl::ModelSpec& m, const hw::System& sys, int tp, long long batch_tokens,
+                                int max_seqs) {
+  serving::ReplicaOptions o;
+  o.cost.tp = tp;
+  o.cost.efficiency = hw::Efficiency{0.7, 0.8, 0.8};
+  o.cost.step_overhead_s = 2e-3;
+  o.max_batch_tokens = batch_tokens;
+  o.max_sequences = max_seqs;
+  wl::ParallelPlan plan;
+  plan.tp = tp;
+  const auto fp = wl::footprint(m, plan);
+  o.kv_capacity_tokens = static_cast<long long>(
+      (sys.accelerator.hbm_bytes * 0.9 - fp.weight_bytes() -
+       fp.activation_bytes_per_token * static_cast<double>(batch_tokens)) / fp.kv_bytes_per_token);
+  o.fast_forward = true;
+  return o;
+}
+
+int scale(int agents, int gpus, double sim_s, long long unit) {
+  const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const auto& model = catalog.models.get("gpt-oss-120b");
+  const auto& system = catalog.systems.get("gb300-nvl72");
+  const wl::Trace trace =
+      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  core::Simulator sim;
+  metrics::Recorder rec;
+  auto o = options(model, system, 8, 8192, 256);
+  o.kv.unit_tokens = serving::cache_unit_tokens(unit, trace.block_size_tokens);
+  o.barriers_s = {0.0, sim_s};
+  serving::ClusterOptions co;
+  co.replicas = gpus / 8;
+  co.router = serving::RouterPolicy::kSessionAffinity;
+  serving::Cluster cluster(sim, model, system, o, co, rec);
+  serving::ClosedLoopOptions lo;
+  lo.agents = agents;
+  lo.seed = 1;
+  lo.max_context_tokens = model.max_context;
+  lo.start_spread_s = 10;
+  lo.random_start = true;
+  serving::ClosedLoopDriver d(sim, cluster, trace, lo);
+  d.start();
+  sim.run_until(core::to_ticks(sim_s));
+  const auto s = metrics::summarize(rec, 0.0, sim_s, cluster.counters());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  char what[128];
+  std::snprintf(what, sizeof what, "scale %d agents, %d replicas x TP8", agents, co.replicas);
+  report(what, wall, sim, s, sim_s);
+  return 0;
+}
+
+int vidur() {
+  const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const auto& model = catalog.models.get("llama-3.1-8b");
+  const auto& system = catalog.systems.get("hgx-a100");
+  const wl::Trace azure =
+      wl::load_trace("", std::string(AGENTSIM_SHARED_DIR) + "/data/traces/azure-llm-2023/AzureLLMInferenceTrace_conv.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  core::Simulator sim;
+  metrics::Recorder rec;
+  auto o = options(model, system, 1, 512, 128);
+  serving::Replica replica(sim, model, system, o, rec);
+  core::RngStream rng(1, "bench/vidur-arrivals");
+  double t = 0;
+  std::size_t k = 0;
+  for (int i = 0; i < 10000; ++i) {
+    t += rng.exponential(1.0 / 6.45);
+    const auto& turn = azure.sessions[k % azure.sessions.size()].turns[0];
+    ++k;
+    serving::Request r;
+    r.input_tokens = std::clamp(turn.input_tokens, 1LL, 4096LL);
+    r.output_tokens = std::clamp(turn.output_tokens, 1LL, 4096LL);
+    sim.at(core::to_ticks(t), [&replica, r] { replica.submit(r, [](const metrics::RequestRecord&) {}); });
+  }
+  sim.run_until_idle();
+  const double end = sim.now_s();
+  const auto s = metrics::summarize(rec, 0.0, end + 1e-9);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  report("vidur-comparison", wall, sim, s, end);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "vidur";
+  if (mode == "vidur") return vidur();
+  const int agents = argc > 2 ? std::stoi(argv[2]) : 100000;
+  const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
+  const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
+  const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
+  return scale(agents, gpus, sim_s, unit);
+}

@@ -1,0 +1,177 @@
+#include "sim/serving/kv_manager.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+
+namespace agentsim::serving {
+
+long long cache_unit_tokens(long long engine, long long trace) {
+  if (engine <= 0) throw core::Error("KV block size must be positive");
+  if (trace <= 0) return engine;
+  const long long hi = std::max(engine, trace), lo = std::min(engine, trace);
+  if (hi % lo != 0) {
+    throw core::Error("KV block of " + std::to_string(engine) + " tokens and trace block of " +
+                      std::to_string(trace) + " tokens: one must be a multiple of the other");
+  }
+  return hi;
+}
+
+namespace {
+std::vector<KvTier> block_tiers(const KvManagerOptions& o) {
+  if (o.unit_tokens <= 0) throw core::Error("KV cache unit must be positive");
+  std::vector<KvTier> t;
+  for (const auto& s : o.tiers) t.push_back(KvTier{s.name, s.capacity_tokens / o.unit_tokens});
+  if (t.empty()) throw core::Error("a KV cache needs the HBM tier");
+  return t;
+}
+}  // namespace
+
+KvManager::KvManager(core::Simulator& sim, KvManagerOptions opt, std::function<void()> on_freed)
+    : sim_(sim), opt_(std::move(opt)), on_freed_(std::move(on_freed)), cache_(block_tiers(opt_)) {
+  tier_hit_tokens_.assign(opt_.tiers.size(), 0);
+  swap_out_bytes_.assign(opt_.tiers.size(), 0.0);
+  swap_in_bytes_.assign(opt_.tiers.size(), 0.0);
+}
+
+double KvManager::used_fraction() const {
+  const long long cap = cache_.capacity_blocks(0);
+  return cap > 0 ? static_cast<double>(cache_.used_blocks(0)) / static_cast<double>(cap) : 0.0;
+}
+
+bool KvManager::has_tier(int tier) const {
+  return tier < cache_.tiers() && cache_.capacity_blocks(tier) > 0;
+}
+
+std::vector<BlockKey> KvManager::keys_for(const Request& r) const {
+  if (!opt_.prefix_caching || !r.trace || !r.turn.valid() || r.trace->block_size_tokens <= 0) return {};
+  const wl::Trace& tr = *r.trace;
+  // Keys exist only at a granularity that is a whole number of trace blocks (cache_unit_tokens).
+  if (opt_.unit_tokens % tr.block_size_tokens != 0) return {};
+  const auto& session = tr.sessions[static_cast<std::size_t>(r.turn.session)];
+  // Local ids compare only within one replay of a session tree: two agents replaying the
+  // same recorded session do not share its prefix.
+  const std::uint64_t root = static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
+  const std::uint64_t ns =
+      tr.global_block_ids ? 0 : (root << 32) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent));
+  const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
+  const std::vector<BlockKey> chained = chain_block_keys(ns, ids);
+  // A unit of m trace blocks is keyed by the chained key of its last block (the whole
+  // prefix up to it); a truncated prompt keeps only the units it still covers.
+  const auto m = static_cast<std::size_t>(opt_.unit_tokens / tr.block_size_tokens);
+  const auto n_units = std::min<std::size_t>((chained.size() + m - 1) / m,
+                                             static_cast<std::size_t>(units_for(r.input_tokens)));
+  std::vector<BlockKey> keys;
+  keys.reserve(n_units);
+  for (std::size_t j = 0; j < n_units; ++j) keys.push_back(chained[std::min(j * m + m - 1, chained.size() - 1)]);
+  return keys;
+}
+
+long long KvManager::cached_prefix_tokens(const Request& r) const {
+  const auto keys = keys_for(r);
+  return std::min(cache_.cached_prefix(keys) * opt_.unit_tokens, r.input_tokens);
+}
+
+std::optional<KvAdmission> KvManager::admit(const Request& r, long long total_tokens, KvHold& hold) {
+  std::vector<BlockKey> keys = keys_for(r);
+  const long long anon = std::max(0LL, units_for(total_tokens) - static_cast<long long>(keys.size()));
+  auto got = cache_.acquire(keys, anon);
+  if (!got) return std::nullopt;
+  KvAdmission a;
+  // At least one prompt token is computed, as engines do, so the first token can be sampled.
+  a.cached_tokens = std::min(got->prefix_blocks * opt_.unit_tokens, r.input_tokens - 1);
+  lookup_tokens_ += r.input_tokens;
+  hit_tokens_ += a.cached_tokens;
+  // Split the cached tokens over tiers; the cap falls on the deepest tier (the prefix's tail).
+  long long left = a.cached_tokens;
+  for (std::size_t t = 0; t < got->prefix_blocks_per_tier.size(); ++t) {
+    const long long tok = std::min(left, got->prefix_blocks_per_tier[t] * opt_.unit_tokens);
+    tier_hit_tokens_[t] += tok;
+    left -= tok;
+    if (t > 0 && tok > 0) a.load_s += move_s(static_cast<int>(t), tok);
+  }
+  hold.keys = std::move(keys);
+  hold.anon_units = anon;
+  return a;
+}
+
+bool KvManager::admit_anonymous(long long tokens, KvHold& hold) {
+  const long long u = units_for(tokens);
+  if (!cache_.reserve(u)) return false;
+  hold.keys.clear();
+  hold.anon_units = u;
+  return true;
+}
+
+bool KvManager::grow(KvHold& hold) {
+  if (!cache_.reserve(1)) return false;
+  ++hold.anon_units;
+  return true;
+}
+
+void KvManager::drop(KvHold& hold) {
+  cache_.release(hold.keys, hold.anon_units);
+  hold.keys.clear();
+  hold.anon_units = 0;
+}
+
+void KvManager::finish(const Request& r, KvHold& hold) {
+  bool more_turns = false;
+  if (r.trace && r.turn.valid()) {
+    const auto& s = r.trace->sessions[static_cast<std::size_t>(r.turn.session)];
+    more_turns = s.turns[static_cast<std::size_t>(r.turn.turn)].gap_kind != wl::GapKind::kNone;
+  }
+  if (!more_turns || hold.keys.empty() || opt_.retention == Retention::kLru) {
+    drop(hold);
+    return;
+  }
+  if (opt_.retention == Retention::kOffload) {
+    cache_.release(hold.keys, hold.anon_units);
+    cache_.offload(hold.keys);
+    hold.keys.clear();
+    hold.anon_units = 0;
+    return;
+  }
+  // TTL pin: the prefix stays referenced (unevictable) until the timer releases it.
+  cache_.release({}, hold.anon_units);
+  hold.anon_units = 0;
+  sim_.after(core::to_ticks(opt_.ttl_s), [this, keys = std::move(hold.keys)] {
+    cache_.release(keys, 0);
+    if (on_freed_) on_freed_();
+  });
+  hold.keys.clear();
+}
+
+double KvManager::move_s(int tier, long long tokens) const {
+  const auto& t = opt_.tiers[static_cast<std::size_t>(tier)];
+  if (t.bw_Bps <= 0) return 0;
+  return t.latency_s + static_cast<double>(tokens) * opt_.kv_bytes_per_token / t.bw_Bps;
+}
+
+void KvManager::count_swap(int tier, long long out, long long in) {
+  swap_out_bytes_[static_cast<std::size_t>(tier)] += static_cast<double>(out) * opt_.kv_bytes_per_token;
+  swap_in_bytes_[static_cast<std::size_t>(tier)] += static_cast<double>(in) * opt_.kv_bytes_per_token;
+}
+
+metrics::CacheCounters KvManager::counters() const {
+  metrics::CacheCounters c;
+  c.lookup_tokens = lookup_tokens_;
+  c.hit_tokens = hit_tokens_;
+  c.preemptions = preemptions_;
+  const auto& st = cache_.stats();
+  const double unit_bytes = static_cast<double>(opt_.unit_tokens) * opt_.kv_bytes_per_token;
+  for (std::size_t t = 0; t < opt_.tiers.size(); ++t) {
+    metrics::TierCounters tc;
+    tc.name = opt_.tiers[t].name;
+    tc.link = opt_.tiers[t].link;
+    tc.hit_tokens = tier_hit_tokens_[t];
+    tc.evictions = st.tiers[t].dropped + (t + 1 < st.tiers.size() ? st.tiers[t + 1].demoted_in : 0);
+    tc.bytes_loaded = static_cast<double>(st.tiers[t].promoted_blocks) * unit_bytes + swap_in_bytes_[t];
+    tc.bytes_stored = static_cast<double>(st.tiers[t].demoted_in + st.tiers[t].offloaded_in) * unit_bytes +
+                      swap_out_bytes_[t];
+    c.tiers.push_back(tc);
+  }
+  return c;
+}
+
+}  // namespace agentsim::serving

@@ -1,0 +1,49 @@
+#include "sim/serving/router.hpp"
+
+namespace agentsim::serving {
+
+std::size_t Router::least_loaded(const std::vector<Replica*>& replicas) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < replicas.size(); ++i) {
+    if (replicas[i]->load() < replicas[best]->load()) best = i;
+  }
+  return best;
+}
+
+std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas) {
+  switch (policy_) {
+    case RouterPolicy::kRoundRobin: return next_++ % replicas.size();
+    case RouterPolicy::kLeastLoaded: return least_loaded(replicas);
+    case RouterPolicy::kSessionAffinity: {
+      std::uint64_t key = 0;
+      if (r.trace && r.turn.valid()) {
+        const auto& s = r.trace->sessions[static_cast<std::size_t>(r.turn.session)];
+        const auto root = static_cast<std::uint64_t>(s.root >= 0 ? s.root : r.turn.session);
+        key = ((root << 32) ^ static_cast<std::uint32_t>(r.agent)) << 1;
+      } else {
+        key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent)) << 1) | 1;
+      }
+      auto it = affinity_.find(key);
+      if (it != affinity_.end()) return it->second;
+      const std::size_t best = least_loaded(replicas);
+      affinity_.emplace(key, best);
+      return best;
+    }
+    case RouterPolicy::kKvAware: {
+      std::size_t best = 0;
+      long long best_cost = -1;
+      for (std::size_t i = 0; i < replicas.size(); ++i) {
+        const long long cost = r.input_tokens - replicas[i]->kv().cached_prefix_tokens(r) +
+                               replicas[i]->pending_prefill_tokens();
+        if (best_cost < 0 || cost < best_cost) {
+          best = i;
+          best_cost = cost;
+        }
+      }
+      return best;
+    }
+  }
+  return 0;
+}
+
+}  // namespace agentsim::serving

@@ -1,0 +1,31 @@
+#pragma once
+// Picks the replica for each request: round robin, least loaded (fewest queued
+// plus running requests), session affinity (a session tree stays where its first
+// turn went, chosen least loaded), or KV-aware (fewest prompt tokens to compute
+// there plus its pending prefill tokens, i.e. cached-prefix overlap against load).
+// Ties go to the lowest index.
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/serving/replica.hpp"
+
+namespace agentsim::serving {
+
+enum class RouterPolicy { kRoundRobin, kLeastLoaded, kSessionAffinity, kKvAware };
+
+class Router {
+ public:
+  explicit Router(RouterPolicy policy) : policy_(policy) {}
+  // Index into `replicas` (non-empty) for `r`.
+  std::size_t pick(const Request& r, const std::vector<Replica*>& replicas);
+
+ private:
+  static std::size_t least_loaded(const std::vector<Replica*>& replicas);
+  RouterPolicy policy_;
+  std::size_t next_ = 0;
+  std::unordered_map<std::uint64_t, std::size_t> affinity_;  // session tree -> replica (lookup only)
+};
+
+}  // namespace agentsim::serving
