@@ -31,6 +31,7 @@ std::string detect_trace_format(const std::string& path) {
   // here keeps detection in one place and the error below precise.
   if (first.rfind("\x89HDF\r", 0) == 0) return "agentsim-h5";
   if (first.rfind("trace_id,agent_path", 0) == 0) return "claude-code-csv";
+  if (first.rfind("trace_id,n_requests", 0) == 0) return "claude-code-summary";
   if (first.rfind("TIMESTAMP,ContextTokens", 0) == 0) return "azure";
   if (first.find("\"agentsim-trace\"") != std::string::npos) return "agentsim";
   if (first.find("\"hash_ids\"") != std::string::npos && first.find("\"input_length\"") != std::string::npos) {
@@ -52,6 +53,11 @@ Trace load_trace(const std::string& format_in, const std::string& path, const Im
   if (format == "mooncake") return load_mooncake_jsonl(path, opt, report);
   if (format == "azure") return load_azure_csv(path, opt, report);
   if (format == "agentsim") return load_trace_jsonl(path, opt, report);
+  if (format == "claude-code-summary") {
+    throw core::Error(core::SourceLocation{path, 1, ""},
+                      "a per-conversation summary holds no requests to replay or import; use requests.csv "
+                      "(`agentsim trace stats` prints this file's totals)");
+  }
   if (format == "agentsim-h5") {
     throw core::Error(core::SourceLocation{path, 0, ""},
                       "HDF5 traces (agentsim-h5) are read through the experiments layer, not wl::load_trace");

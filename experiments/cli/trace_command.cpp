@@ -7,6 +7,8 @@
 #include "experiments/generator_yaml.hpp"
 #include "workloads/generator_fit.hpp"
 #include "experiments/trace_files.hpp"
+#include "workloads/claude_code_summary.hpp"
+#include "workloads/trace_formats.hpp"
 #include "workloads/trace_stats.hpp"
 
 namespace agentsim::cli {
@@ -39,6 +41,15 @@ Command add_trace_command(CLI::App& app, const Context&) {
   fit->add_option("--out", args->out, "generator YAML")->required();
 
   return Command{sub, [args, imp, st, fit]() {
+    // A per-conversation summary has totals only: stats reads it directly.
+    if (st->parsed() && (args->format.empty() ? wl::detect_trace_format(args->in) : args->format) ==
+                            "claude-code-summary") {
+      const auto s = wl::read_claude_code_summary(args->in);
+      std::fputs(args->json ? wl::summary_stats_json(s).c_str()
+                            : ("trace: " + args->in + "\n" + wl::format_summary_stats(s)).c_str(),
+                 stdout);
+      return 0;
+    }
     wl::ImportOptions opt;
     opt.skip_bad = args->skip_bad;
     wl::ImportReport rep;

@@ -1,0 +1,40 @@
+#include "workloads/claude_code_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "sim/core/error.hpp"
+#include "workloads/trace_formats.hpp"
+
+namespace agentsim::wl {
+namespace {
+
+TEST(ClaudeCodeSummary, TotalsMatchTheProvenance) {
+  // PROVENANCE.md: 710 traces, 49,334 requests; ideal in-session hit rate 96.3%.
+  const std::string path = std::string(AGENTSIM_SHARED_DIR) + "/data/traces/claude-code-weka/traces_summary.csv";
+  EXPECT_EQ(detect_trace_format(path), "claude-code-summary");
+  const ConversationSummaryStats s = read_claude_code_summary(path);
+  EXPECT_EQ(s.conversations, 710);
+  EXPECT_EQ(s.requests, 49334);
+  EXPECT_NEAR(s.hit_rate, 0.963, 0.0005);
+  EXPECT_THROW(load_trace("", path), core::Error) << "a summary cannot be replayed";
+}
+
+TEST(ClaudeCodeSummary, BadRowNamesLineAndColumn) {
+  const auto path = std::filesystem::temp_directory_path() / "agentsim_summary_bad.csv";
+  std::ofstream(path) << "trace_id,n_requests,n_subagents,block_size,tool_tokens,system_tokens,models,first_in,"
+                         "last_in,sum_in,sum_out,sum_cached_tokens_lcp,cache_hit_rate_lcp,duration_s\n"
+                         "t1,3,0,64,1,1,m,10,20,100,5,200,0.9,10\n";
+  try {
+    read_claude_code_summary(path.string());
+    FAIL();
+  } catch (const core::Error& e) {
+    EXPECT_EQ(std::string(e.what()), path.string() + ":2: sum_cached_tokens_lcp: expected a count in [0, sum_in]");
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace agentsim::wl
