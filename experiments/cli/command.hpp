@@ -20,6 +20,7 @@ struct Command {
 };
 
 Command add_run_command(CLI::App& app, const Context& ctx);
+Command add_validate_command(CLI::App& app, const Context& ctx);
 Command add_model_command(CLI::App& app, const Context& ctx);
 Command add_catalog_command(CLI::App& app, const Context& ctx);
 Command add_trace_command(CLI::App& app, const Context& ctx);

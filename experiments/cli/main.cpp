@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   // One line per subcommand; each lives in cli/<name>_command.cpp.
   std::vector<cli::Command> commands;
   commands.push_back(cli::add_run_command(app, ctx));
+  commands.push_back(cli::add_validate_command(app, ctx));
   commands.push_back(cli::add_model_command(app, ctx));
   commands.push_back(cli::add_catalog_command(app, ctx));
   commands.push_back(cli::add_trace_command(app, ctx));
