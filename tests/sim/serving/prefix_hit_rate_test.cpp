@@ -70,6 +70,7 @@ Outcome claude_code(long long hbm_tokens, Retention policy, long long host_token
   std::vector<std::size_t> next(t.sessions.size(), 0);
   bool any = true;
   double now = 0;
+  double refused_tokens = 0;
   while (any) {
     any = false;
     for (std::size_t s = 0; s < t.sessions.size(); ++s) {
@@ -83,13 +84,18 @@ Outcome claude_code(long long hbm_tokens, Retention policy, long long host_token
       KvHold h;
       const long long n = std::min(r.input_tokens, hbm_tokens / 2);
       r.input_tokens = n;  // a prompt over half of HBM keeps its head
-      if (kv.admit(r, n, h)) kv.finish(r, h);
+      if (kv.admit(r, n, h)) {
+        kv.finish(r, h);
+      } else {
+        refused_tokens += static_cast<double>(n);  // a refused prompt counts as all miss
+      }
       now += 1;
       sim.run_until(core::to_ticks(now));
     }
   }
   const auto c = kv.counters();
-  return Outcome{static_cast<double>(c.hit_tokens) / static_cast<double>(c.lookup_tokens), c.tiers[1].bytes_stored};
+  return Outcome{static_cast<double>(c.hit_tokens) / (static_cast<double>(c.lookup_tokens) + refused_tokens),
+                 c.tiers[1].bytes_stored};
 }
 
 constexpr long long MID = 400'000, SMALL = 150'000;
@@ -113,6 +119,19 @@ TEST(PrefixHitRate, ClaudeCodeApproachesIdealAndRetentionMatters) {
   EXPECT_GT(offload.stored, 0);
   const Outcome lru_host = claude_code(SMALL, Retention::kLru, 1LL << 34);
   EXPECT_GT(lru_host.hit, small.hit) << "a host tier catches HBM demotions";
+}
+
+TEST(PrefixHitRate, TtlPinningBeatsLruWhenGapsOutlastTheCache) {
+  // Round robin over ~100 sessions is LRU's worst case: the prefix evicted first is the
+  // one that comes back next. Pinning each finished turn's prefix for a TTL keeps some
+  // sessions' prefixes whole while the pins last, so more prompts hit. A prompt refused
+  // because pinned blocks fill HBM counts as all miss. Measured: LRU 5.5%, TTL 30 s 12.6%,
+  // TTL 60 s 11.0% (400k-token HBM).
+  const Outcome lru = claude_code(MID, Retention::kLru, 0);
+  for (double ttl_s : {30.0, 60.0}) {
+    const Outcome ttl = claude_code(MID, Retention::kTtlPin, 0, ttl_s);
+    EXPECT_GT(ttl.hit, lru.hit) << "TTL " << ttl_s << " s";
+  }
 }
 
 }  // namespace
