@@ -1,6 +1,8 @@
 // End-to-end tests of the agentsim binary: determinism, outputs, exit codes.
 #include <gtest/gtest.h>
 
+#include "tests/support/cli_runner.hpp"
+
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -14,29 +16,9 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = agentsim::test_support::CliResult;
+using agentsim::test_support::run;
+using agentsim::test_support::slurp;
 
 class Cli : public ::testing::Test {
  protected:

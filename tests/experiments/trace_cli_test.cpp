@@ -2,6 +2,8 @@
 // HDF5 form, --skip-bad counts and the exact message for a malformed line.
 #include <gtest/gtest.h>
 
+#include "tests/support/cli_runner.hpp"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -14,23 +16,8 @@ namespace fs = std::filesystem;
 
 const std::string kSamples = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces";
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
+using Result = agentsim::test_support::CliResult;
+using agentsim::test_support::run;
 class TraceCli : public ::testing::Test {
  protected:
   fs::path dir = fs::temp_directory_path() /

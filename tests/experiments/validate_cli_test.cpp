@@ -1,6 +1,8 @@
 // agentsim validate: every shipped measured row is predicted and compared.
 #include <gtest/gtest.h>
 
+#include "tests/support/cli_runner.hpp"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -15,16 +17,7 @@ namespace fs = std::filesystem;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 
-std::pair<int, std::string> run(const std::string& args) {
-  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {-1, out};
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+using agentsim::test_support::run;
 
 TEST(ValidateCli, EveryShippedRowGetsPredictedAndCompared) {
   const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " + kRoot +

@@ -1,0 +1,40 @@
+#pragma once
+// Runs the agentsim binary built alongside the tests (AGENTSIM_BINARY) and
+// captures its exit code and combined stdout/stderr, for end-to-end CLI tests.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace agentsim::test_support {
+
+struct CliResult {
+  int code;
+  std::string output;
+};
+
+// `args` is appended to the binary's path and run through the shell.
+inline CliResult run(const std::string& args) {
+  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
+  CliResult r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// A whole file's bytes ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace agentsim::test_support
