@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "calibration/kernel_family.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::calib {
@@ -117,26 +118,17 @@ void validate(const CalibrationFile& file) {
 }  // namespace
 
 void write_calibration_file(const std::string& path, const CalibrationFile& file) {
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  try {
-    H5::Exception::dontPrint();
-    H5::H5File f(tmp.string(), H5F_ACC_TRUNC);
-    for (const auto& [k, v] : file.attributes) write_string_attribute(f, k, v);
-    for (const auto& [name, t] : file.tables) write_table(f, t);
-    f.close();
-  } catch (const H5::Exception& e) {
-    fs::remove(tmp, ec);
-    throw core::Error(core::SourceLocation{path, 0, ""}, "cannot write calibration file: " + e.getDetailMsg());
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw core::Error(core::SourceLocation{path, 0, ""}, "cannot rename into place: " + ec.message());
-  }
+  core::write_atomically(path, [&](const std::string& tmp) {
+    try {
+      H5::Exception::dontPrint();
+      H5::H5File f(tmp, H5F_ACC_TRUNC);
+      for (const auto& [k, v] : file.attributes) write_string_attribute(f, k, v);
+      for (const auto& [name, t] : file.tables) write_table(f, t);
+      f.close();
+    } catch (const H5::Exception& e) {
+      throw core::Error(core::SourceLocation{path, 0, ""}, "cannot write calibration file: " + e.getDetailMsg());
+    }
+  });
 }
 
 CalibrationFile read_calibration_file(const std::string& path) {

@@ -1,8 +1,7 @@
 #include "experiments/results_h5.hpp"
 
-#include <unistd.h>
-
 #include <H5Cpp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <variant>
 
 #include "experiments/readoff_table.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::exp {
@@ -148,140 +148,157 @@ std::string source_revision() {
 }
 
 void write_results_h5(const std::string& path, const Experiment& e, const SweepOutcome& o) {
-  const fs::path target(path);
-  if (target.has_parent_path()) fs::create_directories(target.parent_path());
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  H5::Exception::dontPrint();
-  const hid_t file = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  if (file < 0) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot create HDF5 file");
-  try {
-    const hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
-    string_attribute(root, "format", "agentsim-results/1");
-    string_attribute(root, "experiment", e.name);
-    string_attribute(root, "model", e.model.name);
-    string_attribute(root, "config_yaml", e.resolved_yaml);
-    string_attribute(root, "source_revision", source_revision());
-    string_attribute(root, "power_denominator", "runtime facility power: modelled wall power x PUE, window average");
-    H5Gclose(root);
+  core::write_atomically(path, [&](const std::string& tmp) {
+    H5::Exception::dontPrint();
+    const hid_t file = H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot create HDF5 file");
+    try {
+      const hid_t root = H5Gopen2(file, "/", H5P_DEFAULT);
+      string_attribute(root, "format", "agentsim-results/1");
+      string_attribute(root, "experiment", e.name);
+      string_attribute(root, "model", e.model.name);
+      string_attribute(root, "config_yaml", e.resolved_yaml);
+      string_attribute(root, "source_revision", source_revision());
+      string_attribute(root, "power_denominator",
+                       "runtime facility power: modelled wall power x PUE, window average");
+      H5Gclose(root);
 
-    using RR = RunResult;
-    const auto& runs = o.runs;
-    close_ds(write_table(file, "runs", {
-        {"run_id", scol(runs, [](const RR& r) { return r.id; })},
-        {"system", scol(runs, [](const RR& r) { return r.system; })},
-        {"deployment", scol(runs, [](const RR& r) { return r.deployment; })},
-        {"level", col(runs, [](const RR& r) { return r.level; })},
-        {"concurrency", col(runs, [](const RR& r) { return r.concurrency; })},
-        {"seed", col(runs, [](const RR& r) { return static_cast<double>(r.seed); })},
-        {"bisection", col(runs, [](const RR& r) { return r.bisection ? 1.0 : 0.0; })},
-        {"skipped", scol(runs, [](const RR& r) { return r.skipped; })},
-        {"output_tok_s", col(runs, [](const RR& r) { return r.summary.output_tok_s; })},
-        {"total_tok_s", col(runs, [](const RR& r) { return r.summary.total_tok_s; })},
-        {"input_tok_s", col(runs, [](const RR& r) { return r.summary.input_tok_s; })},
-        {"computed_input_tok_s", col(runs, [](const RR& r) { return r.summary.computed_input_tok_s; })},
-        {"agent_output_tok_s_p50", col(runs, [](const RR& r) { return r.summary.agent_output_tok_s_p50; })},
-        {"agent_output_tok_s_p10", col(runs, [](const RR& r) { return r.summary.agent_output_tok_s_p10; })},
-        {"ttft_s_p50", col(runs, [](const RR& r) { return r.summary.ttft_s_p50; })},
-        {"ttft_s_p90", col(runs, [](const RR& r) { return r.summary.ttft_s_p90; })},
-        {"ttft_s_p99", col(runs, [](const RR& r) { return r.summary.ttft_s_p99; })},
-        {"itl_s_mean", col(runs, [](const RR& r) { return r.summary.itl_s_mean; })},
-        {"requests", col(runs, [](const RR& r) { return r.summary.requests; })},
-        {"steps", col(runs, [](const RR& r) { return r.summary.steps; })},
-        {"window_s", col(runs, [](const RR& r) { return r.summary.window_s; })},
-        {"power_w", col(runs, [](const RR& r) { return r.power.power_w; })},
-        {"provisioned_w", col(runs, [](const RR& r) { return r.power.provisioned_w; })},
-        {"accelerators_w", col(runs, [](const RR& r) { return r.power.accelerators_w; })},
-        {"systems", col(runs, [](const RR& r) { return r.power.systems; })},
-        {"accelerators", col(runs, [](const RR& r) { return r.power.accelerators; })},
-        {"step_compute_s", col(runs, [](const RR& r) { return r.power.compute_s; })},
-        {"step_memory_s", col(runs, [](const RR& r) { return r.power.memory_s; })},
-        {"step_comm_s", col(runs, [](const RR& r) { return r.power.comm_s; })},
-        {"step_overhead_s", col(runs, [](const RR& r) { return r.power.overhead_s; })},
-        {"kv_capacity_tokens", col(runs, [](const RR& r) { return r.kv_capacity_tokens; })},
-    }));
-    close_ds(write_table(file, "readoffs", readoff_columns(o.readoffs)));
-    close_ds(write_table(file, "plan_readoffs", readoff_columns(o.plan_readoffs)));
-    std::vector<int> plan_index;
-    for (std::size_t i = 0; i < e.plans.size(); ++i) plan_index.push_back(static_cast<int>(i));
-    close_ds(write_table(file, "plans", {
-        {"system", scol(plan_index, [&](int i) { return e.systems[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(i)].system)].name; })},
-        {"deployment", scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].label; })},
-        {"pruned", scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].pruned; })},
-    }));
+      using RR = RunResult;
+      const auto& runs = o.runs;
+      close_ds(write_table(
+          file, "runs",
+          {
+              {"run_id", scol(runs, [](const RR& r) { return r.id; })},
+              {"system", scol(runs, [](const RR& r) { return r.system; })},
+              {"deployment", scol(runs, [](const RR& r) { return r.deployment; })},
+              {"level", col(runs, [](const RR& r) { return r.level; })},
+              {"concurrency", col(runs, [](const RR& r) { return r.concurrency; })},
+              {"seed", col(runs, [](const RR& r) { return static_cast<double>(r.seed); })},
+              {"bisection", col(runs, [](const RR& r) { return r.bisection ? 1.0 : 0.0; })},
+              {"skipped", scol(runs, [](const RR& r) { return r.skipped; })},
+              {"output_tok_s", col(runs, [](const RR& r) { return r.summary.output_tok_s; })},
+              {"total_tok_s", col(runs, [](const RR& r) { return r.summary.total_tok_s; })},
+              {"input_tok_s", col(runs, [](const RR& r) { return r.summary.input_tok_s; })},
+              {"computed_input_tok_s", col(runs, [](const RR& r) { return r.summary.computed_input_tok_s; })},
+              {"agent_output_tok_s_p50",
+               col(runs, [](const RR& r) { return r.summary.agent_output_tok_s_p50; })},
+              {"agent_output_tok_s_p10",
+               col(runs, [](const RR& r) { return r.summary.agent_output_tok_s_p10; })},
+              {"ttft_s_p50", col(runs, [](const RR& r) { return r.summary.ttft_s_p50; })},
+              {"ttft_s_p90", col(runs, [](const RR& r) { return r.summary.ttft_s_p90; })},
+              {"ttft_s_p99", col(runs, [](const RR& r) { return r.summary.ttft_s_p99; })},
+              {"itl_s_mean", col(runs, [](const RR& r) { return r.summary.itl_s_mean; })},
+              {"requests", col(runs, [](const RR& r) { return r.summary.requests; })},
+              {"steps", col(runs, [](const RR& r) { return r.summary.steps; })},
+              {"window_s", col(runs, [](const RR& r) { return r.summary.window_s; })},
+              {"power_w", col(runs, [](const RR& r) { return r.power.power_w; })},
+              {"provisioned_w", col(runs, [](const RR& r) { return r.power.provisioned_w; })},
+              {"accelerators_w", col(runs, [](const RR& r) { return r.power.accelerators_w; })},
+              {"systems", col(runs, [](const RR& r) { return r.power.systems; })},
+              {"accelerators", col(runs, [](const RR& r) { return r.power.accelerators; })},
+              {"step_compute_s", col(runs, [](const RR& r) { return r.power.compute_s; })},
+              {"step_memory_s", col(runs, [](const RR& r) { return r.power.memory_s; })},
+              {"step_comm_s", col(runs, [](const RR& r) { return r.power.comm_s; })},
+              {"step_overhead_s", col(runs, [](const RR& r) { return r.power.overhead_s; })},
+              {"kv_capacity_tokens", col(runs, [](const RR& r) { return r.kv_capacity_tokens; })},
+          }));
+      close_ds(write_table(file, "readoffs", readoff_columns(o.readoffs)));
+      close_ds(write_table(file, "plan_readoffs", readoff_columns(o.plan_readoffs)));
+      std::vector<int> plan_index;
+      for (std::size_t i = 0; i < e.plans.size(); ++i) plan_index.push_back(static_cast<int>(i));
+      close_ds(write_table(
+          file, "plans",
+          {
+              {"system",
+               scol(plan_index,
+                    [&](int i) {
+                      return e.systems[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(i)].system)]
+                          .name;
+                    })},
+              {"deployment",
+               scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].label; })},
+              {"pruned",
+               scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].pruned; })},
+          }));
 
-    const hid_t req = make_group(file, "requests");
-    const hid_t stp = make_group(file, "steps");
-    using Q = metrics::RequestRecord;
-    using S = metrics::StepRecord;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto& q = runs[i].requests;
-      if (e.record_requests) {
-        const hid_t ds = write_table(req, index_name(i), {
-            {"agent", col(q, [](const Q& r) { return r.agent; })},
-            {"input_tokens", col(q, [](const Q& r) { return r.input_tokens; })},
-            {"cached_tokens", col(q, [](const Q& r) { return r.cached_tokens; })},
-            {"output_tokens", col(q, [](const Q& r) { return r.output_tokens; })},
-            {"arrival_s", col(q, [](const Q& r) { return r.arrival_s; })},
-            {"first_token_s", col(q, [](const Q& r) { return r.first_token_s; })},
-            {"last_token_s", col(q, [](const Q& r) { return r.last_token_s; })},
-        });
-        string_attribute(ds, "run_id", runs[i].id);
+      const hid_t req = make_group(file, "requests");
+      const hid_t stp = make_group(file, "steps");
+      using Q = metrics::RequestRecord;
+      using S = metrics::StepRecord;
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& q = runs[i].requests;
+        if (e.record_requests) {
+          const hid_t ds =
+              write_table(req, index_name(i),
+                          {
+                              {"agent", col(q, [](const Q& r) { return r.agent; })},
+                              {"input_tokens", col(q, [](const Q& r) { return r.input_tokens; })},
+                              {"cached_tokens", col(q, [](const Q& r) { return r.cached_tokens; })},
+                              {"output_tokens", col(q, [](const Q& r) { return r.output_tokens; })},
+                              {"arrival_s", col(q, [](const Q& r) { return r.arrival_s; })},
+                              {"first_token_s", col(q, [](const Q& r) { return r.first_token_s; })},
+                              {"last_token_s", col(q, [](const Q& r) { return r.last_token_s; })},
+                          });
+          string_attribute(ds, "run_id", runs[i].id);
+          close_ds(ds);
+        }
+        const auto& s = runs[i].steps;
+        if (e.record_steps) {
+          const hid_t ds =
+              write_table(stp, index_name(i),
+                          {
+                              {"replica", col(s, [](const S& r) { return r.replica; })},
+                              {"start_s", col(s, [](const S& r) { return r.start_s; })},
+                              {"end_s", col(s, [](const S& r) { return r.end_s; })},
+                              {"decode_tokens", col(s, [](const S& r) { return r.decode_tokens; })},
+                              {"prefill_tokens", col(s, [](const S& r) { return r.prefill_tokens; })},
+                              {"cached_tokens", col(s, [](const S& r) { return r.cached_tokens; })},
+                              {"sampled_tokens", col(s, [](const S& r) { return r.sampled_tokens; })},
+                              {"batch_sequences", col(s, [](const S& r) { return r.batch_sequences; })},
+                              {"compute_s", col(s, [](const S& r) { return r.compute_s; })},
+                              {"memory_s", col(s, [](const S& r) { return r.memory_s; })},
+                              {"comm_s", col(s, [](const S& r) { return r.comm_s; })},
+                              {"overhead_s", col(s, [](const S& r) { return r.overhead_s; })},
+                          });
+          string_attribute(ds, "run_id", runs[i].id);
+          close_ds(ds);
+        }
+      }
+      H5Gclose(req);
+      H5Gclose(stp);
+
+      const hid_t curves = make_group(file, "curves");
+      for (std::size_t p = 0; p < e.plans.size(); ++p) {
+        if (!e.plans[p].pruned.empty()) continue;
+        std::vector<RunResult> pts;
+        for (const RunResult* r : plan_runs(runs, plan_prefix(e, static_cast<int>(p)), true))
+          pts.push_back(*r);
+        const hid_t ds =
+            write_table(curves, index_name(p),
+                        {
+                            {"concurrency", col(pts, [](const RR& r) { return r.level; })},
+                            {"agent_output_tok_s_p50",
+                             col(pts, [](const RR& r) { return r.summary.agent_output_tok_s_p50; })},
+                            {"agent_output_tok_s_p10",
+                             col(pts, [](const RR& r) { return r.summary.agent_output_tok_s_p10; })},
+                            {"total_tok_s_per_mw",
+                             col(pts, [](const RR& r) { return per_mw(r.summary.total_tok_s, r); })},
+                            {"output_tok_s_per_mw",
+                             col(pts, [](const RR& r) { return per_mw(r.summary.output_tok_s, r); })},
+                            {"agents_per_mw", col(pts, [](const RR& r) { return per_mw(r.level, r); })},
+                            {"ttft_s_p90", col(pts, [](const RR& r) { return r.summary.ttft_s_p90; })},
+                        });
+        string_attribute(ds, "system", e.systems[static_cast<std::size_t>(e.plans[p].system)].name);
+        string_attribute(ds, "deployment", e.plans[p].label);
         close_ds(ds);
       }
-      const auto& s = runs[i].steps;
-      if (e.record_steps) {
-        const hid_t ds = write_table(stp, index_name(i), {
-            {"replica", col(s, [](const S& r) { return r.replica; })},
-            {"start_s", col(s, [](const S& r) { return r.start_s; })},
-            {"end_s", col(s, [](const S& r) { return r.end_s; })},
-            {"decode_tokens", col(s, [](const S& r) { return r.decode_tokens; })},
-            {"prefill_tokens", col(s, [](const S& r) { return r.prefill_tokens; })},
-            {"cached_tokens", col(s, [](const S& r) { return r.cached_tokens; })},
-            {"sampled_tokens", col(s, [](const S& r) { return r.sampled_tokens; })},
-            {"batch_sequences", col(s, [](const S& r) { return r.batch_sequences; })},
-            {"compute_s", col(s, [](const S& r) { return r.compute_s; })},
-            {"memory_s", col(s, [](const S& r) { return r.memory_s; })},
-            {"comm_s", col(s, [](const S& r) { return r.comm_s; })},
-            {"overhead_s", col(s, [](const S& r) { return r.overhead_s; })},
-        });
-        string_attribute(ds, "run_id", runs[i].id);
-        close_ds(ds);
-      }
+      H5Gclose(curves);
+      H5Fclose(file);
+    } catch (...) {
+      H5Fclose(file);
+      throw;
     }
-    H5Gclose(req);
-    H5Gclose(stp);
-
-    const hid_t curves = make_group(file, "curves");
-    for (std::size_t p = 0; p < e.plans.size(); ++p) {
-      if (!e.plans[p].pruned.empty()) continue;
-      std::vector<RunResult> pts;
-      for (const RunResult* r : plan_runs(runs, plan_prefix(e, static_cast<int>(p)), true)) pts.push_back(*r);
-      const hid_t ds = write_table(curves, index_name(p), {
-          {"concurrency", col(pts, [](const RR& r) { return r.level; })},
-          {"agent_output_tok_s_p50", col(pts, [](const RR& r) { return r.summary.agent_output_tok_s_p50; })},
-          {"agent_output_tok_s_p10", col(pts, [](const RR& r) { return r.summary.agent_output_tok_s_p10; })},
-          {"total_tok_s_per_mw", col(pts, [](const RR& r) { return per_mw(r.summary.total_tok_s, r); })},
-          {"output_tok_s_per_mw", col(pts, [](const RR& r) { return per_mw(r.summary.output_tok_s, r); })},
-          {"agents_per_mw", col(pts, [](const RR& r) { return per_mw(r.level, r); })},
-          {"ttft_s_p90", col(pts, [](const RR& r) { return r.summary.ttft_s_p90; })},
-      });
-      string_attribute(ds, "system", e.systems[static_cast<std::size_t>(e.plans[p].system)].name);
-      string_attribute(ds, "deployment", e.plans[p].label);
-      close_ds(ds);
-    }
-    H5Gclose(curves);
-    H5Fclose(file);
-  } catch (...) {
-    H5Fclose(file);
-    fs::remove(tmp);
-    throw;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw core::Error(core::SourceLocation{path, 0, ""}, "cannot move results into place: " + ec.message());
-  }
+  });
 }
 
 }  // namespace agentsim::exp

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "experiments/atomic_file.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "experiments/run_codec.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
@@ -132,7 +132,7 @@ RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const Sweep
     throw SweepInterrupted("sweep stopped after " + std::to_string(opt.stop_after) + " new runs (--stop-after)");
   }
   RunResult r = run_sweep_point(e, sessions, p);
-  write_file_atomically(file.string(), encode_runs({r}));
+  core::write_file_atomically(file.string(), encode_runs({r}));
   return r;
 }
 

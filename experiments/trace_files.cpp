@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "experiments/atomic_file.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "experiments/trace_h5.hpp"
 #include "workloads/trace_formats.hpp"
 #include "workloads/trace_jsonl.hpp"
@@ -37,7 +37,7 @@ void save_trace_file(const wl::Trace& trace, const std::string& path) {
   if (h5_name(path)) {
     write_trace_h5(trace, path);
   } else {
-    write_file_atomically(path, wl::trace_jsonl(trace));
+    core::write_file_atomically(path, wl::trace_jsonl(trace));
   }
 }
 

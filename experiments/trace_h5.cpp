@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::exp {
@@ -173,23 +174,14 @@ bool has_hdf5_signature(const std::string& path) {
 }
 
 void write_trace_h5(const wl::Trace& trace, const std::string& path) {
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
-  try {
-    H5::Exception::dontPrint();
-    write_file(trace, tmp.string());
-  } catch (const H5::Exception& e) {
-    fs::remove(tmp, ec);
-    throw core::Error(core::SourceLocation{path, 0, ""}, "cannot write HDF5 trace: " + e.getDetailMsg());
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw core::Error(core::SourceLocation{path, 0, ""}, "cannot rename into place: " + ec.message());
-  }
+  core::write_atomically(path, [&](const std::string& tmp) {
+    try {
+      H5::Exception::dontPrint();
+      write_file(trace, tmp);
+    } catch (const H5::Exception& e) {
+      throw core::Error(core::SourceLocation{path, 0, ""}, "cannot write HDF5 trace: " + e.getDetailMsg());
+    }
+  });
 }
 
 wl::Trace read_trace_h5(const std::string& path) {

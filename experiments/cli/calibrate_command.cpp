@@ -10,7 +10,7 @@
 #include "calibration/cross_check.hpp"
 #include "calibration/fitter.hpp"
 #include "calibration/microbenchmarks.hpp"
-#include "experiments/atomic_file.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "sim/core/error.hpp"
 
@@ -94,7 +94,7 @@ Command add_calibrate_command(CLI::App& app, const Context&) {
     if (fit->parsed()) {
       const calib::CalibrationFile file = calib::read_calibration_file(args->fit_file);
       const calib::EfficiencyProfile profile = calib::fit_profile(file);
-      exp::write_file_atomically(args->fit_out, calib::to_yaml(profile));
+      core::write_file_atomically(args->fit_out, calib::to_yaml(profile));
       print_fit(profile);
       std::printf("\ncross-check (roofline with the fitted efficiencies predicting each measured kernel's time):\n%s",
                   calib::cross_check_table(calib::cross_check(file, profile)).c_str());

@@ -7,7 +7,7 @@
 #include <memory>
 #include <thread>
 
-#include "experiments/atomic_file.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/cluster.hpp"
 #include "experiments/experiment.hpp"
@@ -89,10 +89,10 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     std::puts("\nread-offs (per system, the best deployment):");
     std::fputs(exp::readoff_terminal_table(outcome.readoffs).c_str(), stdout);
     const fs::path out(args->out);
-    exp::write_file_atomically((out / "summary.csv").string(), exp::summary_csv(outcome.runs));
-    exp::write_file_atomically((out / "readoffs.csv").string(), exp::readoffs_csv(outcome.readoffs));
+    core::write_file_atomically((out / "summary.csv").string(), exp::summary_csv(outcome.runs));
+    core::write_file_atomically((out / "readoffs.csv").string(), exp::readoffs_csv(outcome.readoffs));
     exp::write_results_h5((out / "results.h5").string(), e, outcome);
-    exp::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome));
+    core::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome));
     fs::remove_all(opt.cache_dir);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("wrote %s/{summary.csv,readoffs.csv,results.h5,report.html} (%zu runs, %lld reused) in %.2f s wall\n",

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "experiments/atomic_file.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/generator_yaml.hpp"
 #include "workloads/generator_fit.hpp"
@@ -71,7 +71,7 @@ Command add_trace_command(CLI::App& app, const Context&) {
       }
     } else if (fit->parsed()) {
       const auto cfg = wl::fit_generator(trace);
-      exp::write_file_atomically(args->out, exp::generator_yaml(cfg, "fitted by agentsim trace fit to " + args->in));
+      core::write_file_atomically(args->out, exp::generator_yaml(cfg, "fitted by agentsim trace fit to " + args->in));
       std::printf("wrote %s\n", args->out.c_str());
     }
     return 0;
