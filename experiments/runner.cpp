@@ -43,7 +43,8 @@ long long hbm_kv_tokens(const Experiment& e, const wl::Footprint& fp) {
 serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessions, const wl::Footprint& fp) {
   serving::KvManagerOptions kv;
   kv.unit_tokens = serving::cache_unit_tokens(e.serving.block_tokens, sessions.block_size_tokens);
-  kv.kv_bytes_per_token = fp.kv_bytes_per_token * e.deployment.tp;
+  // Per replica: every device of a TP group and every pipeline stage holds its slice of a token's KV.
+  kv.kv_bytes_per_token = fp.kv_bytes_per_token * e.deployment.plan.tp * e.deployment.plan.pp;
   kv.prefix_caching = e.serving.prefix_caching;
   kv.retention = e.serving.retention == "ttl"       ? serving::Retention::kTtlPin
                  : e.serving.retention == "offload" ? serving::Retention::kOffload
@@ -81,9 +82,8 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   apply_deployment(e.deployment, e.system, ro.cost);
   ro.max_batch_tokens = e.serving.max_batch_tokens;
   ro.max_sequences = e.serving.max_sequences;
-  wl::ParallelPlan plan;
-  plan.tp = e.deployment.tp;
-  const wl::Footprint fp = wl::footprint(e.model, plan);
+  // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
+  const wl::Footprint fp = wl::footprint(e.model, e.deployment.plan);
   ro.kv_capacity_tokens = hbm_kv_tokens(e, fp);
   if (ro.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
