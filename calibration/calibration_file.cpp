@@ -133,6 +133,12 @@ void write_calibration_file(const std::string& path, const CalibrationFile& file
 
 CalibrationFile read_calibration_file(const std::string& path) {
   if (!fs::exists(path)) throw core::Error(core::SourceLocation{path, 0, ""}, "no such file");
+  H5::Exception::dontPrint();
+  // Without this check a text or truncated file surfaces as HDF5's bare "H5Fopen failed".
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw core::Error(core::SourceLocation{path, 0, ""},
+                      "not an HDF5 file: expected a calibration file written by `agentsim calibrate`");
+  }
   CalibrationFile out;
   out.path = path;
   std::string current = "/";

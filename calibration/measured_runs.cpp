@@ -46,10 +46,13 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     r.gpus = static_cast<int>(gpus);
     r.isl = csv.integer(c_isl);
     r.osl = csv.integer(c_osl);
-    if (r.isl < 1) throw csv.error_at(c_isl, "expected a positive token count");
-    if (r.osl < 1) throw csv.error_at(c_osl, "expected a positive token count");
+    if (r.isl < 1 || r.isl > 1'000'000'000) throw csv.error_at(c_isl, "expected a token count in [1, 1000000000]");
+    if (r.osl < 1 || r.osl > 1'000'000'000) throw csv.error_at(c_osl, "expected a token count in [1, 1000000000]");
     r.concurrency = csv.number(c_conc);
-    if (!(r.concurrency >= 1)) throw csv.error_at(c_conc, "expected a concurrency >= 1");
+    // The same bound as an experiment's concurrency list: a typo must not start a huge run.
+    if (!(r.concurrency >= 1 && r.concurrency <= 10'000'000)) {
+      throw csv.error_at(c_conc, "expected a concurrency in [1, 10000000]");
+    }
     bool any = false;
     for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
       r.metrics[i] = csv.number_or(c_metric[i], std::numeric_limits<double>::quiet_NaN());

@@ -1,5 +1,6 @@
 #include "experiments/experiment.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <fstream>
@@ -170,9 +171,40 @@ std::span<const OptionSpec> readoff_options() { return kReadoffKeys; }
 std::span<const OptionSpec> power_options() { return kPowerKeys; }
 std::span<const OptionSpec> record_options() { return kRecordKeys; }
 
+namespace {
+
+// The --set whose PATH is `key_path` or one of its parents, or nullptr.
+const std::string* set_owning(const std::vector<std::string>& sets, const std::string& key_path) {
+  const std::string* found = nullptr;
+  for (const auto& s : sets) {
+    const std::string path = s.substr(0, s.find('='));
+    const bool owns = key_path.rfind(path, 0) == 0 &&
+                      (key_path.size() == path.size() || key_path[path.size()] == '.' || key_path[path.size()] == '[');
+    if (owns) found = &s;  // the last --set of a path wins, as when applied
+  }
+  return found;
+}
+
+Experiment decode_experiment(YAML::Node raw, const std::string& path, const std::string& root);
+
+}  // namespace
+
 Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
   YAML::Node raw = load_raw(path);
   for (const auto& s : sets) apply_set(raw, s);
+  try {
+    return decode_experiment(raw, path, root);
+  } catch (const core::Error& e) {
+    // A value given with --set has no line in the file: name the option instead.
+    const std::string* s = e.where().file == path ? set_owning(sets, e.where().key_path) : nullptr;
+    if (!s) throw;
+    throw core::Error(core::SourceLocation{"--set " + *s, 0, e.where().key_path}, e.detail());
+  }
+}
+
+namespace {
+
+Experiment decode_experiment(YAML::Node raw, const std::string& path, const std::string& root) {
   const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
   Catalog catalog = load_catalog(root);
@@ -215,6 +247,14 @@ Experiment load_experiment(const std::string& path, const std::string& root, con
     for (const auto& k : search->keys()) {
       const YamlNode list = search->at(k);
       if (!list.is_sequence() || list.items().empty()) throw list.error("expected a non-empty list of candidate values");
+      std::vector<std::string> seen;
+      for (const auto& item : list.items()) {
+        const std::string text = scalar_text(item.raw());
+        if (std::find(seen.begin(), seen.end(), text) != seen.end()) {
+          throw item.error("candidate " + text + " listed twice: expected distinct values (each names one plan)");
+        }
+        seen.push_back(text);
+      }
     }
   }
   // A single fixed plan keeps the skeleton's behaviour: an invalid deployment is an input error.
@@ -267,5 +307,7 @@ Experiment load_experiment(const std::string& path, const std::string& root, con
   }
   return e;
 }
+
+}  // namespace
 
 }  // namespace agentsim::exp

@@ -5,6 +5,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "sim/core/suggest.hpp"
 
@@ -28,6 +29,27 @@ void overlay(YAML::Node base, const YamlNode& over) {
     } else {
       base[key] = YAML::Clone(child.raw());
     }
+  }
+}
+
+// Decodes an overridden entry; an error in an overriding value is reported where the
+// experiment gave it (file, line, what_if.<entry>.<key>), not at the catalog file.
+template <typename Decode>
+auto decode_overridden(const YamlNode& over, Decode decode) {
+  try {
+    return decode();
+  } catch (const core::Error& e) {
+    const std::string& key = e.where().key_path;
+    std::optional<YamlNode> node = over;
+    std::size_t start = 0;
+    while (node && start < key.size()) {
+      const std::size_t dot = key.find('.', start);
+      const std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      node = node->is_map() ? node->find(part) : std::nullopt;
+      start = dot == std::string::npos ? key.size() : dot + 1;
+    }
+    if (key.empty() || !node) throw;
+    throw core::Error(node->where(), e.detail());
   }
 }
 
@@ -70,8 +92,10 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
     for (const auto& [name, a] : catalog.accelerators.entries()) {
       auto it = accels.find(name);
       next.add(name, it == accels.end() ? a
-                                        : decode_accelerator(overridden(r / "hwmodels/catalog/accelerators" /
-                                                                            (name + ".yaml"), it->second)));
+                                        : decode_overridden(it->second, [&] {
+                                            return decode_accelerator(overridden(
+                                                r / "hwmodels/catalog/accelerators" / (name + ".yaml"), it->second));
+                                          }));
     }
     catalog.accelerators = next;
   }
@@ -82,7 +106,9 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
       const fs::path file = r / "hwmodels/catalog/systems" / (name + ".yaml");
       auto it = systems.find(name);
       if (it != systems.end()) {
-        next.add(name, decode_system(overridden(file, it->second), catalog.accelerators));
+        next.add(name, decode_overridden(it->second, [&] {
+                         return decode_system(overridden(file, it->second), catalog.accelerators);
+                       }));
       } else if (!accels.empty()) {
         next.add(name, decode_system(YamlNode::load_file(file.string()), catalog.accelerators));
       } else {
@@ -97,7 +123,9 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
       auto it = models.find(name);
       next.add(name, it == models.end()
                          ? m
-                         : decode_model(overridden(r / "workloads/catalog/models" / (name + ".yaml"), it->second)));
+                         : decode_overridden(it->second, [&] {
+                             return decode_model(overridden(r / "workloads/catalog/models" / (name + ".yaml"), it->second));
+                           }));
     }
     catalog.models = next;
   }

@@ -73,6 +73,9 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
     for (const auto& item : conc.items()) {
       const long long c = item.as_integer();
       if (c < 1 || c > 10'000'000) throw item.error("expected a concurrency in [1, 10000000]");
+      if (std::find(w.concurrency.begin(), w.concurrency.end(), c) != w.concurrency.end()) {
+        throw item.error("concurrency " + std::to_string(c) + " listed twice: expected distinct levels (one run each)");
+      }
       w.concurrency.push_back(static_cast<int>(c));
       w.levels.push_back(static_cast<double>(c));
     }

@@ -1,5 +1,6 @@
 #include "experiments/yaml_node.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -105,19 +106,31 @@ bool YamlNode::as_bool() const {
 
 double YamlNode::as_quantity(core::Dimension d) const {
   if (!node_.IsScalar()) throw error("expected " + core::describe(d));
+  double v = 0;
   try {
-    return core::parse_quantity(node_.Scalar(), d);
+    v = core::parse_quantity(node_.Scalar(), d);
   } catch (const core::Error& e) {
     throw error(e.detail());
   }
+  // "1e308h" parses as a finite number but overflows once scaled to SI.
+  if (!std::isfinite(v)) throw error("'" + node_.Scalar() + "' is too large: expected " + core::describe(d));
+  return v;
 }
 
 void YamlNode::check_keys(std::span<const OptionSpec> specs) const {
   if (!node_.IsMap()) throw error("expected a mapping");
   std::vector<std::string> valid;
   for (const auto& s : specs) valid.emplace_back(s.name);
+  std::vector<std::string> seen;
   for (const auto& kv : node_) {
     const std::string key = kv.first.as<std::string>();
+    const int key_line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : where().line;
+    const std::string key_path = path_.empty() ? key : path_ + "." + key;
+    // yaml-cpp keeps the first of two equal keys: the second would be ignored silently.
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      throw core::Error(core::SourceLocation{file_, key_line, key_path}, "duplicate key: expected each key once");
+    }
+    seen.push_back(key);
     bool known = false;
     for (const auto& v : valid) known = known || v == key;
     if (known) continue;
@@ -125,8 +138,7 @@ void YamlNode::check_keys(std::span<const OptionSpec> specs) const {
     const std::string guess = core::closest_match(key, valid);
     if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";
     msg += "; valid keys: " + core::join_names(valid);
-    const int line = kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : where().line;
-    throw core::Error(core::SourceLocation{file_, line, path_.empty() ? key : path_ + "." + key}, msg);
+    throw core::Error(core::SourceLocation{file_, key_line, key_path}, msg);
   }
 }
 

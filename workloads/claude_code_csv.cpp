@@ -6,6 +6,7 @@
 
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "workloads/block_count.hpp"
 
 namespace agentsim::wl {
 namespace {
@@ -77,6 +78,8 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
         if (r.lcp_blocks > 0 && r.lcp_parent.find('#') == std::string::npos) {
           throw csv.error_at(c_par, "expected agent_path#req_idx of the prefix parent");
         }
+        const std::string bad = block_count_mismatch(r.turn.input_tokens, r.lcp_blocks + r.new_blocks, 64);
+        if (!bad.empty()) throw csv.error_at(c_new, bad + " (lcp_blocks + new_blocks)");
       }
       if (has_t) r.turn.t_s = csv.number_or(c_t, -1.0);
       if (has_stop) r.turn.stop = parse_stop_reason(csv.field(c_stop));
@@ -102,6 +105,14 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto& rs = groups[g].rows;
     std::stable_sort(rs.begin(), rs.end(), [](const Row& a, const Row& b) { return a.idx < b.idx; });
+    for (std::size_t k = 1; k < rs.size(); ++k) {
+      if (rs[k].idx == rs[k - 1].idx) {
+        const int second = std::max(rs[k].line, rs[k - 1].line);
+        throw core::Error(core::SourceLocation{file, second, "req_idx"},
+                          "duplicate req_idx " + std::to_string(rs[k].idx) + " of " + groups[g].trace + "/" +
+                              groups[g].agent + ": expected one row per request");
+      }
+    }
     Session s;
     s.id = groups[g].trace + "/" + groups[g].agent;
     const auto si = static_cast<std::int32_t>(g);
@@ -123,7 +134,15 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
       const std::string parent_id =
           groups[g].trace + "/" + (slash == std::string::npos ? "root" : groups[g].agent.substr(0, slash));
       auto pit = group_of.find(parent_id);
-      if (pit != group_of.end() && pit->second < g) s.spawn.parent_session = static_cast<std::int32_t>(pit->second);
+      // A parent without rows of its own (or only later ones) would leave the sub-agent dangling.
+      if (pit == group_of.end() || pit->second >= g) {
+        const int first_line = rs.empty() ? 0 : std::min_element(rs.begin(), rs.end(), [](const Row& a, const Row& b) {
+                                                  return a.line < b.line;
+                                                })->line;
+        throw core::Error(core::SourceLocation{file, first_line, "agent_path"},
+                          "parent agent '" + parent_id + "' has no earlier rows: expected a sub-agent's parent to appear first");
+      }
+      s.spawn.parent_session = static_cast<std::int32_t>(pit->second);
     }
     if (!rs.empty() && rs.front().turn.t_s >= 0) s.start_s = 0;
     trace.sessions.push_back(std::move(s));

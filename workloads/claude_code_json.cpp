@@ -1,5 +1,6 @@
 #include "workloads/claude_code_json.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -7,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "workloads/block_count.hpp"
 #include "workloads/prefix_tree_builder.hpp"
 
 namespace agentsim::wl {
@@ -51,6 +53,7 @@ class Reader {
   void session(const json& requests, const std::string& path, const std::string& id, SpawnLink spawn,
                double start_s, std::int32_t root) {
     if (!requests.is_array()) fail(path, "expected a list of requests");
+    if (requests.empty()) fail(path, "expected at least one request (an empty session)");
     const auto si = static_cast<std::int32_t>(trace_.sessions.size());
     trace_.sessions.emplace_back();
     trace_.sessions.back().id = id;
@@ -92,6 +95,8 @@ class Reader {
         if (!x.is_number_unsigned()) fail(rp + ".hash_ids", "expected non-negative integer ids, found " + x.dump());
         ids.push_back(x.get<std::uint64_t>());
       }
+      const std::string bad = block_count_mismatch(t.input_tokens, static_cast<long long>(ids.size()), 64);
+      if (!bad.empty()) fail(rp + ".hash_ids", bad);
       Session& s = trace_.sessions[static_cast<std::size_t>(si)];
       s.turns.push_back(t);
       tree_.add(space_, TurnRef{si, static_cast<std::int32_t>(s.turns.size() - 1)}, ids, s);
@@ -124,7 +129,11 @@ Trace load_claude_code_json(const std::vector<std::string>& paths) {
     try {
       doc = json::parse(buf.str());
     } catch (const json::parse_error& e) {
-      throw core::Error(core::SourceLocation{path, 0, ""}, std::string("invalid JSON: ") + e.what());
+      // The parser counts bytes; a line number is what an editor can jump to.
+      const std::string text = buf.str();
+      const std::size_t upto = std::min<std::size_t>(e.byte, text.size());
+      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(upto), '\n'));
+      throw core::Error(core::SourceLocation{path, line, ""}, std::string("invalid JSON: ") + e.what());
     }
     if (!doc.is_object()) throw core::Error(core::SourceLocation{path, 0, ""}, "expected a JSON object");
     auto bs = doc.find("block_size");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "workloads/block_count.hpp"
 #include "workloads/prefix_tree_builder.hpp"
 
 namespace agentsim::wl {
@@ -57,6 +58,8 @@ Trace read_mooncake_jsonl(std::istream& in, const std::string& file, const Impor
         if (!x.is_number_unsigned()) throw fail("hash_ids", "expected non-negative integer ids, found " + x.dump());
         ids.push_back(x.get<std::uint64_t>());
       }
+      const std::string bad = block_count_mismatch(t.input_tokens, static_cast<long long>(ids.size()), 512);
+      if (!bad.empty()) throw fail("hash_ids", bad + " (input_length)");
       Session s;
       s.id = "line" + std::to_string(line);
       s.start_s = static_cast<double>(ts_ms) / 1000.0;

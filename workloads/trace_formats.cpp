@@ -46,8 +46,22 @@ std::string detect_trace_format(const std::string& path) {
                     "claude-code-csv, claude-code-json, mooncake)");
 }
 
+namespace {
+Trace load_any(const std::string& format_in, const std::string& path, const ImportOptions& opt, ImportReport* report);
+}  // namespace
+
 Trace load_trace(const std::string& format_in, const std::string& path, const ImportOptions& opt,
                  ImportReport* report) {
+  Trace t = load_any(format_in, path, opt, report);
+  // Nothing to replay: a header-only or blank file is an input error, not an empty result.
+  if (t.sessions.empty()) {
+    throw core::Error(core::SourceLocation{path, 0, ""}, "no sessions in the trace: expected at least one request");
+  }
+  return t;
+}
+
+namespace {
+Trace load_any(const std::string& format_in, const std::string& path, const ImportOptions& opt, ImportReport* report) {
   const std::string format = format_in.empty() ? detect_trace_format(path) : format_in;
   if (format == "claude-code-csv") return load_claude_code_csv_trace(path, opt, report);
   if (format == "mooncake") return load_mooncake_jsonl(path, opt, report);
@@ -80,5 +94,6 @@ Trace load_trace(const std::string& format_in, const std::string& path, const Im
   throw core::Error("unknown trace format '" + format + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
                     "; valid: " + core::join_names(trace_format_names()));
 }
+}  // namespace
 
 }  // namespace agentsim::wl

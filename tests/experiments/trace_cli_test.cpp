@@ -69,7 +69,8 @@ TEST_F(TraceCli, BadLineIsAnErrorNamingFileLineAndFieldAndWritesNothing) {
   const std::string out = (dir / "out.jsonl").string();
   const Result r = run("trace import agentsim " + bad + " --out " + out);
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.output, "agentsim: error: " + bad + ":3: turns[0].in: wrong type\n");
+  // "in" is a string; the reader names the token counts it accepts.
+  EXPECT_EQ(r.output, "agentsim: error: " + bad + ":3: turns[0].in: expected an integer in [1, 1000000000], found \"many\"\n");
   EXPECT_FALSE(fs::exists(out));
   EXPECT_EQ(run("trace stats " + bad).code, 2);
 }
@@ -79,7 +80,7 @@ TEST_F(TraceCli, SkipBadSkipsAndCountsMalformedLines) {
   const std::string out = (dir / "out.h5").string();
   const Result r = run("trace import agentsim " + bad + " --out " + out + " --skip-bad");
   ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_EQ(r.output, "agentsim: skipped 1 malformed line(s); first: " + bad + ":3: turns[0].in: malformed\n" +
+  EXPECT_EQ(r.output, "agentsim: skipped 1 malformed line(s); first: " + bad + ":3: turns[0].in: expected an integer in [1, 1000000000], found \"many\"\n" +
                           "wrote " + out + ": 2 sessions, 3 turns (1 skipped)\n");
   const Result s = run("trace stats " + out + " --json");
   ASSERT_EQ(s.code, 0) << s.output;

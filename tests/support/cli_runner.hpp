@@ -16,9 +16,11 @@ struct CliResult {
   std::string output;
 };
 
-// `args` is appended to the binary's path and run through the shell.
-inline CliResult run(const std::string& args) {
-  const std::string cmd = std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
+// `args` is appended to the binary's path and run through the shell, in `cwd` when given
+// (so messages name files relative to it).
+inline CliResult run(const std::string& args, const std::filesystem::path& cwd = {}) {
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  const std::string cmd = cd + std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
   CliResult r{-1, ""};
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -14,11 +14,12 @@ constexpr const char* kHeader =
     "new_blocks,prefix_tree_ok,api_time_s,think_time_s,ttft_s,stop,output_types\n";
 
 TEST(ClaudeCodeCsv, GroupsBySessionAndTakesGapsFromTheNextRequest) {
+  // Block counts agree with lengths at 64 tokens per block: 3072 tokens = 48 full blocks.
   std::istringstream in(std::string(kHeader) +
                         "t1,root,1,19.0,n,m,2000,300,32,0,,32,1,9.0,12.0,,tool_use,text\n"
                         "t1,root,0,0.0,n,m,1000,100,16,0,,16,1,7.0,0.0,,tool_use,text\n"
                         "t1,root/agent_001:Explore,0,3.0,n,m,500,50,8,0,,8,1,2.0,0.0,,tool_use,text\n"
-                        "t1,root,2,40.0,n,m,3000,0,48,32,root#1,16,1,8.0,8.5,,end_turn,text\n");
+                        "t1,root,2,40.0,n,m,3072,0,48,32,root#1,16,1,8.0,8.5,,end_turn,text\n");
   const auto sessions = read_claude_code_csv(in, "x.csv");
   ASSERT_EQ(sessions.size(), 2u);
   EXPECT_EQ(sessions[0].id, "t1/root");
