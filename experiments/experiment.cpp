@@ -28,6 +28,11 @@ constexpr std::array kTopKeys = {
     OptionSpec{"power", "map", "{}", "power accounting (see `describe power`)"},
     OptionSpec{"record", "map", "{}", "per-request/per-step tables kept for results.h5"},
     OptionSpec{"what_if", "map", "", "overrides of catalog fields (see `describe what_if`)"},
+    OptionSpec{"limits", "map", "{}", "resource limits checked before simulating (see `describe limits`)"},
+};
+constexpr std::array kLimitsKeys = {
+    OptionSpec{"memory", "bytes", "none",
+               "fail before simulating when the estimated peak memory exceeds this (or the machine's memory)"},
 };
 constexpr std::array kReadoffKeys = {
     OptionSpec{"agent_speeds", "list of numbers (tok/s)", "[100]",
@@ -169,6 +174,7 @@ std::span<const OptionSpec> slo_options() { return kSloKeys; }
 std::span<const OptionSpec> readoff_options() { return kReadoffKeys; }
 std::span<const OptionSpec> power_options() { return kPowerKeys; }
 std::span<const OptionSpec> record_options() { return kRecordKeys; }
+std::span<const OptionSpec> limits_options() { return kLimitsKeys; }
 
 Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
   YAML::Node raw = load_raw(path);
@@ -264,6 +270,13 @@ Experiment load_experiment(const std::string& path, const std::string& root, con
     rec->check_keys(kRecordKeys);
     if (rec->has("requests")) e.record_requests = rec->at("requests").as_bool();
     if (rec->has("steps")) e.record_steps = rec->at("steps").as_bool();
+  }
+  if (auto lim = doc.find("limits")) {
+    lim->check_keys(kLimitsKeys);
+    if (lim->has("memory")) {
+      e.memory_limit_bytes = lim->at("memory").as_quantity(core::Dimension::kBytes);
+      if (!(e.memory_limit_bytes > 0)) throw lim->at("memory").error("expected a positive size, e.g. \"16GB\"");
+    }
   }
   return e;
 }
