@@ -67,7 +67,7 @@ TEST_F(MemoryEstimate, RecorderBoundsFollowTheFormula) {
   double sum = 0;
   for (const auto& c : m.components) sum += c.bytes;
   EXPECT_DOUBLE_EQ(m.total_bytes, sum);
-  EXPECT_EQ(m.components.front().name, "process baseline") << "32 MB dominates this tiny run";
+  EXPECT_EQ(m.components.front().name, "process baseline") << "230 MB dominates this tiny run";
   // Two threads on one point: still one concurrent run; the sim parts do not double.
   EXPECT_DOUBLE_EQ(component(exp::estimate_memory(e, t, 2, 1), "recorded steps"), 10000.0 * 104);
 }
@@ -94,7 +94,7 @@ TEST_F(MemoryEstimate, SmallLimitFailsBeforeSimulatingAndWritesNothing) {
   const auto r = run("run " + experiment("limits: {memory: \"10MB\"}\n") + " --out " + (dir / "o").string());
   EXPECT_EQ(r.code, 2) << r.output;
   for (const char* s : {"limits.memory", "estimated peak memory", "exceeds the 10 MB available (limits.memory)",
-                        "process baseline: 32 MB", "fewer agents"}) {
+                        "process baseline: 230 MB", "fewer agents"}) {
     EXPECT_NE(r.output.find(s), std::string::npos) << s << " in\n" << r.output;
   }
   EXPECT_FALSE(fs::exists(dir / "o"));
