@@ -29,6 +29,11 @@ constexpr std::array kTopKeys = {
     OptionSpec{"power", "map", "{}", "power accounting (see `describe power`)"},
     OptionSpec{"record", "map", "{}", "per-request/per-step tables kept for results.h5"},
     OptionSpec{"what_if", "map", "", "overrides of catalog fields (see `describe what_if`)"},
+    OptionSpec{"limits", "map", "{}", "resource limits checked before simulating (see `describe limits`)"},
+};
+constexpr std::array kLimitsKeys = {
+    OptionSpec{"memory", "bytes", "none",
+               "fail before simulating when the estimated peak memory exceeds this (or the machine's memory)"},
 };
 constexpr std::array kReadoffKeys = {
     OptionSpec{"agent_speeds", "list of numbers (tok/s)", "[100]",
@@ -170,6 +175,7 @@ std::span<const OptionSpec> slo_options() { return kSloKeys; }
 std::span<const OptionSpec> readoff_options() { return kReadoffKeys; }
 std::span<const OptionSpec> power_options() { return kPowerKeys; }
 std::span<const OptionSpec> record_options() { return kRecordKeys; }
+std::span<const OptionSpec> limits_options() { return kLimitsKeys; }
 
 namespace {
 
@@ -304,6 +310,13 @@ Experiment decode_experiment(YAML::Node raw, const std::string& path, const std:
     rec->check_keys(kRecordKeys);
     if (rec->has("requests")) e.record_requests = rec->at("requests").as_bool();
     if (rec->has("steps")) e.record_steps = rec->at("steps").as_bool();
+  }
+  if (auto lim = doc.find("limits")) {
+    lim->check_keys(kLimitsKeys);
+    if (lim->has("memory")) {
+      e.memory_limit_bytes = lim->at("memory").as_quantity(core::Dimension::kBytes);
+      if (!(e.memory_limit_bytes > 0)) throw lim->at("memory").error("expected a positive size, e.g. \"16GB\"");
+    }
   }
   return e;
 }

@@ -49,6 +49,7 @@ struct Experiment {
   bool record_requests = true;     // keep per-request tables for results.h5
   bool record_steps = true;        // keep per-step tables for results.h5
   std::string resolved_yaml;       // the document after --set, as decoded (for results.h5)
+  double memory_limit_bytes = 0;   // limits.memory (0 = only the machine's memory)
 };
 
 // Reads and validates `path` after applying `sets` ("a.b.c=value", value parsed as YAML);
@@ -63,5 +64,6 @@ std::span<const OptionSpec> readoff_options();
 std::span<const OptionSpec> power_options();
 std::span<const OptionSpec> record_options();
 std::span<const OptionSpec> what_if_options();
+std::span<const OptionSpec> limits_options();
 
 }  // namespace agentsim::exp

@@ -24,6 +24,7 @@ const std::vector<OptionSection>& option_sections() {
       {"power", "power accounting", power_options()},
       {"record", "tables kept for results.h5", record_options()},
       {"what_if", "catalog overrides, keyed by catalog entry name", what_if_options()},
+      {"limits", "resource limits checked before simulating", limits_options()},
   };
   return sections;
 }

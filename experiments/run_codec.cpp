@@ -10,28 +10,60 @@ namespace agentsim::exp {
 
 namespace {
 
-static_assert(std::is_trivially_copyable_v<metrics::Summary>);
-static_assert(std::is_trivially_copyable_v<metrics::RequestRecord>);
-static_assert(std::is_trivially_copyable_v<metrics::StepRecord>);
-static_assert(std::is_trivially_copyable_v<RunPower>);
+constexpr std::uint64_t kMagic = 0x61676e7473696d32ULL;  // "agntsim2": fields encoded one by one
 
-constexpr std::uint64_t kMagic = 0x61676e7473696d31ULL;  // "agntsim1"
+// Each struct is encoded field by field, never as raw memory: its padding bytes are
+// indeterminate, and copying them would make equal runs encode to unequal bytes.
+// The sizeof checks fail when a field is added, so the lists below get updated with it.
+static_assert(sizeof(metrics::Summary) == 27 * 8, "update summary_fields");
+static_assert(sizeof(metrics::RequestRecord) == 64, "update request_fields");
+static_assert(sizeof(metrics::StepRecord) == 104, "update step_fields");
+static_assert(sizeof(RunPower) == 80, "update power_fields");
+
+template <class S, class F>
+void summary_fields(S& s, F&& f) {
+  f(s.window_s), f(s.requests), f(s.rejected), f(s.output_tok_s), f(s.input_tok_s), f(s.computed_input_tok_s);
+  f(s.total_tok_s), f(s.agent_output_tok_s_p50), f(s.agent_output_tok_s_p10), f(s.ttft_s_p50), f(s.ttft_s_p90);
+  f(s.ttft_s_p99), f(s.itl_s_mean), f(s.steps), f(s.mean_batch_sequences), f(s.prefix_hit_rate), f(s.hit_rate_hbm);
+  f(s.hit_rate_host), f(s.hit_rate_ssd), f(s.hit_rate_remote), f(s.evictions), f(s.bytes_loaded), f(s.bytes_stored);
+  f(s.preemptions), f(s.kv_transfer_bytes), f(s.kv_occupancy_mean), f(s.kv_occupancy_peak);
+}
+template <class S, class F>
+void request_fields(S& q, F&& f) {
+  f(q.agent), f(q.input_tokens), f(q.cached_tokens), f(q.output_tokens), f(q.arrival_s), f(q.first_token_s);
+  f(q.last_token_s), f(q.rejected);
+}
+template <class S, class F>
+void step_fields(S& s, F&& f) {
+  f(s.replica), f(s.start_s), f(s.end_s), f(s.decode_tokens), f(s.prefill_tokens), f(s.cached_tokens);
+  f(s.sampled_tokens), f(s.batch_sequences), f(s.steps), f(s.kv_used_fraction), f(s.compute_s), f(s.memory_s);
+  f(s.comm_s), f(s.overhead_s);
+}
+template <class S, class F>
+void power_fields(S& p, F&& f) {
+  f(p.systems), f(p.accelerators), f(p.accelerators_total), f(p.power_w), f(p.accelerators_w), f(p.provisioned_w);
+  f(p.compute_s), f(p.memory_s), f(p.comm_s), f(p.overhead_s), f(p.busy_s);
+}
 
 class Writer {
  public:
   template <class T>
   void pod(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
+    static_assert(std::is_arithmetic_v<T>);
     out_.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
   void str(const std::string& s) {
     pod<std::uint64_t>(s.size());
     out_ += s;
   }
-  template <class T>
-  void vec(const std::vector<T>& v) {
+  template <class T, class Fields>
+  void obj(const T& v, Fields fields) {
+    fields(v, [this](const auto& x) { pod(x); });
+  }
+  template <class T, class Fields>
+  void vec(const std::vector<T>& v, Fields fields) {
     pod<std::uint64_t>(v.size());
-    if (!v.empty()) out_.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+    for (const auto& x : v) obj(x, fields);
   }
   std::string take() { return std::move(out_); }
 
@@ -44,6 +76,7 @@ class Reader {
   explicit Reader(const std::string& in) : in_(in) {}
   template <class T>
   T pod() {
+    static_assert(std::is_arithmetic_v<T>);
     T v;
     need(sizeof v);
     std::memcpy(&v, in_.data() + at_, sizeof v);
@@ -57,13 +90,20 @@ class Reader {
     at_ += n;
     return s;
   }
-  template <class T>
-  std::vector<T> vec() {
+  template <class T, class Fields>
+  T obj(Fields fields) {
+    T v{};
+    fields(v, [this](auto& x) { x = pod<std::remove_reference_t<decltype(x)>>(); });
+    return v;
+  }
+  // `min_item_bytes` bounds the count by what is left, so a corrupt count cannot allocate wildly.
+  template <class T, class Fields>
+  std::vector<T> vec(Fields fields, std::size_t min_item_bytes) {
     const auto n = pod<std::uint64_t>();
-    if (n > (in_.size() - at_) / sizeof(T)) throw core::Error("run buffer truncated");
-    std::vector<T> v(n);
-    if (n > 0) std::memcpy(v.data(), in_.data() + at_, n * sizeof(T));
-    at_ += n * sizeof(T);
+    if (n > (in_.size() - at_) / min_item_bytes) throw core::Error("run buffer truncated");
+    std::vector<T> v;
+    v.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i) v.push_back(obj<T>(fields));
     return v;
   }
   bool done() const { return at_ == in_.size(); }
@@ -76,6 +116,15 @@ class Reader {
   std::size_t at_ = 0;
 };
 
+// Encoded size of one record: the sum of its fields' sizes (no padding).
+template <class T, class Fields>
+std::size_t encoded_bytes(Fields fields) {
+  std::size_t n = 0;
+  T v{};
+  fields(v, [&n](const auto& x) { n += sizeof x; });
+  return n;
+}
+
 }  // namespace
 
 std::string encode_runs(const std::vector<RunResult>& runs) {
@@ -85,7 +134,7 @@ std::string encode_runs(const std::vector<RunResult>& runs) {
   for (const auto& r : runs) {
     w.pod(r.concurrency);
     w.pod(r.level);
-    w.pod(r.summary);
+    w.obj(r.summary, [](const auto& v, auto f) { summary_fields(v, f); });
     w.pod(r.kv_capacity_tokens);
     w.pod(r.turns_truncated);
     w.pod(r.events);
@@ -95,9 +144,9 @@ std::string encode_runs(const std::vector<RunResult>& runs) {
     w.pod(r.seed);
     w.str(r.skipped);
     w.pod(r.bisection);
-    w.pod(r.power);
-    w.vec(r.requests);
-    w.vec(r.steps);
+    w.obj(r.power, [](const auto& v, auto f) { power_fields(v, f); });
+    w.vec(r.requests, [](const auto& v, auto f) { request_fields(v, f); });
+    w.vec(r.steps, [](const auto& v, auto f) { step_fields(v, f); });
   }
   return w.take();
 }
@@ -111,7 +160,7 @@ std::vector<RunResult> decode_runs(const std::string& bytes) {
     RunResult r;
     r.concurrency = in.pod<int>();
     r.level = in.pod<double>();
-    r.summary = in.pod<metrics::Summary>();
+    r.summary = in.obj<metrics::Summary>([](auto& v, auto f) { summary_fields(v, f); });
     r.kv_capacity_tokens = in.pod<long long>();
     r.turns_truncated = in.pod<long long>();
     r.events = in.pod<unsigned long long>();
@@ -121,9 +170,11 @@ std::vector<RunResult> decode_runs(const std::string& bytes) {
     r.seed = in.pod<std::uint64_t>();
     r.skipped = in.str();
     r.bisection = in.pod<bool>();
-    r.power = in.pod<RunPower>();
-    r.requests = in.vec<metrics::RequestRecord>();
-    r.steps = in.vec<metrics::StepRecord>();
+    r.power = in.obj<RunPower>([](auto& v, auto f) { power_fields(v, f); });
+    const auto req = [](auto& v, auto f) { request_fields(v, f); };
+    const auto stp = [](auto& v, auto f) { step_fields(v, f); };
+    r.requests = in.vec<metrics::RequestRecord>(req, encoded_bytes<metrics::RequestRecord>(req));
+    r.steps = in.vec<metrics::StepRecord>(stp, encoded_bytes<metrics::StepRecord>(stp));
     runs.push_back(std::move(r));
   }
   if (!in.done()) throw core::Error("run buffer has trailing bytes");

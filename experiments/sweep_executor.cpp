@@ -61,6 +61,43 @@ std::uint64_t get_u64(const std::string& in, std::size_t& at) {
   return v;
 }
 
+// A kept run on disk: magic, payload length, FNV-1a of the payload, payload. Files are
+// renamed into place whole, so a kill leaves either a complete file or a dot-named temp
+// file; the frame also catches a torn or corrupted file from any other cause.
+constexpr std::uint64_t kCacheMagic = 0x6167736d72756e31ULL;  // "agsmrun1"
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string frame(const std::string& payload) {
+  std::string out;
+  put_u64(out, kCacheMagic);
+  put_u64(out, payload.size());
+  put_u64(out, fnv1a(payload));
+  return out + payload;
+}
+
+// Whether `file` is a whole, intact frame; its payload goes to `payload`.
+bool unframe(const std::string& file, std::string& payload) {
+  std::size_t at = 0;
+  try {
+    if (get_u64(file, at) != kCacheMagic) return false;
+    const std::uint64_t n = get_u64(file, at);
+    const std::uint64_t sum = get_u64(file, at);
+    if (file.size() - at != n) return false;
+    payload = file.substr(at);
+    return fnv1a(payload) == sum;
+  } catch (const core::Error&) {
+    return false;
+  }
+}
+
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;
@@ -117,23 +154,44 @@ RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const Sweep
   char name[40];
   std::snprintf(name, sizeof name, "%016llx.run", static_cast<unsigned long long>(key));
   const fs::path file = fs::path(opt.cache_dir) / name;
-  if (fs::is_regular_file(file)) {
-    try {
-      auto runs = decode_runs(slurp(file));
-      if (runs.size() == 1 && runs[0].id == p.id) {
-        ++*opt.reused_runs;
-        return runs[0];
-      }
-    } catch (const core::Error&) {
-      // A damaged file (e.g. from a kill mid-write of an older version) is simply rerun.
-    }
+  if (auto kept = read_kept_run(file.string()); kept && kept->id == p.id) {
+    ++*opt.reused_runs;
+    return *kept;
   }
   if (const long long n = opt.new_runs->fetch_add(1); opt.stop_after >= 0 && n >= opt.stop_after) {
     throw SweepInterrupted("sweep stopped after " + std::to_string(opt.stop_after) + " new runs (--stop-after)");
   }
   RunResult r = run_sweep_point(e, sessions, p);
-  core::write_file_atomically(file.string(), encode_runs({r}));
+  core::write_file_atomically(file.string(), frame(encode_runs({r})));
   return r;
+}
+
+std::optional<RunResult> read_kept_run(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  std::string payload;
+  try {
+    if (!unframe(slurp(path), payload)) return std::nullopt;
+    auto runs = decode_runs(payload);
+    if (runs.size() != 1) return std::nullopt;
+    return std::move(runs[0]);
+  } catch (const core::Error&) {
+    // An intact frame this version cannot decode: rerun it, as for a damaged frame.
+    return std::nullopt;
+  }
+}
+
+std::size_t remove_temp_files(const std::string& dir) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string::npos && it->is_regular_file(ec)) {
+      std::error_code ignored;
+      removed += fs::remove(it->path(), ignored) ? 1 : 0;
+    }
+  }
+  return removed;
 }
 
 }  // namespace agentsim::exp

@@ -2,10 +2,13 @@
 // Runs independent tasks (each yielding some runs) sharded over MPI ranks
 // (task i on rank i mod size) and each rank's threads, and gathers every
 // task's runs, in task order, on every rank: the result never depends on the
-// rank or thread count. Finished runs are kept for --resume when asked.
+// rank or thread count. Finished runs are kept for --resume when asked, one
+// checksummed file per run renamed into place whole, so a kill never leaves a
+// partial one (see cached_run).
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +39,13 @@ std::vector<std::vector<RunResult>> run_sharded(std::size_t tasks, const RunTask
 
 // run_sweep_point, or the kept result of an earlier, interrupted invocation of the same experiment.
 RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt);
+
+// The run kept in `path` by cached_run; nullopt when the file is missing, torn, corrupted
+// or of another format version (the run is then simply rerun).
+std::optional<RunResult> read_kept_run(const std::string& path);
+
+// Removes the dot-named temp files (".NAME.tmp.PID", core::write_atomically) a killed
+// process left in `dir`; returns how many. A missing folder holds none.
+std::size_t remove_temp_files(const std::string& dir);
 
 }  // namespace agentsim::exp

@@ -1,4 +1,4 @@
-// agentsim run EXPERIMENT --out DIR [-j N] [--set PATH=VALUE]... [--resume]
+// agentsim run EXPERIMENT --out DIR [-j N] [--set PATH=VALUE]... [--resume] [--max-memory SIZE]
 #include <unistd.h>
 
 #include <chrono>
@@ -10,7 +10,9 @@
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/cluster.hpp"
+#include "sim/core/units.hpp"
 #include "experiments/experiment.hpp"
+#include "experiments/memory_estimate.hpp"
 #include "experiments/readoff_sinks.hpp"
 #include "experiments/report_html.hpp"
 #include "experiments/results_h5.hpp"
@@ -31,6 +33,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     bool resume = false;
     long long stop_after = -1;
     bool quiet_runs = false;
+    std::string max_memory;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand(
@@ -43,6 +46,8 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--stop-after", args->stop_after,
                   "stop after N new runs, keeping them for --resume (staged runs, tests)");
   sub->add_flag("--no-run-table", args->quiet_runs, "print only the read-off table");
+  sub->add_option("--max-memory", args->max_memory,
+                  "fail before simulating if the estimated peak memory exceeds SIZE, e.g. 16GB (see limits.memory)");
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
@@ -55,6 +60,21 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     opt.progress = ::isatty(2) != 0;
     opt.cache_dir = (fs::path(args->out) / ".partial").string();
     opt.stop_after = args->stop_after;
+    // Fail before simulating, not by the OS's hand, when the sweep cannot fit in memory.
+    double limit_bytes = e.memory_limit_bytes;
+    std::string limit_name = "limits.memory";
+    if (!args->max_memory.empty()) {
+      try {
+        limit_bytes = core::parse_quantity(args->max_memory, core::Dimension::kBytes);
+      } catch (const core::Error& err) {
+        throw core::Error(core::SourceLocation{"--max-memory", 0, ""}, err.detail());
+      }
+      limit_name = "--max-memory";
+    }
+    std::string limit_source;
+    const double available = exp::available_memory_bytes(limit_bytes, limit_name, limit_source);
+    const exp::MemoryEstimate mem = exp::estimate_memory(e, sessions, opt.threads, cluster.size());
+    exp::check_memory(e, mem, available, limit_source);
     if (lead) {
       std::size_t valid = 0;
       for (const auto& p : e.plans) valid += p.pruned.empty() ? 1 : 0;
@@ -64,6 +84,9 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
                   e.workload.levels.size(), sessions.sessions.size(),
                   e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str(), opt.threads,
                   cluster.size());
+      std::printf("memory: estimated peak %s of %s available (%s)\n",
+                  core::format_quantity(mem.total_bytes, core::Dimension::kBytes).c_str(),
+                  core::format_quantity(available, core::Dimension::kBytes).c_str(), limit_source.c_str());
       for (const auto& p : e.plans) {
         if (!p.pruned.empty()) {
           std::printf("  pruned %s %s: %s\n", e.systems[static_cast<std::size_t>(p.system)].name.c_str(),
@@ -72,6 +95,9 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
       }
       std::fflush(stdout);
       if (!args->resume) fs::remove_all(opt.cache_dir);
+      // Temp files of a killed invocation are never read; clear them so the folder holds only whole files.
+      exp::remove_temp_files(args->out);
+      exp::remove_temp_files(opt.cache_dir);
     }
     cluster.all_gather("");  // no rank touches the cache before the lead has cleared it
     exp::SweepOutcome outcome;
