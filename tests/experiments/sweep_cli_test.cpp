@@ -1,6 +1,7 @@
 // End-to-end sweeps through the agentsim binary: outputs and their schema,
 // resume, describe, plan (thread/rank invariance and kills: sweep_robustness_test.cpp).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <sys/wait.h>
 
@@ -45,7 +46,8 @@ const char* const kOutputs[] = {"summary.csv", "readoffs.csv", "results.h5", "re
 class SweepCli : public ::testing::Test {
  protected:
   fs::path dir = fs::temp_directory_path() /
-                 ("agentsim_sweepcli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+                 ("agentsim_sweepcli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+                  std::to_string(::getpid()));
   void SetUp() override {
     fs::remove_all(dir);
     fs::create_directories(dir);
