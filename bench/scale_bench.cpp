@@ -1,6 +1,7 @@
 // Timing harness for the serving engine at scale (not a unit test): prints wall time,
 // peak RSS (getrusage), events/s and simulated tokens per wall second.
 //   bench_scale scale [agents] [gpus] [sim_s] [cache_unit_tokens]
+//     (the recorder streams the window's totals: memory does not grow with sim_s)
 //     closed-loop agents replaying the Claude Code sample on gpt-oss-120b, TP8 replicas
 //     of gb300-nvl72 devices, session-affinity routing, fast-forward on.
 //   bench_scale vidur
@@ -32,12 +33,19 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
+// User CPU seconds of the process so far (the machine may be shared: wall time alone misleads).
+double user_cpu_s() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec) * 1e-6;
+}
+
 void report(const char* what, double wall_s, const core::Simulator& sim, const metrics::Summary& s,
             double sim_s) {
   const double tokens = (s.total_tok_s) * s.window_s;
-  std::printf("%s: wall %.2f s, peak RSS %.0f MB, events %llu (%.3g /s), simulated %.0f s, "
+  std::printf("%s: wall %.2f s (user CPU %.2f s since start), peak RSS %.0f MB, events %llu (%.3g /s), simulated %.0f s, "
               "tokens %.4g (%.4g per wall s), requests %lld, hit rate %.3f, steps %lld\n",
-              what, wall_s, peak_rss_mb(), static_cast<unsigned long long>(sim.events_run()),
+              what, wall_s, user_cpu_s(), peak_rss_mb(), static_cast<unsigned long long>(sim.events_run()),
               static_cast<double>(sim.events_run()) / wall_s, sim_s, tokens, tokens / wall_s, s.requests,
               s.prefix_hit_rate, s.steps);
 }
@@ -69,6 +77,7 @@ int scale(int agents, int gpus, double sim_s, long long unit) {
   const auto t0 = std::chrono::steady_clock::now();
   core::Simulator sim;
   metrics::Recorder rec;
+  rec.stream_window(0.0, sim_s);  // totals only: memory does not grow with simulated time
   auto o = options(model, system, 8, 8192, 256);
   o.kv.unit_tokens = serving::cache_unit_tokens(unit, trace.block_size_tokens);
   o.barriers_s = {0.0, sim_s};

@@ -1,60 +1,56 @@
 #include "sim/metrics/summary.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "sim/core/error.hpp"
 #include "sim/metrics/percentile.hpp"
 
 namespace agentsim::metrics {
 
-Summary summarize(const Recorder& rec, double start_s, double end_s) {
-  Summary s;
-  s.window_s = end_s - start_s;
-  auto in_window = [&](double t) { return t >= start_s && t < end_s; };
+namespace {
 
-  double out_tokens = 0, prefill_tokens = 0, cached_tokens = 0, batch_seq = 0, occupancy = 0;
-  for (const auto& st : rec.steps()) {
-    if (!in_window(st.end_s)) continue;
-    const double n = static_cast<double>(st.steps);
-    s.steps += st.steps;
-    out_tokens += st.sampled_tokens * n;
-    prefill_tokens += static_cast<double>(st.prefill_tokens) * n;
-    cached_tokens += static_cast<double>(st.cached_tokens);
-    batch_seq += st.batch_sequences * n;
-    occupancy += st.kv_used_fraction * n;
-    s.kv_occupancy_peak = std::max(s.kv_occupancy_peak, st.kv_used_fraction);
-  }
-  std::vector<double> speed, ttft;
-  double itl_sum = 0;
-  long long itl_n = 0;
-  for (const auto& r : rec.requests()) {
-    if (r.rejected) {
-      if (in_window(r.arrival_s)) ++s.rejected;
-      continue;
-    }
-    if (!in_window(r.last_token_s)) continue;
-    ++s.requests;
-    ttft.push_back(r.first_token_s - r.arrival_s);
-    if (r.output_tokens >= 2 && r.last_token_s > r.first_token_s) {
-      const double dt = r.last_token_s - r.first_token_s;
-      speed.push_back(static_cast<double>(r.output_tokens - 1) / dt);
-      itl_sum += dt / static_cast<double>(r.output_tokens - 1);
-      ++itl_n;
-    }
-  }
-  s.output_tok_s = out_tokens / s.window_s;
-  s.computed_input_tok_s = prefill_tokens / s.window_s;
-  s.input_tok_s = (prefill_tokens + cached_tokens) / s.window_s;
+Summary finish(WindowTotals& w) {
+  Summary s;
+  s.window_s = w.end_s - w.start_s;
+  s.steps = w.steps;
+  s.kv_occupancy_peak = w.occupancy_peak;
+  s.requests = w.requests;
+  s.rejected = w.rejected;
+  s.output_tok_s = w.out_tokens / s.window_s;
+  s.computed_input_tok_s = w.prefill_tokens / s.window_s;
+  s.input_tok_s = (w.prefill_tokens + w.cached_tokens) / s.window_s;
   s.total_tok_s = s.input_tok_s + s.output_tok_s;
-  s.agent_output_tok_s_p50 = percentile(speed, 50);
-  s.agent_output_tok_s_p10 = percentile(speed, 10);
-  s.ttft_s_p50 = percentile(ttft, 50);
-  s.ttft_s_p90 = percentile(ttft, 90);
-  s.ttft_s_p99 = percentile(ttft, 99);
-  s.itl_s_mean = itl_n ? itl_sum / static_cast<double>(itl_n) : 0.0;
-  s.mean_batch_sequences = s.steps ? batch_seq / static_cast<double>(s.steps) : 0.0;
-  s.kv_occupancy_mean = s.steps ? occupancy / static_cast<double>(s.steps) : 0.0;
+  s.agent_output_tok_s_p50 = percentile(w.speed_tok_s, 50);
+  s.agent_output_tok_s_p10 = percentile(w.speed_tok_s, 10);
+  s.ttft_s_p50 = percentile(w.ttft_s, 50);
+  s.ttft_s_p90 = percentile(w.ttft_s, 90);
+  s.ttft_s_p99 = percentile(w.ttft_s, 99);
+  s.itl_s_mean = w.itl_n ? w.itl_sum_s / static_cast<double>(w.itl_n) : 0.0;
+  s.mean_batch_sequences = s.steps ? w.batch_seq / static_cast<double>(s.steps) : 0.0;
+  s.kv_occupancy_mean = s.steps ? w.occupancy / static_cast<double>(s.steps) : 0.0;
   return s;
+}
+
+}  // namespace
+
+Summary summarize(const Recorder& rec, double start_s, double end_s) {
+  if (const WindowTotals* streamed = rec.streamed()) {
+    if (streamed->start_s != start_s || streamed->end_s != end_s) {
+      throw core::Error("summary window [" + std::to_string(start_s) + ", " + std::to_string(end_s) +
+                        ") differs from the window the recorder streamed [" + std::to_string(streamed->start_s) +
+                        ", " + std::to_string(streamed->end_s) + ")");
+    }
+    WindowTotals w = *streamed;  // percentile() sorts its sample in place
+    return finish(w);
+  }
+  WindowTotals w;
+  w.start_s = start_s;
+  w.end_s = end_s;
+  for (const auto& st : rec.steps()) w.add(st);
+  for (const auto& r : rec.requests()) w.add(r);
+  return finish(w);
 }
 
 Summary summarize(const Recorder& rec, double start_s, double end_s, const CacheCounters& c) {

@@ -74,6 +74,11 @@ long long KvManager::cached_prefix_tokens(const Request& r) const {
 
 std::optional<KvAdmission> KvManager::admit(const Request& r, long long total_tokens, KvHold& hold) {
   std::vector<BlockKey> keys = keys_for(r);
+  return admit(r, keys, total_tokens, hold);
+}
+
+std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
+                                            KvHold& hold) {
   const long long anon = std::max(0LL, units_for(total_tokens) - static_cast<long long>(keys.size()));
   auto got = cache_.acquire(keys, anon);
   if (!got) return std::nullopt;

@@ -67,6 +67,10 @@ class KvManager {
   // Pins the prompt prefix and `total_tokens` worth of units in HBM; nullopt (no change)
   // when HBM cannot hold them.
   std::optional<KvAdmission> admit(const Request& r, long long total_tokens, KvHold& hold);
+  // The same with `keys` = keys_for(r) computed by the caller (kept across refused
+  // attempts); on success they move into `hold`.
+  std::optional<KvAdmission> admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
+                                   KvHold& hold);
   // Admits `tokens` of unkeyed KV (a transferred or swapped-in context).
   bool admit_anonymous(long long tokens, KvHold& hold);
   // One more unit for decode growth; false when HBM is full of referenced blocks.

@@ -149,8 +149,13 @@ bool Replica::try_admit(Active& a, double& load_s) {
     return true;
   }
   const long long total = reserve ? a.req.input_tokens + a.req.output_tokens : a.prompt;
-  auto got = kv_->admit(a.req, total, a.hold);
+  if (!a.keys_ready) {
+    a.keys = kv_->keys_for(a.req);
+    a.keys_ready = true;
+  }
+  auto got = kv_->admit(a.req, a.keys, total, a.hold);
   if (!got) return false;
+  a.keys_ready = false;  // moved into the hold
   a.prefilled = got->cached_tokens;
   pending_prefill_ -= got->cached_tokens;
   if (a.generated == 0) a.rec.cached_tokens = got->cached_tokens;
@@ -187,9 +192,16 @@ void Replica::maybe_start_step() {
   pending_swap_out_s_ = 0;
   ensure_decode_kv();
 
-  StepBatch batch;
-  std::vector<std::size_t> decode_slots, prefill_slots;
-  std::vector<long long> chunks;
+  // The step's buffers are members, reused step after step (one step in flight at a time).
+  StepBatch& batch = batch_;
+  std::vector<std::size_t>& decode_slots = decode_slots_;
+  std::vector<std::size_t>& prefill_slots = prefill_slots_;
+  std::vector<long long>& chunks = chunks_;
+  batch.decodes.clear();
+  batch.prefills.clear();
+  decode_slots.clear();
+  prefill_slots.clear();
+  chunks.clear();
   auto add_decode = [&](std::size_t slot) {
     const Active& a = running_[slot];
     batch.decodes.push_back(DecodeItem{a.req.input_tokens + a.generated - 1});
@@ -229,7 +241,8 @@ void Replica::maybe_start_step() {
   }
   if (batch.empty()) return;
 
-  metrics::StepRecord step;
+  metrics::StepRecord& step = step_;
+  step = metrics::StepRecord{};
   step.replica = id_;
   step.start_s = sim_.now_s();
   step.decode_tokens = static_cast<int>(batch.decodes.size());
@@ -289,13 +302,14 @@ void Replica::maybe_start_step() {
   }
 
   busy_ = true;
-  sim_.after(ticks,
-             [this, ps = std::move(prefill_slots), cs = std::move(chunks), ds = std::move(decode_slots),
-              step]() mutable { end_step(std::move(ps), std::move(cs), std::move(ds), step); });
+  sim_.after(ticks, [this] { end_step(); });
 }
 
-void Replica::end_step(std::vector<std::size_t> prefill_slots, std::vector<long long> chunks,
-                       std::vector<std::size_t> decode_slots, metrics::StepRecord step) {
+void Replica::end_step() {
+  const std::vector<std::size_t>& prefill_slots = prefill_slots_;
+  const std::vector<long long>& chunks = chunks_;
+  const std::vector<std::size_t>& decode_slots = decode_slots_;
+  metrics::StepRecord& step = step_;
   const double now = sim_.now_s();
   step.end_s = now;
   for (std::size_t k = 0; k < prefill_slots.size(); ++k) {

@@ -84,6 +84,10 @@ class Replica : public RequestSink {
     long long swapped_tokens = 0;  // KV parked in host by a swap preemption
     bool ready = false;            // KV arrives complete (transfer): no prefill
     KvHold hold;
+    // keys_for(req), computed at the first admission attempt and kept while the
+    // queue head is refused (moved into `hold` on admission).
+    std::vector<BlockKey> keys;
+    bool keys_ready = false;
   };
   struct Run {  // a fast-forwarded run in flight
     bool active = false;
@@ -100,8 +104,7 @@ class Replica : public RequestSink {
   bool ensure_decode_kv();
   void preempt_last();
   bool try_admit(Active& a, double& load_s);
-  void end_step(std::vector<std::size_t> prefill_slots, std::vector<long long> chunks,
-                std::vector<std::size_t> decode_slots, metrics::StepRecord step);
+  void end_step();
   void end_run();
   void retire_finished();
   long long fast_forward_steps(core::Ticks now) const;
@@ -124,6 +127,11 @@ class Replica : public RequestSink {
   bool seg_valid_ = false;       // running set unchanged since the last decode-only step
   metrics::StepRecord seg_record_;
   Run run_;
+  // The step in flight (built by maybe_start_step, read by end_step).
+  StepBatch batch_;
+  std::vector<std::size_t> decode_slots_, prefill_slots_;
+  std::vector<long long> chunks_;
+  metrics::StepRecord step_;
 };
 
 }  // namespace agentsim::serving
