@@ -39,6 +39,9 @@ struct Row {
   std::function<void(const fs::path&)> make{};             // binary inputs (HDF5)
 };
 
+// GoogleTest prints a failing row by its name instead of its bytes.
+void PrintTo(const Row& row, std::ostream* os) { *os << row.name << " (" << row.category << ")"; }
+
 // A valid experiment from the generator: rows change one thing in it.
 const std::string kExp =
     "name: bad\n"
@@ -77,7 +80,7 @@ std::vector<Row> rows() {
       {"ExpEmpty", "empty file", {{"exp.yaml", ""}}, run, "exp.yaml:1: expected a YAML mapping at the top level"},
       {"ExpUnknownTopKey", "unknown key", {{"exp.yaml", "modle: x\n" + kExp}}, run,
        "exp.yaml:1: modle: unknown key (did you mean 'model'?); valid keys: name, seed, model, system, systems, "
-       "deployment, search, serving, workload, readoffs, slo, power, record, what_if"},
+       "deployment, search, serving, workload, readoffs, slo, power, record, what_if, limits"},
       {"ExpDuplicateKey", "duplicate ids", {{"exp.yaml", kExp + "seed: 1\nseed: 2\n"}}, run,
        "exp.yaml:11: seed: duplicate key: expected each key once"},
       {"ExpSeedWrongType", "wrong type", {{"exp.yaml", exp_with("seed: lucky\n")}}, run,
