@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 
 #include "experiments/catalog.hpp"
 #include "experiments/decode_helpers.hpp"
@@ -48,11 +49,9 @@ constexpr std::array kRecordKeys = {
     OptionSpec{"steps", "bool", "true", "keep the per-step table of each run in results.h5"},
 };
 
-YAML::Node load_raw(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+YAML::Node parse_raw(const std::string& text, const std::string& path) {
   try {
-    YAML::Node root = YAML::Load(in);
+    YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) throw core::Error(core::SourceLocation{path, 1, ""}, "expected a YAML mapping at the top level");
     return root;
   } catch (const YAML::Exception& e) {
@@ -171,11 +170,23 @@ std::span<const OptionSpec> power_options() { return kPowerKeys; }
 std::span<const OptionSpec> record_options() { return kRecordKeys; }
 
 Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
-  YAML::Node raw = load_raw(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_experiment(text.str(), path, root, nullptr, sets);
+}
+
+namespace {
+
+Experiment decode_experiment(const std::string& text, const std::string& path, const std::string& root,
+                             const Catalog* catalog_in, const std::vector<std::string>& sets) {
+  YAML::Node raw = parse_raw(text, path);
   for (const auto& s : sets) apply_set(raw, s);
   const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
-  Catalog catalog = load_catalog(root);
+  // Loaded only once the top level is known to be sane, so a typo is reported before catalog trouble.
+  Catalog catalog = catalog_in ? *catalog_in : load_catalog(root);
 
   Experiment e;
   e.file = path;
@@ -266,6 +277,19 @@ Experiment load_experiment(const std::string& path, const std::string& root, con
     if (rec->has("steps")) e.record_steps = rec->at("steps").as_bool();
   }
   return e;
+}
+
+}  // namespace
+
+Experiment parse_experiment(const std::string& text, const std::string& path, const std::string& root,
+                            const Catalog* catalog, const std::vector<std::string>& sets) {
+  try {
+    return decode_experiment(text, path, root, catalog, sets);
+  } catch (const YAML::Exception& e) {
+    // A backstop for yaml-cpp conversions the strict accessors do not wrap (e.g. a list used as a key).
+    throw core::Error(core::SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
+                      "unexpected YAML structure: " + e.msg);
+  }
 }
 
 }  // namespace agentsim::exp

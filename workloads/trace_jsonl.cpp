@@ -1,5 +1,6 @@
 #include "workloads/trace_jsonl.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,12 @@ namespace agentsim::wl {
 using nlohmann::json;
 
 namespace {
+std::string too_many_tokens() { return "expected at most " + std::to_string(kMaxTurnTokens) + " tokens"; }
+
+// Names come from user files (a CSV's trace_id, a file name) and need not be UTF-8; JSON
+// requires it, so invalid bytes are written as U+FFFD instead of throwing mid-file.
+std::string dump_line(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 GapKind parse_gap(const std::string& s) {
   if (s == "tool") return GapKind::kTool;
   if (s == "human") return GapKind::kHuman;
@@ -21,7 +28,7 @@ GapKind parse_gap(const std::string& s) {
 void write_trace_jsonl(const Trace& trace, std::ostream& out) {
   json h = {{"format", "agentsim-trace"}, {"version", 1}, {"name", trace.name},
             {"block_size", trace.block_size_tokens}, {"block_ids", trace.global_block_ids ? "global" : "per-tree"}};
-  out << h.dump() << '\n';
+  out << dump_line(h) << '\n';
   for (const auto& s : trace.sessions) {
     json turns = json::array();
     for (const auto& t : s.turns) {
@@ -44,7 +51,7 @@ void write_trace_jsonl(const Trace& trace, std::ostream& out) {
     if (s.spawn.parent_session >= 0) {
       js["spawn"] = {{"parent", s.spawn.parent_session}, {"after_turn", s.spawn.after_turn}, {"async", s.spawn.async}};
     }
-    out << js.dump() << '\n';
+    out << dump_line(js) << '\n';
   }
 }
 
@@ -60,6 +67,8 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
   std::string text;
   int line = 0;
   bool header = false;
+  // Prompt length in blocks of every turn read so far, to check prefix links before they are followed.
+  std::vector<std::vector<long long>> prompt_blocks;
   while (std::getline(in, text)) {
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -78,25 +87,40 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         key = "version";
         if (j.value("version", 0) != 1) throw fail("expected 1");
         trace.name = j.value("name", file);
-        trace.block_size_tokens = j.value("block_size", 0);
+        key = "block_size";
+        const long long bs = j.value("block_size", 0LL);
+        if (bs < 0 || bs > kMaxBlockSizeTokens) throw fail("expected a block size in [0, " + std::to_string(kMaxBlockSizeTokens) + "] tokens");
+        trace.block_size_tokens = static_cast<int>(bs);
         trace.global_block_ids = j.value("block_ids", "per-tree") == "global";
         header = true;
         continue;
       }
       ++local.lines_read;
       Session s;
+      // Every index must point backwards (or at this session), so links can neither dangle nor cycle.
+      const auto self = static_cast<std::int32_t>(trace.sessions.size());
       key = "id";
       s.id = j.at("id").get<std::string>();
       key = "root";
-      s.root = j.value("root", static_cast<std::int32_t>(trace.sessions.size()));
+      s.root = j.value("root", self);
+      if (s.root < 0 || s.root > self || (s.root < self && trace.sessions[static_cast<std::size_t>(s.root)].root != s.root)) {
+        throw fail("expected the index of this session or of an earlier root session");
+      }
       key = "start_s";
       s.start_s = j.value("start_s", 0.0);
+      if (!std::isfinite(s.start_s)) throw fail("expected a finite time");
       if (auto sp = j.find("spawn"); sp != j.end()) {
         key = "spawn";
         s.spawn.parent_session = sp->at("parent").get<std::int32_t>();
         s.spawn.after_turn = sp->at("after_turn").get<std::int32_t>();
         s.spawn.async = sp->value("async", false);
+        if (s.spawn.parent_session < 0 || s.spawn.parent_session >= self) throw fail("parent must be an earlier session");
+        const auto parent_turns = static_cast<std::int32_t>(trace.sessions[static_cast<std::size_t>(s.spawn.parent_session)].turns.size());
+        if (s.spawn.after_turn < -1 || s.spawn.after_turn >= parent_turns) {
+          throw fail("after_turn must be -1 or a turn of the parent (it has " + std::to_string(parent_turns) + ")");
+        }
       }
+      std::vector<long long> blocks_of_turn;
       key = "turns";
       const json& turns = j.at("turns");
       if (!turns.is_array()) throw fail("expected a list");
@@ -107,12 +131,14 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         key = base + "in";
         t.input_tokens = tj.at("in").get<long long>();
         if (t.input_tokens <= 0) throw fail("expected a positive token count");
+        if (t.input_tokens > kMaxTurnTokens) throw fail(too_many_tokens());
         key = base + "out";
         t.output_tokens = tj.at("out").get<long long>();
         if (t.output_tokens < 1) throw fail("expected a positive token count");
+        if (t.output_tokens > kMaxTurnTokens) throw fail(too_many_tokens());
         key = base + "gap_s";
         t.gap_after_s = tj.value("gap_s", 0.0);
-        if (t.gap_after_s < 0) throw fail("expected a non-negative delay");
+        if (!(t.gap_after_s >= 0) || !std::isfinite(t.gap_after_s)) throw fail("expected a finite, non-negative delay");
         key = base + "gap";
         t.gap_kind = parse_gap(tj.value("gap", "none"));
         t.stop = parse_stop_reason(tj.value("stop", ""));
@@ -122,8 +148,15 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
           if (!p->is_array() || p->size() != 3) throw fail("expected [session, turn, blocks]");
           t.prefix_parent = TurnRef{(*p)[0].get<std::int32_t>(), (*p)[1].get<std::int32_t>()};
           t.prefix_blocks = (*p)[2].get<std::int32_t>();
-          if (t.prefix_parent.session > static_cast<std::int32_t>(trace.sessions.size())) {
-            throw fail("prefix parent must be an earlier session");
+          const auto ps = t.prefix_parent.session, pt = t.prefix_parent.turn;
+          if (ps < 0 || ps > self) throw fail("prefix parent must be an earlier session or this one");
+          const auto& counts = ps == self ? blocks_of_turn : prompt_blocks[static_cast<std::size_t>(ps)];
+          if (pt < 0 || static_cast<std::size_t>(pt) >= counts.size()) {
+            throw fail("prefix parent turn must be an earlier turn (that session has " + std::to_string(counts.size()) + ")");
+          }
+          if (t.prefix_blocks < 0 || t.prefix_blocks > counts[static_cast<std::size_t>(pt)]) {
+            throw fail("prefix shares " + std::to_string(t.prefix_blocks) + " blocks but its parent's prompt has " +
+                       std::to_string(counts[static_cast<std::size_t>(pt)]));
           }
         }
         t.runs_begin = static_cast<std::uint32_t>(s.block_runs.size());
@@ -135,11 +168,25 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
           }
         }
         t.runs_end = static_cast<std::uint32_t>(s.block_runs.size());
+        long long blocks = t.prefix_parent.valid() ? t.prefix_blocks : 0;
+        blocks += s.new_blocks(t);
+        const long long bs = trace.block_size_tokens;
+        if (blocks > 0 && bs == 0) throw fail("block data in a trace whose header has block_size 0");
+        if (bs > 0 && blocks > (t.input_tokens + bs - 1) / bs) {
+          throw fail(std::to_string(blocks) + " blocks of " + std::to_string(bs) + " tokens exceed the prompt's " +
+                     std::to_string(t.input_tokens) + " tokens");
+        }
+        blocks_of_turn.push_back(blocks);
         t.t_s = tj.value("t_s", -1.0);
         t.api_time_s = tj.value("api_s", -1.0);
         t.ttft_s = tj.value("ttft_s", -1.0);
+        key = base + "t_s";
+        if (!std::isfinite(t.t_s) || !std::isfinite(t.api_time_s) || !std::isfinite(t.ttft_s)) {
+          throw fail("recorded times must be finite");
+        }
         s.turns.push_back(t);
       }
+      prompt_blocks.push_back(std::move(blocks_of_turn));
       trace.sessions.push_back(std::move(s));
     } catch (const json::exception& e) {
       if (!opt.skip_bad) throw fail(e.id == 403 ? "missing required field" : "wrong type");
