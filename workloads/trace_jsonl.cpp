@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,15 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::string key;
     auto fail = [&](const std::string& what) { return core::Error(core::SourceLocation{file, line, key}, what); };
+    // An integer in [lo, hi]: a float such as 1e108 would be cast to int (undefined behaviour).
+    auto integer = [&](const json& v, long long lo, long long hi) -> long long {
+      const bool ok = v.is_number_integer() &&
+                      !(v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi));
+      const long long x = ok ? v.get<long long>() : 0;
+      if (!ok || x < lo || x > hi) throw fail("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      return x;
+    };
+    constexpr long long kI32 = std::numeric_limits<std::int32_t>::max();
     try {
       json j;
       try {
@@ -85,11 +95,12 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         key = "format";
         if (!j.is_object() || j.value("format", "") != "agentsim-trace") throw fail("expected \"agentsim-trace\"");
         key = "version";
-        if (j.value("version", 0) != 1) throw fail("expected 1");
+        if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<long long>() != 1) {
+          throw fail("expected 1");
+        }
         trace.name = j.value("name", file);
         key = "block_size";
-        const long long bs = j.value("block_size", 0LL);
-        if (bs < 0 || bs > kMaxBlockSizeTokens) throw fail("expected a block size in [0, " + std::to_string(kMaxBlockSizeTokens) + "] tokens");
+        const long long bs = j.contains("block_size") ? integer(j["block_size"], 0, kMaxBlockSizeTokens) : 0;
         trace.block_size_tokens = static_cast<int>(bs);
         trace.global_block_ids = j.value("block_ids", "per-tree") == "global";
         header = true;
@@ -102,7 +113,7 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
       key = "id";
       s.id = j.at("id").get<std::string>();
       key = "root";
-      s.root = j.value("root", self);
+      s.root = j.contains("root") ? static_cast<std::int32_t>(integer(j["root"], 0, kI32)) : self;
       if (s.root < 0 || s.root > self || (s.root < self && trace.sessions[static_cast<std::size_t>(s.root)].root != s.root)) {
         throw fail("expected the index of this session or of an earlier root session");
       }
@@ -111,8 +122,8 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
       if (!std::isfinite(s.start_s)) throw fail("expected a finite time");
       if (auto sp = j.find("spawn"); sp != j.end()) {
         key = "spawn";
-        s.spawn.parent_session = sp->at("parent").get<std::int32_t>();
-        s.spawn.after_turn = sp->at("after_turn").get<std::int32_t>();
+        s.spawn.parent_session = static_cast<std::int32_t>(integer(sp->at("parent"), 0, kI32));
+        s.spawn.after_turn = static_cast<std::int32_t>(integer(sp->at("after_turn"), -1, kI32));
         s.spawn.async = sp->value("async", false);
         if (s.spawn.parent_session < 0 || s.spawn.parent_session >= self) throw fail("parent must be an earlier session");
         const auto parent_turns = static_cast<std::int32_t>(trace.sessions[static_cast<std::size_t>(s.spawn.parent_session)].turns.size());
@@ -129,10 +140,12 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         const std::string base = "turns[" + std::to_string(k) + "].";
         Turn t;
         key = base + "in";
+        if (tj.at("in").is_number_float()) throw fail("expected an integer");  // never cast a float
         t.input_tokens = tj.at("in").get<long long>();
         if (t.input_tokens <= 0) throw fail("expected a positive token count");
         if (t.input_tokens > kMaxTurnTokens) throw fail(too_many_tokens());
         key = base + "out";
+        if (tj.at("out").is_number_float()) throw fail("expected an integer");  // never cast a float
         t.output_tokens = tj.at("out").get<long long>();
         if (t.output_tokens < 1) throw fail("expected a positive token count");
         if (t.output_tokens > kMaxTurnTokens) throw fail(too_many_tokens());
@@ -146,8 +159,9 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         if (auto p = tj.find("prefix"); p != tj.end()) {
           key = base + "prefix";
           if (!p->is_array() || p->size() != 3) throw fail("expected [session, turn, blocks]");
-          t.prefix_parent = TurnRef{(*p)[0].get<std::int32_t>(), (*p)[1].get<std::int32_t>()};
-          t.prefix_blocks = (*p)[2].get<std::int32_t>();
+          t.prefix_parent = TurnRef{static_cast<std::int32_t>(integer((*p)[0], -kI32, kI32)),
+                                    static_cast<std::int32_t>(integer((*p)[1], -kI32, kI32))};
+          t.prefix_blocks = static_cast<std::int32_t>(integer((*p)[2], -kI32, kI32));
           const auto ps = t.prefix_parent.session, pt = t.prefix_parent.turn;
           if (ps < 0 || ps > self) throw fail("prefix parent must be an earlier session or this one");
           const auto& counts = ps == self ? blocks_of_turn : prompt_blocks[static_cast<std::size_t>(ps)];
@@ -164,7 +178,9 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
           key = base + "new";
           for (const auto& r : *n) {
             if (!r.is_array() || r.size() != 2) throw fail("expected [first_id, count] runs");
-            s.block_runs.push_back(BlockRun{r[0].get<std::uint64_t>(), r[1].get<std::uint32_t>()});
+            if (!r[0].is_number_unsigned()) throw fail("expected a non-negative integer block id");
+            s.block_runs.push_back(BlockRun{r[0].get<std::uint64_t>(),
+                                            static_cast<std::uint32_t>(integer(r[1], 0, std::numeric_limits<std::uint32_t>::max()))});
           }
         }
         t.runs_end = static_cast<std::uint32_t>(s.block_runs.size());

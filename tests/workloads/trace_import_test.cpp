@@ -238,6 +238,9 @@ TEST(TraceImport, NativeLinksMustPointBackwardsAndFitThePrompt) {
   // 4e9 new blocks of 64 tokens cannot fit a 100-token prompt (at most ceil(100 / 64) = 2 blocks).
   EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 4000000000]]}]})"),
             "n.jsonl:2: turns[0].new: 4000000000 blocks of 64 tokens exceed the prompt's 100 tokens");
+  // Found by fuzz_trace_jsonl under UBSan: a float where an integer belongs was cast to int.
+  EXPECT_EQ(native_error(R"({"id": "a", "root": 1.1e108, "turns": [{"in": 100, "out": 1}]})"),
+            "n.jsonl:2: root: expected an integer in [0, 2147483647]");
   EXPECT_EQ(native_error(R"({"id": "a", "root": 5, "turns": [{"in": 100, "out": 1}]})"),
             "n.jsonl:2: root: expected the index of this session or of an earlier root session");
   EXPECT_EQ(native_error(R"({"id": "a", "spawn": {"parent": 9, "after_turn": 3}, "turns": [{"in": 100, "out": 1}]})"),
