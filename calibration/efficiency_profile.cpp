@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -19,6 +20,11 @@ void emit_error(YAML::Emitter& out, const char* key, const FitError& e) {
   out << YAML::Key << "max_rel_error" << YAML::Value << e.max_rel_error;
   out << YAML::EndMap;
 }
+
+// Natural-log factors are bounded so that exp() of a table's sum stays finite
+// (a fitted efficiency is within a few units of 0); other numbers must be finite.
+constexpr double kMaxLog = 100;
+constexpr double kMaxValue = 1e300;
 
 // Strict reading helpers: every error names file, line and key path.
 struct Reader {
@@ -51,19 +57,34 @@ struct Reader {
     }
   }
 
-  std::vector<double> numbers(const YAML::Node& n, const std::string& key_path) const {
+  // A finite number in [lo, hi] (YAML's .nan and .inf read as doubles, so they are refused here).
+  double number(const YAML::Node& n, const std::string& key_path, double lo, double hi) const {
+    const double v = get<double>(n, key_path, "a number");
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      throw error(n, key_path, "expected a finite number in [" + format_bound(lo) + ", " + format_bound(hi) + "]");
+    }
+    return v;
+  }
+
+  std::vector<double> numbers(const YAML::Node& n, const std::string& key_path, double lo, double hi) const {
     if (!n.IsSequence() || n.size() == 0) throw error(n, key_path, "expected a non-empty list of numbers");
     std::vector<double> v;
-    for (std::size_t i = 0; i < n.size(); ++i) v.push_back(get<double>(n[i], key_path + "[" + std::to_string(i) + "]", "a number"));
+    for (std::size_t i = 0; i < n.size(); ++i) v.push_back(number(n[i], key_path + "[" + std::to_string(i) + "]", lo, hi));
     return v;
+  }
+
+  static std::string format_bound(double b) {
+    std::ostringstream o;
+    o << b;
+    return o.str();
   }
 
   FitError fit_error(const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"points", "rms_rel_error", "max_rel_error"});
     FitError e;
     e.points = get<std::size_t>(n["points"], key_path + ".points", "a count");
-    e.rms_rel_error = get<double>(n["rms_rel_error"], key_path + ".rms_rel_error", "a number");
-    e.max_rel_error = get<double>(n["max_rel_error"], key_path + ".max_rel_error", "a number");
+    e.rms_rel_error = number(n["rms_rel_error"], key_path + ".rms_rel_error", 0, kMaxValue);
+    e.max_rel_error = number(n["max_rel_error"], key_path + ".max_rel_error", 0, kMaxValue);
     return e;
   }
 
@@ -88,9 +109,9 @@ struct Reader {
     }
     t.dtype = get<std::string>(n["dtype"], key_path + ".dtype", "a string");
     t.quantity = quantity(n["quantity"], key_path + ".quantity");
-    t.peak = get<double>(n["peak"], key_path + ".peak", "a number");
+    t.peak = number(n["peak"], key_path + ".peak", 0, kMaxValue);
     t.peak_source = get<std::string>(n["peak_source"], key_path + ".peak_source", "a string");
-    t.log_constant = get<double>(n["log_constant"], key_path + ".log_constant", "a number");
+    t.log_constant = number(n["log_constant"], key_path + ".log_constant", -kMaxLog, kMaxLog);
     const YAML::Node axes = n["axes"];
     if (!axes.IsSequence() || axes.size() == 0) throw error(axes, key_path + ".axes", "expected a non-empty list");
     for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -100,8 +121,8 @@ struct Reader {
       ax.name = get<std::string>(axes[i]["name"], ap + ".name", "a string");
       ax.monotone = get<int>(axes[i]["monotone"], ap + ".monotone", "-1, 0 or 1");
       if (ax.monotone < -1 || ax.monotone > 1) throw error(axes[i]["monotone"], ap + ".monotone", "expected -1, 0 or 1");
-      ax.knots = numbers(axes[i]["knots"], ap + ".knots");
-      ax.log_offsets = numbers(axes[i]["log_offsets"], ap + ".log_offsets");
+      ax.knots = numbers(axes[i]["knots"], ap + ".knots", 0, kMaxValue);
+      ax.log_offsets = numbers(axes[i]["log_offsets"], ap + ".log_offsets", -kMaxLog, kMaxLog);
       if (ax.knots.size() != ax.log_offsets.size())
         throw error(axes[i], ap, "knots and log_offsets differ in length");
       for (std::size_t j = 0; j < ax.knots.size(); ++j) {
@@ -115,6 +136,8 @@ struct Reader {
     return t;
   }
 };
+
+EfficiencyProfile decode_profile(const std::string& yaml_text, const std::string& path);
 
 }  // namespace
 
@@ -166,12 +189,21 @@ std::string to_yaml(const EfficiencyProfile& p) {
 }
 
 EfficiencyProfile parse_profile(const std::string& yaml_text, const std::string& path) {
-  YAML::Node root;
   try {
-    root = YAML::Load(yaml_text);
+    return decode_profile(yaml_text, path);
   } catch (const YAML::ParserException& e) {
     throw core::Error(core::SourceLocation{path, e.mark.line + 1, ""}, "not valid YAML: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    // Conversions the strict helpers do not wrap, e.g. a list used as a table name.
+    throw core::Error(core::SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
+                      "unexpected YAML structure: " + e.msg);
   }
+}
+
+namespace {
+
+EfficiencyProfile decode_profile(const std::string& yaml_text, const std::string& path) {
+  const YAML::Node root = YAML::Load(yaml_text);
   const Reader r{path};
   r.check_keys(root, "", {"schema", "device", "backend", "source", "calibration_date", "tables"});
   const std::string schema = r.get<std::string>(root["schema"], "schema", "a string");
@@ -189,6 +221,8 @@ EfficiencyProfile parse_profile(const std::string& yaml_text, const std::string&
   }
   return p;
 }
+
+}  // namespace
 
 EfficiencyProfile load_profile(const std::string& path) {
   std::ifstream in(path);

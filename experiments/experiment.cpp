@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <fstream>
+#include <sstream>
 
 #include "experiments/catalog.hpp"
 #include "experiments/decode_helpers.hpp"
@@ -54,11 +55,9 @@ constexpr std::array kRecordKeys = {
     OptionSpec{"steps", "bool", "true", "keep the per-step table of each run in results.h5"},
 };
 
-YAML::Node load_raw(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+YAML::Node parse_raw(const std::string& text, const std::string& path) {
   try {
-    YAML::Node root = YAML::Load(in);
+    YAML::Node root = YAML::Load(text);
     if (!root.IsMap()) throw core::Error(core::SourceLocation{path, 1, ""}, "expected a YAML mapping at the top level");
     return root;
   } catch (const YAML::Exception& e) {
@@ -191,15 +190,26 @@ const std::string* set_owning(const std::vector<std::string>& sets, const std::s
   return found;
 }
 
-Experiment decode_experiment(YAML::Node raw, const std::string& path, const std::string& root);
+Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in);
 
 }  // namespace
 
 Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
-  YAML::Node raw = load_raw(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_experiment(text.str(), path, root, nullptr, sets);
+}
+
+namespace {
+
+Experiment decode_experiment(const std::string& text, const std::string& path, const std::string& root,
+                              const Catalog* catalog_in, const std::vector<std::string>& sets) {
+  YAML::Node raw = parse_raw(text, path);
   for (const auto& s : sets) apply_set(raw, s);
   try {
-    return decode_experiment(raw, path, root);
+    return decode_document(raw, path, root, catalog_in);
   } catch (const core::Error& e) {
     // A value given with --set has no line in the file: name the option instead.
     const std::string* s = e.where().file == path ? set_owning(sets, e.where().key_path) : nullptr;
@@ -208,12 +218,11 @@ Experiment load_experiment(const std::string& path, const std::string& root, con
   }
 }
 
-namespace {
-
-Experiment decode_experiment(YAML::Node raw, const std::string& path, const std::string& root) {
+Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in) {
   const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
-  Catalog catalog = load_catalog(root);
+  // Loaded only once the top level is known to be sane, so a typo is reported before catalog trouble.
+  Catalog catalog = catalog_in ? *catalog_in : load_catalog(root);
 
   Experiment e;
   e.file = path;
@@ -322,5 +331,16 @@ Experiment decode_experiment(YAML::Node raw, const std::string& path, const std:
 }
 
 }  // namespace
+
+Experiment parse_experiment(const std::string& text, const std::string& path, const std::string& root,
+                            const Catalog* catalog, const std::vector<std::string>& sets) {
+  try {
+    return decode_experiment(text, path, root, catalog, sets);
+  } catch (const YAML::Exception& e) {
+    // A backstop for yaml-cpp conversions the strict accessors do not wrap (e.g. a list used as a key).
+    throw core::Error(core::SourceLocation{path, e.mark.line >= 0 ? e.mark.line + 1 : 0, ""},
+                      "unexpected YAML structure: " + e.msg);
+  }
+}
 
 }  // namespace agentsim::exp

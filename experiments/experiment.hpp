@@ -56,6 +56,11 @@ struct Experiment {
 // every problem is a core::Error naming file, line and key. `root` is where the catalogs live.
 Experiment load_experiment(const std::string& path, const std::string& root,
                            const std::vector<std::string>& sets = {});
+// The same decoding of YAML `text` as if read from `path` (relative paths resolve beside it),
+// against `catalog` when given (what_if edits a copy) or the catalogs under `root` otherwise.
+struct Catalog;
+Experiment parse_experiment(const std::string& text, const std::string& path, const std::string& root,
+                            const Catalog* catalog = nullptr, const std::vector<std::string>& sets = {});
 
 // The option declarations of the top level and of the sections this file owns, for `describe`.
 std::span<const OptionSpec> experiment_options();

@@ -13,7 +13,7 @@ bool parse_timestamp_s(const std::string& text, double& out_s) {
   double s = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d %2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &s, &n) != 6) return false;
   if (static_cast<std::size_t>(n) != text.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-      s < 0 || s >= 61) {
+      !(s >= 0 && s < 61)) {  // negated so that "nan" seconds (which %lf accepts) are rejected
     return false;
   }
   // Days from civil (H. Hinnant's algorithm), exact for the proleptic Gregorian calendar.
@@ -48,8 +48,14 @@ Trace read_azure_csv(std::istream& in, const std::string& file, const ImportOpti
       Turn t;
       t.input_tokens = csv.integer(c_in);
       t.output_tokens = csv.integer(c_out);
-      if (t.input_tokens <= 0) throw csv.error_at(c_in, "expected a positive token count");
-      if (t.output_tokens < 0) throw csv.error_at(c_out, "expected a non-negative token count");
+      if (t.input_tokens <= 0 || t.input_tokens > kMaxTurnTokens) {
+        throw csv.error_at(c_in, t.input_tokens <= 0 ? "expected a positive token count"
+                                                     : "expected at most " + std::to_string(kMaxTurnTokens) + " tokens");
+      }
+      if (t.output_tokens < 0 || t.output_tokens > kMaxTurnTokens) {
+        throw csv.error_at(c_out, t.output_tokens < 0 ? "expected a non-negative token count"
+                                                      : "expected at most " + std::to_string(kMaxTurnTokens) + " tokens");
+      }
       t.output_tokens = std::max<long long>(1, t.output_tokens);
       t.t_s = 0;
       if (!have_t0) {

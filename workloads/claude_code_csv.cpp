@@ -11,6 +11,9 @@
 namespace agentsim::wl {
 namespace {
 
+constexpr long long kBlockTokens = 64;  // tokens per prefix block in the kv-cache-tester traces
+constexpr long long kMaxRequestIndex = 1'000'000'000;
+
 struct Row {
   long long idx = 0;
   Turn turn;
@@ -65,9 +68,13 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
       r.turn.input_tokens = csv.integer(c_in);
       r.turn.output_tokens = csv.integer(c_out);
       r.think_s = csv.number_or(c_think, 0.0);
-      if (r.idx < 0) throw csv.error_at(c_idx, "expected a non-negative index");
+      if (r.idx < 0 || r.idx > kMaxRequestIndex) {
+        throw csv.error_at(c_idx, "expected an index in [0, " + std::to_string(kMaxRequestIndex) + "]");
+      }
       if (r.turn.input_tokens <= 0) throw csv.error_at(c_in, "expected a positive token count");
       if (r.turn.output_tokens < 0) throw csv.error_at(c_out, "expected a non-negative token count");
+      if (r.turn.input_tokens > kMaxTurnTokens) throw csv.error_at(c_in, "expected at most " + std::to_string(kMaxTurnTokens) + " tokens");
+      if (r.turn.output_tokens > kMaxTurnTokens) throw csv.error_at(c_out, "expected at most " + std::to_string(kMaxTurnTokens) + " tokens");
       if (r.think_s < 0) throw csv.error_at(c_think, "expected a non-negative delay");
       if (has_blocks) {
         r.lcp_blocks = csv.integer(c_lcp);
@@ -75,6 +82,12 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
         r.lcp_parent = csv.field(c_par);
         if (r.lcp_blocks < 0) throw csv.error_at(c_lcp, "expected a non-negative block count");
         if (r.new_blocks < 0) throw csv.error_at(c_new, "expected a non-negative block count");
+        // The prompt's 64-token blocks: shared prefix plus new ones cannot exceed its length.
+        const long long max_blocks = (r.turn.input_tokens + kBlockTokens - 1) / kBlockTokens;
+        if (r.lcp_blocks > max_blocks || r.new_blocks > max_blocks - r.lcp_blocks) {
+          throw csv.error_at(c_new, "lcp_blocks + new_blocks = " + std::to_string(r.lcp_blocks + r.new_blocks) +
+                                        " blocks of 64 tokens exceed in_tokens " + std::to_string(r.turn.input_tokens));
+        }
         if (r.lcp_blocks > 0 && r.lcp_parent.find('#') == std::string::npos) {
           throw csv.error_at(c_par, "expected agent_path#req_idx of the prefix parent");
         }
@@ -97,7 +110,7 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
 
   Trace trace;
   trace.name = file;
-  trace.block_size_tokens = has_blocks ? 64 : 0;
+  trace.block_size_tokens = has_blocks ? static_cast<int>(kBlockTokens) : 0;
   trace.sessions.reserve(groups.size());
   // (session id, req_idx) -> turn, to resolve lcp_parent_req.
   std::map<std::pair<std::string, long long>, TurnRef> turn_of;
@@ -160,8 +173,9 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
     std::vector<long long> missing;
     long long expect = 0;
     for (const auto& r : prs) {
-      for (; expect < r.idx; ++expect) missing.push_back(expect);
-      expect = r.idx + 1;
+      // Only the first kids.size() gaps are used; a huge req_idx must not enumerate the rest.
+      for (; expect < r.idx && missing.size() < kids.size(); ++expect) missing.push_back(expect);
+      expect = std::max(expect, r.idx + 1);
     }
     for (std::size_t c = 0; c < kids.size(); ++c) {
       Session& child = trace.sessions[static_cast<std::size_t>(kids[c])];
@@ -193,6 +207,10 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
     }
     std::sort(by_line.begin(), by_line.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
+    // Prompt blocks of each turn once its row is processed (-1 before): a prefix parent must
+    // be an earlier row, so links cannot point forward or at themselves.
+    std::vector<std::vector<long long>> blocks_of(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) blocks_of[g].assign(groups[g].rows.size(), -1);
     for (const auto& [line, ref] : by_line) {
       const Row& r = groups[static_cast<std::size_t>(ref.session)].rows[static_cast<std::size_t>(ref.turn)];
       Session& s = trace.sessions[static_cast<std::size_t>(ref.session)];
@@ -207,13 +225,23 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
           pidx = -1;
         }
         auto it = turn_of.find({pid, pidx});
-        if (it == turn_of.end()) {
+        if (it == turn_of.end() ||
+            blocks_of[static_cast<std::size_t>(it->second.session)][static_cast<std::size_t>(it->second.turn)] < 0) {
           throw core::Error(core::SourceLocation{file, line, "lcp_parent_req"},
                             "prefix parent '" + r.lcp_parent + "' is not an earlier request of this trace");
+        }
+        const long long parent_blocks =
+            blocks_of[static_cast<std::size_t>(it->second.session)][static_cast<std::size_t>(it->second.turn)];
+        if (r.lcp_blocks > parent_blocks) {
+          throw core::Error(core::SourceLocation{file, line, "lcp_blocks"},
+                            "shares " + std::to_string(r.lcp_blocks) + " blocks but prefix parent '" + r.lcp_parent +
+                                "' has only " + std::to_string(parent_blocks));
         }
         t.prefix_parent = it->second;
         t.prefix_blocks = static_cast<std::int32_t>(r.lcp_blocks);
       }
+      blocks_of[static_cast<std::size_t>(ref.session)][static_cast<std::size_t>(ref.turn)] =
+          (r.lcp_blocks > 0 ? r.lcp_blocks : 0) + r.new_blocks;
       std::uint64_t& next = next_id[groups[static_cast<std::size_t>(ref.session)].trace];
       t.runs_begin = static_cast<std::uint32_t>(s.block_runs.size());
       if (r.new_blocks > 0) {

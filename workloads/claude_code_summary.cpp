@@ -14,12 +14,21 @@ namespace agentsim::wl {
 ConversationSummaryStats read_claude_code_summary(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace summary");
+  return read_claude_code_summary(in, path);
+}
+
+ConversationSummaryStats read_claude_code_summary(std::istream& in, const std::string& path) {
   core::CsvReader csv(in, path);
   const auto c_req = csv.column("n_requests"), c_sub = csv.column("n_subagents"), c_in = csv.column("sum_in"),
              c_out = csv.column("sum_out"), c_cached = csv.column("sum_cached_tokens_lcp"),
              c_dur = csv.column("duration_s");
   ConversationSummaryStats s;
   std::vector<double> reqs, durs;
+  // Adds a non-negative count to a total; a sum past 2^63 is an error, not a wrapped number.
+  auto add = [&](long long& total, std::size_t col, long long v) {
+    if (v < 0) throw csv.error_at(col, "expected a non-negative count");
+    if (__builtin_add_overflow(total, v, &total)) throw csv.error_at(col, "total exceeds 2^63 - 1");
+  };
   while (csv.next()) {
     const long long n = csv.integer(c_req);
     const long long cached = csv.integer(c_cached);
@@ -27,11 +36,11 @@ ConversationSummaryStats read_claude_code_summary(const std::string& path) {
     if (n < 0) throw csv.error_at(c_req, "expected a non-negative count");
     if (cached < 0 || cached > input) throw csv.error_at(c_cached, "expected a count in [0, sum_in]");
     ++s.conversations;
-    s.requests += n;
-    s.subagents += csv.integer(c_sub);
-    s.input_tokens += input;
-    s.output_tokens += csv.integer(c_out);
-    s.cached_tokens += cached;
+    add(s.requests, c_req, n);
+    add(s.subagents, c_sub, csv.integer(c_sub));
+    add(s.input_tokens, c_in, input);
+    add(s.output_tokens, c_out, csv.integer(c_out));
+    add(s.cached_tokens, c_cached, cached);
     reqs.push_back(static_cast<double>(n));
     durs.push_back(csv.number(c_dur));
   }

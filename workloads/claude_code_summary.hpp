@@ -2,6 +2,7 @@
 // The per-conversation summary of the Claude Code traces (`traces_summary.csv`,
 // one row per trace file). It holds totals, not requests, so it can be
 // summarised but not replayed.
+#include <istream>
 #include <string>
 
 #include "workloads/trace_stats.hpp"
@@ -21,6 +22,7 @@ struct ConversationSummaryStats {
 
 // Reads the CSV; errors name file, line and column.
 ConversationSummaryStats read_claude_code_summary(const std::string& path);
+ConversationSummaryStats read_claude_code_summary(std::istream& in, const std::string& path);
 std::string format_summary_stats(const ConversationSummaryStats& s);
 std::string summary_stats_json(const ConversationSummaryStats& s);
 

@@ -4,6 +4,11 @@
 
 namespace agentsim::wl {
 
+// Bounds every importer enforces, so sums over a trace cannot overflow and a
+// block list cannot outgrow memory: tokens per prompt or answer, tokens per block.
+inline constexpr long long kMaxTurnTokens = 1'000'000'000;
+inline constexpr long long kMaxBlockSizeTokens = 1 << 20;
+
 struct ImportOptions {
   bool skip_bad = false;  // skip malformed lines (counted) instead of failing on the first
 };

@@ -6,6 +6,7 @@
 
 #include "sim/core/error.hpp"
 #include "workloads/block_count.hpp"
+#include "workloads/json_brief.hpp"
 #include "workloads/prefix_tree_builder.hpp"
 
 namespace agentsim::wl {
@@ -33,29 +34,34 @@ Trace read_mooncake_jsonl(std::istream& in, const std::string& file, const Impor
       json j;
       try {
         j = json::parse(text);
-      } catch (const json::parse_error& e) {
+      } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
         throw fail("", std::string("invalid JSON: ") + e.what());
       }
       if (!j.is_object()) throw fail("", "expected a JSON object");
-      auto integer = [&](const char* key, long long lo) {
+      auto integer = [&](const char* key, long long lo, long long hi) {
         auto it = j.find(key);
         if (it == j.end()) throw fail(key, "missing required field");
-        if (!it->is_number_integer()) throw fail(key, "expected an integer, found " + it->dump());
-        const long long v = it->get<long long>();
-        if (v < lo) throw fail(key, "expected an integer >= " + std::to_string(lo) + ", found " + it->dump());
+        if (!it->is_number_integer()) throw fail(key, "expected an integer, found " + json_brief(*it));
+        // Unsigned values above the signed range would wrap in get<long long>().
+        const bool too_big = it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(hi);
+        const long long v = too_big ? hi : it->get<long long>();
+        if (too_big || v < lo || v > hi) {
+          throw fail(key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], found " + json_brief(*it));
+        }
         return v;
       };
-      const long long ts_ms = integer("timestamp", 0);
+      // Milliseconds; a bound of about 300 years keeps the seconds exact in a double.
+      const long long ts_ms = integer("timestamp", 0, 10'000'000'000'000LL);
       Turn t;
-      t.input_tokens = integer("input_length", 1);
-      t.output_tokens = std::max<long long>(1, integer("output_length", 0));
+      t.input_tokens = integer("input_length", 1, kMaxTurnTokens);
+      t.output_tokens = std::max<long long>(1, integer("output_length", 0, kMaxTurnTokens));
       t.t_s = 0;
       auto h = j.find("hash_ids");
       if (h == j.end()) throw fail("hash_ids", "missing required field");
       if (!h->is_array()) throw fail("hash_ids", "expected a list of block ids");
       ids.clear();
       for (const auto& x : *h) {
-        if (!x.is_number_unsigned()) throw fail("hash_ids", "expected non-negative integer ids, found " + x.dump());
+        if (!x.is_number_unsigned()) throw fail("hash_ids", "expected non-negative integer ids, found " + json_brief(x));
         ids.push_back(x.get<std::uint64_t>());
       }
       const std::string bad = block_count_mismatch(t.input_tokens, static_cast<long long>(ids.size()), 512);

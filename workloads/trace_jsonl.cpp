@@ -1,6 +1,8 @@
 #include "workloads/trace_jsonl.hpp"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -13,6 +15,11 @@ namespace agentsim::wl {
 using nlohmann::json;
 
 namespace {
+
+// Names come from user files (a CSV's trace_id, a file name) and need not be UTF-8; JSON
+// requires it, so invalid bytes are written as U+FFFD instead of throwing mid-file.
+std::string dump_line(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 GapKind parse_gap(const std::string& s) {
   if (s == "tool") return GapKind::kTool;
   if (s == "human") return GapKind::kHuman;
@@ -23,7 +30,7 @@ GapKind parse_gap(const std::string& s) {
 void write_trace_jsonl(const Trace& trace, std::ostream& out) {
   json h = {{"format", "agentsim-trace"}, {"version", 1}, {"name", trace.name},
             {"block_size", trace.block_size_tokens}, {"block_ids", trace.global_block_ids ? "global" : "per-tree"}};
-  out << h.dump() << '\n';
+  out << dump_line(h) << '\n';
   for (const auto& s : trace.sessions) {
     json turns = json::array();
     for (const auto& t : s.turns) {
@@ -46,7 +53,7 @@ void write_trace_jsonl(const Trace& trace, std::ostream& out) {
     if (s.spawn.parent_session >= 0) {
       js["spawn"] = {{"parent", s.spawn.parent_session}, {"after_turn", s.spawn.after_turn}, {"async", s.spawn.async}};
     }
-    out << js.dump() << '\n';
+    out << dump_line(js) << '\n';
   }
 }
 
@@ -95,10 +102,12 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         key = "format";
         if (!j.is_object() || j.value("format", "") != "agentsim-trace") throw fail("expected \"agentsim-trace\"");
         key = "version";
-        if (j.value("version", 0) != 1) throw fail("expected 1");
+        if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<long long>() != 1) {
+          throw fail("expected 1");
+        }
         trace.name = j.value("name", file);
         key = "block_size";
-        if (j.contains("block_size")) trace.block_size_tokens = static_cast<int>(integer(j["block_size"], 0, 1 << 20));
+        if (j.contains("block_size")) trace.block_size_tokens = static_cast<int>(integer(j["block_size"], 0, kMaxBlockSizeTokens));
         trace.global_block_ids = j.value("block_ids", "per-tree") == "global";
         header = true;
         continue;
@@ -114,9 +123,13 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
       if (!ids.insert(s.id).second) throw fail("duplicate session id '" + s.id + "': expected unique ids");
       key = "root";
       s.root = j.contains("root") ? static_cast<std::int32_t>(integer(j["root"], 0, index)) : index;
+      if (s.root < index && trace.sessions[static_cast<std::size_t>(s.root)].root != s.root) {
+        throw fail("expected the index of this session or of an earlier root session");
+      }
       key = "start_s";
       s.start_s = j.value("start_s", 0.0);
       if (!(s.start_s >= 0)) throw fail("expected a non-negative time");
+      if (!std::isfinite(s.start_s)) throw fail("expected a finite time");
       if (auto sp = j.find("spawn"); sp != j.end()) {
         // Only an earlier session can be a parent: this rules out dangling and cyclic links.
         key = "spawn.parent";
@@ -137,12 +150,12 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         const std::string base = "turns[" + std::to_string(k) + "].";
         Turn t;
         key = base + "in";
-        t.input_tokens = integer(field(tj, "in"), 1, 1'000'000'000);
+        t.input_tokens = integer(field(tj, "in"), 1, kMaxTurnTokens);
         key = base + "out";
-        t.output_tokens = integer(field(tj, "out"), 1, 1'000'000'000);
+        t.output_tokens = integer(field(tj, "out"), 1, kMaxTurnTokens);
         key = base + "gap_s";
         t.gap_after_s = tj.value("gap_s", 0.0);
-        if (!(t.gap_after_s >= 0)) throw fail("expected a non-negative delay");
+        if (!(t.gap_after_s >= 0) || !std::isfinite(t.gap_after_s)) throw fail("expected a finite, non-negative delay");
         key = base + "gap";
         t.gap_kind = parse_gap(tj.value("gap", "none"));
         t.stop = parse_stop_reason(tj.value("stop", ""));
@@ -172,6 +185,7 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
           }
         }
         t.runs_end = static_cast<std::uint32_t>(s.block_runs.size());
+        if (n_blocks > 0 && trace.block_size_tokens == 0) throw fail("block data in a trace whose header has block_size 0");
         if (trace.block_size_tokens > 0) {
           key = base + "new";
           const std::string bad = block_count_mismatch(t.input_tokens, n_blocks, trace.block_size_tokens);
@@ -180,6 +194,10 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         t.t_s = tj.value("t_s", -1.0);
         t.api_time_s = tj.value("api_s", -1.0);
         t.ttft_s = tj.value("ttft_s", -1.0);
+        key = base + "t_s";
+        if (!std::isfinite(t.t_s) || !std::isfinite(t.api_time_s) || !std::isfinite(t.ttft_s)) {
+          throw fail("recorded times must be finite");
+        }
         s.turns.push_back(t);
         blocks.push_back(n_blocks);
       }

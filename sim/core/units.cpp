@@ -81,7 +81,10 @@ double parse_quantity(std::string_view text, Dimension d) {
         throw Error("unit '" + std::string(unit) + "' in '" + std::string(text) +
                     "' is the wrong kind: expected " + describe(d));
       }
-      return value * u.factor;
+      const double si = value * u.factor;
+      // A finite number times a prefix can still overflow (e.g. "1e308PB").
+      if (!std::isfinite(si)) throw Error("'" + std::string(text) + "' is too large: expected " + describe(d));
+      return si;
     }
   }
   throw Error("unknown unit '" + std::string(unit) + "' in '" + std::string(text) + "': expected " +

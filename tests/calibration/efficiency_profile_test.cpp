@@ -65,5 +65,37 @@ TEST(EfficiencyProfile, WrongSchemaAndUnknownTableAreErrors) {
   EXPECT_THROW(sample().table("mem_reed"), core::Error);
 }
 
+// Found while writing fuzz_efficiency_profile (tests/fuzz/regressions/efficiency_profile/):
+// yaml-cpp reads ".nan" and ".inf" as doubles, so a NaN log_constant was accepted and every
+// lookup returned NaN; a list used as a table name threw YAML::BadConversion past the decoder.
+TEST(EfficiencyProfile, NonFiniteNumbersAndNonScalarTableNamesAreLocatedErrors) {
+  std::string yaml = to_yaml(sample());
+  const auto at = yaml.find("log_constant: ");
+  ASSERT_NE(at, std::string::npos);
+  yaml.replace(at, yaml.find('\n', at) - at, "log_constant: .nan");
+  try {
+    parse_profile(yaml, "p.yaml");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().key_path, "tables.mem_read.log_constant");
+    EXPECT_GT(e.where().line, 0);
+    EXPECT_EQ(e.detail(), "expected a finite number in [-100, 100]");
+  }
+  std::string inf = to_yaml(sample());
+  const auto peak = inf.find("peak: ");
+  inf.replace(peak, inf.find('\n', peak) - peak, "peak: .inf");
+  EXPECT_THROW(parse_profile(inf, "p.yaml"), core::Error);
+  const std::string list_key =
+      "schema: agentsim-efficiency-profile/1\ndevice: d\nbackend: cpu\nsource: s\ncalibration_date: x\n"
+      "tables:\n  [a, b]: {}\n";
+  try {
+    parse_profile(list_key, "p.yaml");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().file, "p.yaml");
+    EXPECT_NE(e.detail().find("unexpected YAML structure"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::calib

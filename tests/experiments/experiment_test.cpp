@@ -122,5 +122,24 @@ TEST_F(ExperimentErrors, MissingFile) {
   }
 }
 
+// parse_experiment decodes text held in memory (the fuzz target's entry point) exactly as
+// load_experiment decodes the file; a list used as a key, which yaml-cpp cannot convert to a
+// string, is a located error rather than an escaping YAML::BadConversion.
+TEST_F(ExperimentErrors, InMemoryTextDecodesLikeTheFileAndNonScalarKeysAreErrors) {
+  const std::string path = write(valid_body());
+  const Experiment from_file = load_experiment(path, kRoot);
+  const Experiment from_text = parse_experiment(valid_body(), path, kRoot);
+  EXPECT_EQ(from_text.resolved_yaml, from_file.resolved_yaml);
+  EXPECT_EQ(from_text.plans.size(), from_file.plans.size());
+  try {
+    parse_experiment(valid_body() + "[a, b]: 1\n", path, kRoot);
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().file, path);
+    EXPECT_EQ(e.where().line, 11);  // the key's line: valid_body() has 10 lines
+    EXPECT_NE(e.detail().find("unexpected YAML structure"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::exp

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "sim/core/error.hpp"
 #include "workloads/trace_formats.hpp"
@@ -34,6 +35,26 @@ TEST(ClaudeCodeSummary, BadRowNamesLineAndColumn) {
     EXPECT_EQ(std::string(e.what()), path.string() + ":2: sum_cached_tokens_lcp: expected a count in [0, sum_in]");
   }
   std::filesystem::remove(path);
+}
+
+// tests/fuzz/regressions/claude_code_summary/sum_in_overflow.csv: two rows of 9e18 input
+// tokens overflowed the signed total (undefined behaviour; UBSan reports it, a plain build
+// printed a negative count). Negative counts were also summed silently.
+TEST(ClaudeCodeSummary, TotalsThatOverflowOrNegativeCountsAreErrors) {
+  const std::string header = "n_requests,n_subagents,sum_in,sum_out,sum_cached_tokens_lcp,duration_s\n";
+  auto error_of = [&](const std::string& rows) -> std::string {
+    std::istringstream in(header + rows);
+    try {
+      read_claude_code_summary(in, "s.csv");
+    } catch (const core::Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of("1,0,9000000000000000000,1,0,1\n1,0,9000000000000000000,1,0,1\n"),
+            "s.csv:3: sum_in: total exceeds 2^63 - 1");
+  EXPECT_EQ(error_of("1,-4,100,1,0,1\n"), "s.csv:2: n_subagents: expected a non-negative count");
+  EXPECT_EQ(error_of("1,0,100,1,0,1\n"), "no error");
 }
 
 }  // namespace

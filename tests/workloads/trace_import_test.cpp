@@ -216,6 +216,109 @@ TEST(TraceImport, MalformedNativeLineNamesTheField) {
   }
 }
 
+// Found by fuzz_trace_jsonl (inputs in tests/fuzz/regressions/trace_jsonl/): links that point
+// at the turn itself, at a negative or later session, or runs larger than the prompt were
+// accepted; replay then recursed forever in Trace::block_ids, expanded 4e9 ids, or silently
+// dropped the link. Each is now an error naming file, line and field.
+std::string native_error(const std::string& session_line) {
+  std::istringstream in("{\"format\": \"agentsim-trace\", \"version\": 1, \"block_size\": 64}\n" + session_line + "\n");
+  try {
+    read_trace_jsonl(in, "n.jsonl");
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(TraceImport, NativeLinksMustPointBackwardsAndFitThePrompt) {
+  // Self-reference: turn 0 cannot share blocks with itself (there is no earlier turn).
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "prefix": [0, 0, 1], "new": [[0, 2]]}]})"),
+            "n.jsonl:2: turns[0].prefix: expected an earlier turn as prefix parent; session 0 has none yet");
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "prefix": [-7, 0, 1]}]})"),
+            "n.jsonl:2: turns[0].prefix: expected an integer in [0, 0], found -7");
+  // 4e9 new blocks in one run: above the bound on a run (a 100-token prompt holds at most ceil(100 / 64) = 2).
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 4000000000]]}]})"),
+            "n.jsonl:2: turns[0].new: expected an integer in [1, 1000000000], found 4000000000");
+  // Found by fuzz_trace_jsonl under UBSan: a float where an integer belongs was cast to int.
+  EXPECT_EQ(native_error(R"({"id": "a", "root": 1.1e108, "turns": [{"in": 100, "out": 1}]})"),
+            "n.jsonl:2: root: expected an integer in [0, 0], found 1.1e+108");
+  EXPECT_EQ(native_error(R"({"id": "a", "root": 5, "turns": [{"in": 100, "out": 1}]})"),
+            "n.jsonl:2: root: expected an integer in [0, 0], found 5");
+  EXPECT_EQ(native_error(R"({"id": "a", "spawn": {"parent": 9, "after_turn": 3}, "turns": [{"in": 100, "out": 1}]})"),
+            "n.jsonl:2: spawn.parent: expected no spawn link on the first session (no earlier session to be its parent)");
+  // A root must itself be a root: session 1 belongs to tree 0, so session 2 cannot name 1 as its root.
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}]})" "\n"
+                         R"({"id": "b", "root": 0, "turns": [{"in": 100, "out": 1, "new": [[2, 2]]}]})" "\n"
+                         R"({"id": "c", "root": 1, "turns": [{"in": 100, "out": 1, "new": [[4, 2]]}]})"),
+            "n.jsonl:4: root: expected the index of this session or of an earlier root session");
+  // The second turn may share the first turn's 2 blocks, not 3.
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}, )"
+                         R"({"in": 200, "out": 1, "prefix": [0, 0, 3]}]})"),
+            "n.jsonl:2: turns[1].prefix: expected an integer in [0, 2], found 3");
+  EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}, )"
+                         R"({"in": 200, "out": 1, "prefix": [0, 0, 2], "new": [[2, 2]]}]})"),
+            "no error");
+}
+
+// Found by fuzz_claude_code_csv (tests/fuzz/regressions/claude_code_csv/non_utf8_trace_id.csv):
+// a Latin-1 byte in trace_id made write_trace_jsonl throw nlohmann's type_error mid-file.
+// The writer now substitutes U+FFFD (bytes EF BF BD) and the result reads back.
+TEST(TraceImport, NativeWriterSurvivesNamesThatAreNotUtf8) {
+  std::istringstream in("trace_id,agent_path,req_idx,in_tokens,out_tokens,think_time_s\ncaf\xe9,root,0,100,5,0\n");
+  const Trace t = read_claude_code_csv_trace(in, "c.csv");
+  ASSERT_EQ(t.sessions.size(), 1u);
+  EXPECT_EQ(t.sessions[0].id, "caf\xe9/root");
+  const std::string text = trace_jsonl(t);
+  EXPECT_NE(text.find("\"caf\xef\xbf\xbd/root\""), std::string::npos) << text;
+  std::istringstream again(text);
+  EXPECT_EQ(read_trace_jsonl(again, "n.jsonl").sessions[0].id, "caf\xef\xbf\xbd/root");
+}
+
+// Found by fuzz_claude_code_json: a number beyond a double (1e400) made nlohmann throw
+// out_of_range, which the importers did not catch ("internal error" from the CLI, exit 1).
+// Same for Mooncake lines. Also: NaN seconds in an Azure timestamp (sscanf's %lf reads "nan")
+// slipped past the range check and was written as "start_s": null; and sub-agents nested
+// 100000 deep made the recursive reader run out of memory (quadratic session ids).
+TEST(TraceImport, NumberOverflowNanTimesAndDeepNestingAreLocatedErrors) {
+  try {
+    read_claude_code_json(R"({"requests": [], "x": 1e400})", "trace_0001.json");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().file, "trace_0001.json");
+    EXPECT_NE(std::string(e.what()).find("invalid JSON: [json.exception.out_of_range.406] number overflow"), std::string::npos) << e.what();
+  }
+  std::istringstream moon(R"({"timestamp": 1e400, "input_length": 1, "output_length": 1, "hash_ids": []})" "\n");
+  try {
+    read_mooncake_jsonl(moon, "m.jsonl");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().line, 1);
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
+  double t = 0;
+  EXPECT_FALSE(parse_timestamp_s("2023-11-16 18:17:nan", t));
+  EXPECT_TRUE(parse_timestamp_s("2023-11-16 18:17:01.5", t));
+  std::istringstream az("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:nan,100,5\n");
+  try {
+    read_azure_csv(az, "a.csv");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_STREQ(e.what(), "a.csv:2: TIMESTAMP: expected a time 'YYYY-MM-DD hh:mm:ss.fraction', found '2023-11-16 18:17:nan'");
+  }
+  // 65 nested sub-agents: one more than the 64 levels allowed.
+  std::string deep = R"({"requests": )";
+  for (int i = 0; i < 66; ++i) deep += R"([{"type": "subagent", "t": 0, "requests": )";
+  deep += "[]";
+  for (int i = 0; i < 66; ++i) deep += "}]";
+  deep += "}";
+  try {
+    read_claude_code_json(deep, "trace_0002.json");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sub-agents nested deeper than 64 levels"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TraceImport, UnknownFormatListsTheValidOnes) {
   try {
     load_trace("moncake", kSamples + "/mooncake-sample/conversation_trace_head300.jsonl");

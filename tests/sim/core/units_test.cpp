@@ -40,6 +40,14 @@ TEST(Units, ErrorsSayWhatWasExpected) {
   EXPECT_EQ(message("-5W", Dimension::kPower), "'-5W' must be finite and non-negative");
 }
 
+// Found by fuzz_units (tests/fuzz/regressions/units/overflow_1e308PB): 1e308 is a finite
+// double but 1e308 * 1e15 B overflows to inf, which used to be returned as a size.
+TEST(Units, ValueThatOverflowsOnceScaledIsAnError) {
+  EXPECT_EQ(message("1e308PB", Dimension::kBytes),
+            "'1e308PB' is too large: expected a size such as \"141GB\", \"64KiB\"");
+  EXPECT_DOUBLE_EQ(parse_quantity("1e290PB", Dimension::kBytes), 1e305);  // 1e290 * 1e15 still fits in a double
+}
+
 TEST(Units, FormatsWithPrefixes) {
   EXPECT_EQ(format_quantity(4.8e12, Dimension::kBandwidth), "4.8 TB/s");
   EXPECT_EQ(format_quantity(2e-6, Dimension::kTime), "2 us");
