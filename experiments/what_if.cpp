@@ -91,10 +91,11 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
     core::Registry<hw::Accelerator> next{"accelerator"};
     for (const auto& [name, a] : catalog.accelerators.entries()) {
       auto it = accels.find(name);
+      // A path, not the structured binding, goes into the lambda (clang 14 cannot capture bindings).
+      const fs::path file = r / "hwmodels/catalog/accelerators" / (name + ".yaml");
       next.add(name, it == accels.end() ? a
                                         : decode_overridden(it->second, [&] {
-                                            return decode_accelerator(overridden(
-                                                r / "hwmodels/catalog/accelerators" / (name + ".yaml"), it->second));
+                                            return decode_accelerator(overridden(file, it->second));
                                           }));
     }
     catalog.accelerators = next;
@@ -121,11 +122,10 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
     core::Registry<wl::ModelSpec> next{"model"};
     for (const auto& [name, m] : catalog.models.entries()) {
       auto it = models.find(name);
+      const fs::path file = r / "workloads/catalog/models" / (name + ".yaml");
       next.add(name, it == models.end()
                          ? m
-                         : decode_overridden(it->second, [&] {
-                             return decode_model(overridden(r / "workloads/catalog/models" / (name + ".yaml"), it->second));
-                           }));
+                         : decode_overridden(it->second, [&] { return decode_model(overridden(file, it->second)); }));
     }
     catalog.models = next;
   }
