@@ -28,6 +28,32 @@ std::vector<std::uint64_t> Trace::block_ids(TurnRef ref) const {
   return ids;
 }
 
+std::size_t Trace::prompt_blocks(TurnRef ref) const {
+  const Session& s = sessions.at(static_cast<std::size_t>(ref.session));
+  const Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
+  const std::size_t shared = t.prefix_parent.valid() ? static_cast<std::size_t>(t.prefix_blocks) : 0;
+  return shared + static_cast<std::size_t>(s.new_blocks(t));
+}
+
+std::uint64_t Trace::block_id(TurnRef ref, std::size_t i) const {
+  for (;;) {
+    const Session& s = sessions.at(static_cast<std::size_t>(ref.session));
+    const Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
+    const std::size_t shared = t.prefix_parent.valid() ? static_cast<std::size_t>(t.prefix_blocks) : 0;
+    if (i < shared) {
+      ref = t.prefix_parent;
+      continue;
+    }
+    std::size_t k = i - shared;
+    for (auto r = t.runs_begin; r < t.runs_end; ++r) {
+      if (k < s.block_runs[r].count) return s.block_runs[r].first + k;
+      k -= s.block_runs[r].count;
+    }
+    throw core::Error("trace " + name + ": block " + std::to_string(i) + " past the prompt of turn " +
+                      std::to_string(ref.turn) + " of " + s.id);
+  }
+}
+
 void annotate_turns(Session& s) {
   for (std::size_t k = 0; k < s.turns.size(); ++k) {
     Turn& t = s.turns[k];

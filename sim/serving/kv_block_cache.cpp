@@ -17,6 +17,9 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
 
 }  // namespace
 
+BlockKey chain_seed(std::uint64_t ns) { return mix(0x6b76636163686531ULL, ns); }
+BlockKey chain_next(BlockKey prev, std::uint64_t block_id) { return mix(prev, block_id); }
+
 std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids) {
   std::vector<BlockKey> keys;
   keys.reserve(block_ids.size());

@@ -20,6 +20,9 @@ using BlockKey = std::uint64_t;
 // Chained keys for a prompt: key_i = mix(key_{i-1}, block_ids[i]), started
 // from `ns` (a namespace, e.g. one per trace), so equal keys mean equal prefixes.
 std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids);
+// The chain one step at a time: the key before the first block, and the next key.
+BlockKey chain_seed(std::uint64_t ns);
+BlockKey chain_next(BlockKey prev, std::uint64_t block_id);
 
 struct KvTier {
   std::string name;              // "hbm", "host", "ssd", "remote"
