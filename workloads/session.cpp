@@ -11,21 +11,56 @@ std::size_t Trace::turn_count() const {
 }
 
 std::vector<std::uint64_t> Trace::block_ids(TurnRef ref) const {
-  const Session& s = sessions.at(static_cast<std::size_t>(ref.session));
-  const Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
-  std::vector<std::uint64_t> ids;
-  if (t.prefix_parent.valid()) {
-    ids = block_ids(t.prefix_parent);
-    if (ids.size() < static_cast<std::size_t>(t.prefix_blocks)) {
-      throw core::Error("trace " + name + ": turn " + std::to_string(ref.turn) + " of " + s.id +
-                        " shares more blocks than its prefix parent has");
-    }
-    ids.resize(static_cast<std::size_t>(t.prefix_blocks));
+  // Oldest ancestor first, into one buffer (a recursive copy per level is quadratic in depth).
+  std::vector<TurnRef> path{ref};
+  for (;;) {
+    const Turn& t = sessions.at(static_cast<std::size_t>(path.back().session))
+                        .turns.at(static_cast<std::size_t>(path.back().turn));
+    if (!t.prefix_parent.valid()) break;
+    path.push_back(t.prefix_parent);
   }
-  for (auto i = t.runs_begin; i < t.runs_end; ++i) {
-    for (std::uint32_t k = 0; k < s.block_runs[i].count; ++k) ids.push_back(s.block_runs[i].first + k);
+  std::vector<std::uint64_t> ids;
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    const Session& s = sessions.at(static_cast<std::size_t>(it->session));
+    const Turn& t = s.turns.at(static_cast<std::size_t>(it->turn));
+    if (t.prefix_parent.valid()) {
+      if (ids.size() < static_cast<std::size_t>(t.prefix_blocks)) {
+        throw core::Error("trace " + name + ": turn " + std::to_string(it->turn) + " of " + s.id +
+                          " shares more blocks than its prefix parent has");
+      }
+      ids.resize(static_cast<std::size_t>(t.prefix_blocks));
+    }
+    for (auto i = t.runs_begin; i < t.runs_end; ++i) {
+      for (std::uint32_t k = 0; k < s.block_runs[i].count; ++k) ids.push_back(s.block_runs[i].first + k);
+    }
   }
   return ids;
+}
+
+std::size_t Trace::prompt_blocks(TurnRef ref) const {
+  const Session& s = sessions.at(static_cast<std::size_t>(ref.session));
+  const Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
+  const std::size_t shared = t.prefix_parent.valid() ? static_cast<std::size_t>(t.prefix_blocks) : 0;
+  return shared + static_cast<std::size_t>(s.new_blocks(t));
+}
+
+std::uint64_t Trace::block_id(TurnRef ref, std::size_t i) const {
+  for (;;) {
+    const Session& s = sessions.at(static_cast<std::size_t>(ref.session));
+    const Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
+    const std::size_t shared = t.prefix_parent.valid() ? static_cast<std::size_t>(t.prefix_blocks) : 0;
+    if (i < shared) {
+      ref = t.prefix_parent;
+      continue;
+    }
+    std::size_t k = i - shared;
+    for (auto r = t.runs_begin; r < t.runs_end; ++r) {
+      if (k < s.block_runs[r].count) return s.block_runs[r].first + k;
+      k -= s.block_runs[r].count;
+    }
+    throw core::Error("trace " + name + ": block " + std::to_string(i) + " past the prompt of turn " +
+                      std::to_string(ref.turn) + " of " + s.id);
+  }
 }
 
 void annotate_turns(Session& s) {

@@ -90,6 +90,9 @@ struct Trace {
   std::size_t turn_count() const;
   // Full block-id sequence of a turn's prompt (follows the prefix links).
   std::vector<std::uint64_t> block_ids(TurnRef ref) const;
+  // Length of that sequence, and its id at position i (< length), without building it.
+  std::size_t prompt_blocks(TurnRef ref) const;
+  std::uint64_t block_id(TurnRef ref, std::size_t i) const;
 };
 
 // Sets gap kinds from stop reasons (end_turn -> human, otherwise tool; none after the

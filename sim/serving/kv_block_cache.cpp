@@ -5,24 +5,13 @@
 #include "sim/core/error.hpp"
 
 namespace agentsim::serving {
-namespace {
-
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  // SplitMix64 finaliser over (h, v): cheap, well distributed, deterministic.
-  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
 
 std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids) {
   std::vector<BlockKey> keys;
   keys.reserve(block_ids.size());
-  std::uint64_t h = mix(0x6b76636163686531ULL, ns);
+  BlockKey h = chain_seed(ns);
   for (std::uint64_t id : block_ids) {
-    h = mix(h, id);
+    h = chain_next(h, id);
     keys.push_back(h);
   }
   return keys;

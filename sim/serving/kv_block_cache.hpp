@@ -20,6 +20,15 @@ using BlockKey = std::uint64_t;
 // Chained keys for a prompt: key_i = mix(key_{i-1}, block_ids[i]), started
 // from `ns` (a namespace, e.g. one per trace), so equal keys mean equal prefixes.
 std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids);
+// The chain one step at a time: the key before the first block, and the next key.
+inline BlockKey chain_next(BlockKey prev, std::uint64_t block_id) {
+  // SplitMix64 finaliser over (prev, id): cheap, well distributed, deterministic.
+  std::uint64_t z = prev ^ (block_id + 0x9e3779b97f4a7c15ULL + (prev << 6) + (prev >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline BlockKey chain_seed(std::uint64_t ns) { return chain_next(0x6b76636163686531ULL, ns); }
 
 struct KvTier {
   std::string name;              // "hbm", "host", "ssd", "remote"

@@ -43,7 +43,9 @@ bool KvManager::has_tier(int tier) const {
   return tier < cache_.tiers() && cache_.capacity_blocks(tier) > 0;
 }
 
-std::vector<BlockKey> KvManager::keys_for(const Request& r) const {
+std::vector<BlockKey> KvManager::keys_for(const Request& r) const { return keys_for(r, true); }
+
+std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const {
   if (!opt_.prefix_caching || !r.trace || !r.turn.valid() || r.trace->block_size_tokens <= 0) return {};
   const wl::Trace& tr = *r.trace;
   // Keys exist only at a granularity that is a whole number of trace blocks (cache_unit_tokens).
@@ -54,21 +56,58 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r) const {
   const std::uint64_t root = static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
   const std::uint64_t ns =
       tr.global_block_ids ? 0 : (root << 32) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent));
-  const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
-  const std::vector<BlockKey> chained = chain_block_keys(ns, ids);
+  const auto m = static_cast<std::size_t>(opt_.unit_tokens / tr.block_size_tokens);
+  const wl::Turn& turn = session.turns[static_cast<std::size_t>(r.turn.turn)];
+  const std::size_t length = tr.prompt_blocks(r.turn);
+
+  // The chain is prefix-stable (key i depends on ids 0..i only), so a turn sharing p
+  // blocks with the agent's previous prompt restarts from the last unit end <= p.
+  const ChainMemo* prev = nullptr;
+  if (remember) {
+    prev = &chains_[r.agent];
+  } else if (const auto it = chains_.find(r.agent); it != chains_.end()) {
+    prev = &it->second;
+  }
+  const std::size_t shared = turn.prefix_parent.valid() ? static_cast<std::size_t>(turn.prefix_blocks) : 0;
+  std::size_t from = 0;
+  BlockKey h = chain_seed(ns);
+  std::vector<BlockKey> ends;
+  if (prev && prev->trace == &tr && prev->ns == ns && turn.prefix_parent.valid() && prev->turn == turn.prefix_parent &&
+      shared <= prev->length) {
+    const std::size_t c = std::min(shared / m, prev->unit_ends.size());
+    ends.assign(prev->unit_ends.begin(), prev->unit_ends.begin() + static_cast<std::ptrdiff_t>(c));
+    if (c > 0) h = ends.back();
+    from = c * m;
+  }
+  ends.reserve(length / m);
+  if (from == 0 && length > 0) {
+    const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      h = chain_next(h, ids[i]);
+      if ((i + 1) % m == 0) ends.push_back(h);
+    }
+  } else {
+    auto step = [&](std::uint64_t id) {
+      h = chain_next(h, id);
+      if (++from % m == 0) ends.push_back(h);
+    };
+    while (from < shared) step(tr.block_id(turn.prefix_parent, from));
+    for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
+      for (std::uint32_t k = 0; k < session.block_runs[i].count; ++k) step(session.block_runs[i].first + k);
+    }
+  }
   // A unit of m trace blocks is keyed by the chained key of its last block (the whole
   // prefix up to it); a truncated prompt keeps only the units it still covers.
-  const auto m = static_cast<std::size_t>(opt_.unit_tokens / tr.block_size_tokens);
-  const auto n_units = std::min<std::size_t>((chained.size() + m - 1) / m,
-                                             static_cast<std::size_t>(units_for(r.input_tokens)));
+  const auto n_units = std::min<std::size_t>((length + m - 1) / m, static_cast<std::size_t>(units_for(r.input_tokens)));
   std::vector<BlockKey> keys;
   keys.reserve(n_units);
-  for (std::size_t j = 0; j < n_units; ++j) keys.push_back(chained[std::min(j * m + m - 1, chained.size() - 1)]);
+  for (std::size_t j = 0; j < n_units; ++j) keys.push_back(j < ends.size() ? ends[j] : h);
+  if (remember) chains_[r.agent] = ChainMemo{&tr, ns, r.turn, length, std::move(ends)};
   return keys;
 }
 
 long long KvManager::cached_prefix_tokens(const Request& r) const {
-  const auto keys = keys_for(r);
+  const auto keys = keys_for(r, false);
   return std::min(cache_.cached_prefix(keys) * opt_.unit_tokens, r.input_tokens);
 }
 

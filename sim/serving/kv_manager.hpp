@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/core/simulator.hpp"
@@ -95,6 +96,18 @@ class KvManager {
   long long lookup_tokens_ = 0, hit_tokens_ = 0, preemptions_ = 0;
   std::vector<long long> tier_hit_tokens_;
   std::vector<double> swap_out_bytes_, swap_in_bytes_;
+
+  // Per agent, the chain of its last admitted prompt at unit ends: the next turn of the
+  // session extends it from the shared prefix instead of rehashing the whole prompt.
+  struct ChainMemo {
+    const wl::Trace* trace = nullptr;
+    std::uint64_t ns = 0;
+    wl::TurnRef turn;
+    std::size_t length = 0;             // prompt blocks
+    std::vector<BlockKey> unit_ends;    // key after blocks m, 2m, ... (m trace blocks per unit)
+  };
+  std::vector<BlockKey> keys_for(const Request& r, bool remember) const;
+  mutable std::unordered_map<std::int64_t, ChainMemo> chains_;  // looked up only, never iterated
 };
 
 }  // namespace agentsim::serving

@@ -256,10 +256,10 @@ void Replica::maybe_start_step() {
   if (segment_step) {
     if (!seg_valid_) {
       // Time of this composition as an affine function of the step index.
-      const StepCost c0 = step_cost(batch, model_, system_, opt_.cost);
+      const StepCost c0 = step_cost_totals(batch, model_, system_, opt_.cost);
       StepBatch next = batch;
       for (auto& d : next.decodes) ++d.context_tokens;
-      const StepCost c1 = step_cost(next, model_, system_, opt_.cost);
+      const StepCost c1 = step_cost_totals(next, model_, system_, opt_.cost);
       seg_.a = core::to_ticks(c0.total_s);
       seg_.b = std::max<core::Ticks>(0, core::to_ticks(c1.total_s) - seg_.a);
       seg_.next_step = 0;
@@ -291,7 +291,7 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const StepCost cost = step_cost(batch, model_, system_, opt_.cost);
+    const StepCost cost = step_cost_totals(batch, model_, system_, opt_.cost);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

@@ -4,8 +4,14 @@ namespace agentsim::serving {
 
 std::size_t Router::least_loaded(const std::vector<Replica*>& replicas) {
   std::size_t best = 0;
-  for (std::size_t i = 1; i < replicas.size(); ++i) {
-    if (replicas[i]->load() < replicas[best]->load()) best = i;
+  long long best_load = replicas[0]->load();
+  // Loads are never negative: the first idle replica is the lowest-index minimum.
+  for (std::size_t i = 1; i < replicas.size() && best_load > 0; ++i) {
+    const long long l = replicas[i]->load();
+    if (l < best_load) {
+      best = i;
+      best_load = l;
+    }
   }
   return best;
 }

@@ -113,6 +113,7 @@ struct Ctx {
   double floor_s = 0;
   double host_bw_Bps = 0;
   double host_latency_s = 0;
+  bool detail = true;  // false: totals only (no per-op rows, collective rows or notes)
 };
 
 hw::CollectiveCost closed_form(const Ctx& c, const wl::CollectiveWork& w) {
@@ -148,16 +149,31 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
   all_tokens += decode_seqs;
   for (double x : shape.decode_contexts) ctx_sum += x;
 
-  std::map<std::string, double> layers_by_kind;
-  for (wl::OpWork o : r.work.ops) {
+  // Layers per kind, few kinds: a flat list (no per-step map nodes).
+  std::array<std::pair<const std::string*, double>, 8> kinds{};
+  std::size_t n_kinds = 0;
+  std::map<std::string, double> layers_overflow;
+  for (wl::OpWork& o : r.work.ops) {
     if (o.op == "lm_head" && lm_scale != 1.0) {
       o.flops *= lm_scale;
       o.act_write_bytes *= lm_scale;
     }
-    if (o.layers > 0) layers_by_kind[o.layer_kind] = o.layers;
+    if (o.layers > 0) {
+      std::size_t i = 0;
+      while (i < n_kinds && *kinds[i].first != o.layer_kind) ++i;
+      if (i < n_kinds) {
+        kinds[i].second = o.layers;
+      } else if (n_kinds < kinds.size()) {
+        kinds[n_kinds++] = {&o.layer_kind, o.layers};
+      } else {
+        layers_overflow[o.layer_kind] = o.layers;
+      }
+    }
     OpCost oc;
-    oc.layer_kind = o.layer_kind;
-    oc.op = o.op;
+    if (c.detail) {
+      oc.layer_kind = o.layer_kind;
+      oc.op = o.op;
+    }
     oc.layers = o.layers;
     oc.flops = o.flops;
     oc.weight_bytes = o.weight_read_bytes;
@@ -166,9 +182,8 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
     oc.host_bytes = o.host_read_bytes;
     const double L = std::max(1.0, o.layers);
     oc.kernels = L * kernels_per_layer(o.op);
-    const auto [dt, dt_note] = math_dtype(acc, o.dtype);
-    oc.dtype = std::string(hw::to_string(dt));
-    std::string note = dt_note;
+    auto [dt, note] = math_dtype(acc, o.dtype);
+    if (c.detail) oc.dtype = std::string(hw::to_string(dt));
 
     KernelShape ks;
     ks.dtype = dt;
@@ -200,14 +215,14 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
       const EfficiencyValue e = c.eff.compute(ks);
       oc.e_compute = e.value;
       oc.compute_s = o.flops / (acc.peak_flops_for(dt) * e.value);
-      if (e.extrapolated || !e.note.empty()) note += (note.empty() ? "" : "; ") + e.note;
+      if (c.detail && (e.extrapolated || !e.note.empty())) note += (note.empty() ? "" : "; ") + e.note;
     }
     const double bytes = oc.weight_bytes + oc.kv_bytes + oc.act_bytes;
     if (bytes > 0) {
       const EfficiencyValue e = c.eff.memory(ks);
       oc.e_memory = e.value;
       oc.memory_s = bytes / (acc.hbm_bw_Bps * e.value);
-      if (e.extrapolated || !e.note.empty()) note += (note.empty() ? "" : "; ") + e.note;
+      if (c.detail && (e.extrapolated || !e.note.empty())) note += (note.empty() ? "" : "; ") + e.note;
     }
     if (o.op == "routed_experts" && c.plan.ep > 1) {
       oc.compute_s *= c.opt.ep_imbalance;
@@ -219,16 +234,27 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
     oc.bound = oc.time_s == oc.floor_s && oc.floor_s > std::max(oc.compute_s, oc.memory_s) ? Cause::kFloor
                : oc.compute_s >= oc.memory_s                                           ? Cause::kCompute
                                                                                        : Cause::kHbm;
-    oc.note = note;
     r.roof_s += oc.time_s;
     r.compute_s += oc.compute_s;
     r.memory_s += oc.memory_s;
     r.host_s += oc.host_s;
     if (o.layers > 0) r.layer_ops_s += oc.time_s;
     if (o.op == "lm_head") r.lm_head_s += oc.time_s;
-    r.ops.push_back(std::move(oc));
+    if (c.detail) {
+      oc.note = std::move(note);
+      r.ops.push_back(std::move(oc));
+    }
   }
-  for (const auto& [kind, n] : layers_by_kind) r.layers += n;
+  // Summed in key order, as a map over the kinds would.
+  if (layers_overflow.empty()) {
+    for (std::size_t i = 1; i < n_kinds; ++i) {
+      for (std::size_t j = i; j > 0 && *kinds[j].first < *kinds[j - 1].first; --j) std::swap(kinds[j], kinds[j - 1]);
+    }
+    for (std::size_t i = 0; i < n_kinds; ++i) r.layers += kinds[i].second;
+  } else {
+    for (std::size_t i = 0; i < n_kinds; ++i) layers_overflow.emplace(*kinds[i].first, kinds[i].second);
+    for (const auto& [kind, n] : layers_overflow) r.layers += n;
+  }
 
   if (c.opt.host_kv_load_tokens > 0) {
     OpCost oc;
@@ -241,7 +267,7 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
     oc.host_s = oc.host_bytes / c.host_bw_Bps + std::max(1.0, r.layers) * c.host_latency_s;  // loaded layer by layer
     oc.bound = Cause::kHostLink;
     r.host_s += oc.host_s;
-    r.ops.push_back(std::move(oc));
+    if (c.detail) r.ops.push_back(std::move(oc));
   }
 
   for (const wl::CollectiveWork& w : r.work.collectives) {
@@ -259,7 +285,7 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
     row.transfer_s = w.count * transfer;
     r.alpha_s += row.latency_s;
     r.beta_s += row.transfer_s;
-    r.collectives.push_back(std::move(row));
+    if (c.detail) r.collectives.push_back(std::move(row));
   }
   return r;
 }
@@ -280,15 +306,13 @@ double host_exposed(const Ctx& c, const Priced& r) {
   return std::max(r.host_s - r.roof_s, r.host_s / std::max(1.0, r.layers));
 }
 
-}  // namespace
-
-StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
-                   const StepCostOptions& opt) {
+StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                 const StepCostOptions& opt, bool detail) {
   StepCost c;
   if (batch.empty()) return c;
   const ConstantKernelEfficiency constant(opt.efficiency);
   const KernelEfficiency& eff = opt.kernels ? *opt.kernels : static_cast<const KernelEfficiency&>(constant);
-  Ctx ctx{model, system, opt, eff, opt.effective_plan(), 0, 0, 0};
+  Ctx ctx{model, system, opt, eff, opt.effective_plan(), 0, 0, 0, detail};
   const double lf = eff.launch_floor_s(opt.cuda_graph);
   ctx.floor_s = lf >= 0 ? lf : system.accelerator.launch_floor_s * (opt.cuda_graph ? opt.graph_floor_fraction : 1.0);
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
@@ -346,12 +370,12 @@ StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw:
     dec.decodes = batch.decodes;
     StepCostOptions plain = opt;
     plain.spec = {};
-    const Ctx pctx{model, system, plain, eff, ctx.plan, ctx.floor_s, ctx.host_bw_Bps, ctx.host_latency_s};
+    const Ctx pctx{model, system, plain, eff, ctx.plan, ctx.floor_s, ctx.host_bw_Bps, ctx.host_latency_s, detail};
     const Priced d = price(pctx, to_shape(dec, plain.spec), dec);
     const double per_layer = d.layers > 0 ? d.layer_ops_s / d.layers : 0.0;
     bd.draft_s = opt.spec.draft_tokens * (opt.spec.draft_layers * per_layer * ctx.plan.pp + d.lm_head_s);
     bd.tokens_per_step = opt.spec.expected_tokens_per_step();
-    bd.notes.push_back("speculative decoding: k=" + std::to_string(opt.spec.draft_tokens) + ", expected tokens/step " +
+    if (detail) bd.notes.push_back("speculative decoding: k=" + std::to_string(opt.spec.draft_tokens) + ", expected tokens/step " +
                        std::to_string(bd.tokens_per_step));
   }
 
@@ -397,8 +421,22 @@ StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw:
   c.comm_transfer_s = micro * (exposed_beta + host);
   c.overhead_s = micro * (roof - std::max(comp, mem)) + k.overhead_s;
   c.total_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s + c.overhead_s;
-  if (opt.cuda_graph) bd.notes.push_back("cuda graph: launch floor " + std::to_string(ctx.floor_s * 1e6) + " us per kernel");
+  if (detail && opt.cuda_graph) {
+    bd.notes.push_back("cuda graph: launch floor " + std::to_string(ctx.floor_s * 1e6) + " us per kernel");
+  }
   return c;
+}
+
+}  // namespace
+
+StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                   const StepCostOptions& opt) {
+  return cost_of(batch, model, system, opt, true);
+}
+
+StepCost step_cost_totals(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                          const StepCostOptions& opt) {
+  return cost_of(batch, model, system, opt, false);
 }
 
 }  // namespace agentsim::serving

@@ -75,4 +75,9 @@ struct StepCost {
 StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                    const StepCostOptions& opt);
 
+// The same step with every total of step_cost (bit for bit) but the breakdown's
+// per-op rows, collective rows and notes left empty (causes lack the ops' shares): the hot path.
+StepCost step_cost_totals(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                          const StepCostOptions& opt);
+
 }  // namespace agentsim::serving

@@ -135,4 +135,38 @@ TEST(PrefixHitRate, TtlPinningBeatsLruWhenGapsOutlastTheCache) {
 }
 
 }  // namespace
+
+// Keys built by extending an agent's previous turn (the memo in KvManager) equal keys
+// built from scratch on a fresh manager, turn after turn of every Claude Code session,
+// at a unit of one trace block and of 64; Trace::block_id agrees with block_ids.
+TEST(PrefixKeys, ExtendingThePreviousTurnEqualsRehashing) {
+  const wl::Trace t = wl::load_trace(
+      "", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  core::Simulator sim;
+  for (long long blocks_per_unit : {1LL, 64LL}) {
+    KvManagerOptions o;
+    o.unit_tokens = blocks_per_unit * t.block_size_tokens;
+    o.tiers.push_back(KvTierSpec{"hbm", "local", 1000000, 0, 0});
+    KvManager warm(sim, o, [] {});
+    long long compared = 0;
+    for (std::size_t s = 0; s < t.sessions.size() && s < 12; ++s) {
+      for (std::size_t k = 0; k < t.sessions[s].turns.size(); ++k) {
+        Request r;
+        r.agent = 7;
+        r.trace = &t;
+        r.turn = wl::TurnRef{static_cast<std::int32_t>(s), static_cast<std::int32_t>(k)};
+        r.input_tokens = t.sessions[s].turns[k].input_tokens;
+        KvManager cold(sim, o, [] {});
+        const auto expect = cold.keys_for(r);
+        ASSERT_EQ(warm.keys_for(r), expect) << "session " << s << " turn " << k;
+        compared += static_cast<long long>(expect.size());
+        const auto ids = t.block_ids(r.turn);
+        ASSERT_EQ(t.prompt_blocks(r.turn), ids.size());
+        for (std::size_t i = 0; i < ids.size(); i += 97) ASSERT_EQ(t.block_id(r.turn, i), ids[i]);
+      }
+    }
+    EXPECT_GT(compared, 0);
+  }
+}
+
 }  // namespace agentsim::serving
