@@ -8,6 +8,7 @@ pkgs=(
   nlohmann-json3-dev
   libopenmpi-dev openmpi-bin   # multi-node sweeps (mpirun -n K agentsim run ...)
   chromium                     # renders report.html in the browser test
+  clang libclang-rt-14-dev     # the sanitizer + libFuzzer build of the test command (cmake/sanitize.sh)
 )
 missing=()
 for p in "${pkgs[@]}"; do
