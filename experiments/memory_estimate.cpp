@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -203,6 +204,32 @@ double available_memory_bytes(double limit_bytes, const std::string& limit_name,
     source = limit_name;
   }
   return avail;
+}
+
+MemoryComponent trace_load_bytes(const Experiment& e) {
+  namespace fs = std::filesystem;
+  MemoryComponent c{"trace file, while loading", 0, ""};
+  if (e.workload.use_generator || e.workload.trace_path.empty()) return c;
+  std::error_code ec;
+  const fs::path path(e.workload.trace_path);
+  double disk = 0, load = 0;
+  auto add = [&](const fs::path& f) {
+    const auto size = static_cast<double>(fs::file_size(f, ec));
+    if (ec) return;
+    const bool h5 = f.extension() == ".h5" || f.extension() == ".hdf5" || e.workload.format == "agentsim-h5";
+    disk += size;
+    load += size * (h5 ? memory_constants::kTraceLoadBytesPerH5Byte : memory_constants::kTraceLoadBytesPerFileByte);
+  };
+  if (fs::is_directory(path, ec)) {
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec)) {
+      if (entry.is_regular_file(ec)) add(entry.path());
+    }
+  } else if (fs::is_regular_file(path, ec)) {
+    add(path);
+  }
+  c.bytes = load;
+  c.detail = bytes_text(disk) + " on disk x " + count_text(disk > 0 ? load / disk : 0) + ", measured bound";
+  return c;
 }
 
 void check_memory(const Experiment& e, const MemoryEstimate& est, double available_bytes, const std::string& source) {

@@ -35,6 +35,14 @@ inline constexpr double kBytesPerAgent = 1024;
 // Resident size before any run: binary, libraries (MPI, HDF5), catalogs: /usr/bin/time -v
 // measured 228 MB for `agentsim describe slo` and 234 MB for a 16-agent, 330 s run.
 inline constexpr double kBaseBytes = 230e6;
+// Peak bytes while loading a trace file, per byte on disk (parse buffers, a JSON document
+// tree, then the sessions). Measured as peak RSS over the 228 MB baseline for `agentsim trace
+// stats`: Claude Code requests.csv 5.8 MB -> 20 MB (3.5x), Mooncake conversation JSONL 3.0 MB
+// -> 13 MB (4.3x), a raw Claude Code JSON 2.6 MB -> 12.7 MB (4.9x); 8 leaves headroom.
+inline constexpr double kTraceLoadBytesPerFileByte = 8;
+// The same for the binary (HDF5) trace form, which is compressed: assumed 40, from the full
+// Claude Code trace being 0.74 MB as HDF5 against 5.8 MB as CSV (7.9x) times the CSV's 4.9x.
+inline constexpr double kTraceLoadBytesPerH5Byte = 40;
 }  // namespace memory_constants
 
 struct MemoryComponent {
@@ -50,6 +58,10 @@ struct MemoryEstimate {
 
 // The estimate for running `e` over `sessions` with `threads` workers per process and `ranks` processes.
 MemoryEstimate estimate_memory(const Experiment& e, const wl::Trace& sessions, int threads, int ranks);
+
+// Peak bytes of loading `e`'s trace file, bounded from its size on disk before reading it
+// (a folder of files counts them all); 0 for the generator or when the file is missing.
+MemoryComponent trace_load_bytes(const Experiment& e);
 
 // Bytes the loaded trace occupies (exact, from the containers' sizes).
 double trace_bytes(const wl::Trace& sessions);

@@ -54,7 +54,6 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     exp::Cluster cluster;
     const bool lead = cluster.rank() == 0;
     const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
-    const auto sessions = exp::load_sessions(e);
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;
@@ -73,6 +72,16 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     }
     std::string limit_source;
     const double available = exp::available_memory_bytes(limit_bytes, limit_name, limit_source);
+    // A trace file too big to load is refused from its size on disk, before reading it.
+    const exp::MemoryComponent trace_load = exp::trace_load_bytes(e);
+    if (trace_load.bytes > 0) {
+      const exp::MemoryComponent base{"process baseline", exp::memory_constants::kBaseBytes,
+                                      "binary, libraries (MPI, HDF5), catalogs"};
+      exp::MemoryEstimate before{base.bytes + trace_load.bytes, {}};
+      before.components = trace_load.bytes > base.bytes ? std::vector{trace_load, base} : std::vector{base, trace_load};
+      exp::check_memory(e, before, available, limit_source);
+    }
+    const auto sessions = exp::load_sessions(e);
     const exp::MemoryEstimate mem = exp::estimate_memory(e, sessions, opt.threads, cluster.size());
     exp::check_memory(e, mem, available, limit_source);
     if (lead) {

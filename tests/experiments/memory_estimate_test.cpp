@@ -124,6 +124,28 @@ TEST_F(MemoryEstimate, SmallLimitFailsBeforeSimulatingAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "o"));
 }
 
+TEST_F(MemoryEstimate, TraceTooBigToLoadIsRefusedFromItsSizeBeforeReadingIt) {
+  // 4 MB of text that is not a trace: the size check must come before any parsing.
+  const fs::path trace = dir / "big.jsonl";
+  std::ofstream(trace) << std::string(4'000'000, 'x') << "\n";
+  const fs::path p = dir / "big.yaml";
+  std::ofstream(p) << "name: mem\nmodel: llama-3.1-70b\nsystem: hgx-h200\ndeployment: {tp: 8}\n"
+                      "workload:\n  trace: " + trace.string() + "\n  format: agentsim\n  concurrency: [10]\n  warmup: \"5s\"\n  window: \"15s\"\n";
+  // 230 MB baseline + 4 MB x 8 = 262 MB > 250 MB.
+  const auto r = run("run " + p.string() + " --max-memory 250MB --out " + (dir / "o").string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  for (const char* s : {"estimated peak memory 262 MB exceeds the 250 MB available (--max-memory)",
+                        "trace file, while loading: 32 MB (4 MB on disk x 8", "a sampled (smaller) trace"}) {
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << " in\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "o"));
+  // With room, the same file is read and fails as a trace (so the check above did not read it).
+  const auto parsed = run("run " + p.string() + " --max-memory 2GB --out " + (dir / "o").string());
+  EXPECT_EQ(parsed.code, 2) << parsed.output;
+  EXPECT_EQ(parsed.output.find("estimated peak"), std::string::npos) << parsed.output;
+  EXPECT_NE(parsed.output.find("big.jsonl:1"), std::string::npos) << parsed.output;
+}
+
 TEST_F(MemoryEstimate, AmpleLimitRunsAndBadLimitsAreInputErrors) {
   const auto ok = run("run " + experiment("limits: {memory: \"2GB\"}\n") + " -j 1 --out " + (dir / "o").string());
   ASSERT_EQ(ok.code, 0) << ok.output;
