@@ -12,34 +12,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/cli_runner.hpp"
+
 namespace {
 namespace fs = std::filesystem;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result sh(const std::string& cmd) {
-  Result r{-1, ""};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-Result agentsim(const std::string& args) { return sh(std::string(AGENTSIM_BINARY) + " " + args); }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = agentsim::test_support::CliResult;
+using agentsim::test_support::slurp;
+Result agentsim(const std::string& args) { return agentsim::test_support::run(args); }
 
 const char* const kOutputs[] = {"summary.csv", "readoffs.csv", "results.h5", "report.html"};
 

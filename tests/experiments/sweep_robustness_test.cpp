@@ -27,20 +27,11 @@ extern char** environ;
 namespace {
 namespace fs = std::filesystem;
 using agentsim::test_support::run;
+using agentsim::test_support::run_shell;
 using agentsim::test_support::slurp;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 
-agentsim::test_support::CliResult run_shell(const std::string& cmd) {
-  agentsim::test_support::CliResult r{-1, ""};
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) r.output += buf;
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 // Every dataset and attribute of an HDF5 file as name -> (type, shape, raw bytes), so two
 // files compare by content whatever their layout metadata.

@@ -16,19 +16,23 @@ struct CliResult {
   std::string output;
 };
 
-// `args` is appended to the binary's path and run through the shell, in `cwd` when given
-// (so messages name files relative to it).
-inline CliResult run(const std::string& args, const std::filesystem::path& cwd = {}) {
-  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
-  const std::string cmd = cd + std::string(AGENTSIM_BINARY) + " " + args + " 2>&1";
+// Any shell command line (e.g. `mpirun … agentsim …`), with its exit code and combined output.
+inline CliResult run_shell(const std::string& command) {
   CliResult r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
   if (!p) return r;
   char buf[4096];
   while (std::fgets(buf, sizeof buf, p)) r.output += buf;
   const int status = pclose(p);
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+// `args` is appended to the binary's path and run through the shell, in `cwd` when given
+// (so messages name files relative to it).
+inline CliResult run(const std::string& args, const std::filesystem::path& cwd = {}) {
+  const std::string cd = cwd.empty() ? "" : "cd '" + cwd.string() + "' && ";
+  return run_shell(cd + std::string(AGENTSIM_BINARY) + " " + args);
 }
 
 // A whole file's bytes ("" when it cannot be read).
