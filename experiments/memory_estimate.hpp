@@ -7,7 +7,7 @@
 //   trace      = the loaded sessions, counted exactly (Session, Turn, BlockRun, ids)
 //   sim        = kv + agents + recorder, per point:
 //     kv       = replicas x min(KV capacity of all tiers in blocks, keyed blocks of the trace)
-//                x kBytesPerCachedBlock (hash node + LRU node + bucket, measured)
+//                x kBytesPerCachedBlock (open-addressing table entry, measured)
 //     agents   = in-flight sessions x (kBytesPerAgent + mean prompt blocks x 8 B of block keys)
 //     recorder = R x sizeof(RequestRecord) + S x sizeof(StepRecord), where
 //                R = agents x D / (mean gap + mean output tokens x step floor)   (closed loop)
@@ -27,9 +27,9 @@
 namespace agentsim::exp {
 
 namespace memory_constants {
-// Heap per cached KV block (unordered_map node 48 B + bucket 8 B + LRU list node 32 B, glibc
-// x86-64), checked against mallinfo2 in tests/experiments/memory_estimate_test.cpp.
-inline constexpr double kBytesPerCachedBlock = 96;
+// Heap per cached KV block: one 24-B entry of an open-addressing table kept 35-70% full
+// (34-69 B per block), checked against mallinfo2 in tests/experiments/memory_estimate_test.cpp.
+inline constexpr double kBytesPerCachedBlock = 64;
 // Per in-flight session: driver agent state, serving Request, replica slot, small vectors.
 inline constexpr double kBytesPerAgent = 1024;
 // Resident size before any run: binary, libraries (MPI, HDF5), catalogs: /usr/bin/time -v
@@ -48,7 +48,7 @@ inline constexpr double kTraceLoadBytesPerH5Byte = 40;
 struct MemoryComponent {
   std::string name;    // e.g. "recorded steps"
   double bytes = 0;
-  std::string detail;  // how it was counted, e.g. "4 replicas x 12,000 blocks x 96 B"
+  std::string detail;  // how it was counted, e.g. "4 replicas x 12,000 blocks x 64 B"
 };
 
 struct MemoryEstimate {

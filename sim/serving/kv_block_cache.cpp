@@ -1,6 +1,7 @@
 #include "sim/serving/kv_block_cache.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/core/error.hpp"
 
@@ -25,39 +26,131 @@ KvBlockCache::KvBlockCache(std::vector<KvTier> tiers) : tiers_(std::move(tiers))
   used_.assign(tiers_.size(), 0);
   lru_.resize(tiers_.size());
   stats_.tiers.resize(tiers_.size());
+  rebuild(16);
+}
+
+std::uint32_t KvBlockCache::find(BlockKey k) const {
+  // Fibonacci hashing: keys are well mixed already, but tests and callers may pass small ones.
+  std::uint64_t i = (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+  while (true) {
+    const Entry& e = table_[i];
+    if (e.state == State::kEmpty) return kNil;
+    if (e.state == State::kLive && e.key == k) return static_cast<std::uint32_t>(i);
+    i = (i + 1) & mask_;
+  }
+}
+
+std::uint32_t KvBlockCache::insert(BlockKey k) {
+  // Keep probe chains short: at most 70% of the entries live or tombstoned.
+  if (10 * (live_ + gone_ + 1) > 7 * table_.size()) {
+    std::size_t cap = table_.size();
+    while (10 * (live_ + 1) > 4 * cap) cap *= 2;  // after a rebuild at most 40% live
+    rebuild(cap);
+  }
+  std::uint64_t i = (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+  while (table_[i].state == State::kLive) i = (i + 1) & mask_;
+  Entry& e = table_[i];
+  if (e.state == State::kGone) --gone_;
+  e = Entry{};
+  e.key = k;
+  e.state = State::kLive;
+  ++live_;
+  return static_cast<std::uint32_t>(i);
+}
+
+void KvBlockCache::erase(std::uint32_t i) {
+  --live_;
+  // A tombstone keeps later entries of the probe chain reachable; when the next entry is
+  // empty no chain runs through here, and the tombstones just before can go too.
+  if (table_[(i + 1) & mask_].state != State::kEmpty) {
+    table_[i].state = State::kGone;
+    ++gone_;
+    return;
+  }
+  table_[i].state = State::kEmpty;
+  std::uint64_t j = (i + mask_) & mask_;
+  while (table_[j].state == State::kGone) {
+    table_[j].state = State::kEmpty;
+    --gone_;
+    j = (j + mask_) & mask_;
+  }
+}
+
+void KvBlockCache::rebuild(std::size_t capacity) {
+  std::vector<Entry> old = std::move(table_);
+  std::vector<Lru> old_lru = std::move(lru_);
+  table_.assign(capacity, Entry{});
+  mask_ = capacity - 1;
+  shift_ = 64 - std::countr_zero(capacity);
+  live_ = gone_ = 0;
+  lru_.assign(tiers_.size(), Lru{});
+  auto place = [&](const Entry& e) {
+    std::uint64_t i = (e.key * 0x9e3779b97f4a7c15ULL) >> shift_;
+    while (table_[i].state != State::kEmpty) i = (i + 1) & mask_;
+    table_[i] = e;
+    table_[i].prev = table_[i].next = kNil;
+    ++live_;
+    return static_cast<std::uint32_t>(i);
+  };
+  // Each tier's LRU order carries over: re-link from the least recent end.
+  for (std::size_t t = 0; t < old_lru.size(); ++t) {
+    for (std::uint32_t i = old_lru[t].tail; i != kNil; i = old[i].prev) {
+      push_front(static_cast<int>(t), place(old[i]));
+    }
+  }
+  for (const Entry& e : old) {
+    if (e.state == State::kLive && e.refs > 0) place(e);
+  }
+}
+
+void KvBlockCache::push_front(int tier, std::uint32_t i) {
+  Lru& l = lru_[static_cast<std::size_t>(tier)];
+  Entry& e = table_[i];
+  e.prev = kNil;
+  e.next = l.head;
+  if (l.head != kNil) table_[l.head].prev = i; else l.tail = i;
+  l.head = i;
+  ++l.size;
+}
+
+void KvBlockCache::unlink(int tier, std::uint32_t i) {
+  Lru& l = lru_[static_cast<std::size_t>(tier)];
+  Entry& e = table_[i];
+  if (e.prev != kNil) table_[e.prev].next = e.next; else l.head = e.next;
+  if (e.next != kNil) table_[e.next].prev = e.prev; else l.tail = e.prev;
+  e.prev = e.next = kNil;
+  --l.size;
 }
 
 long long KvBlockCache::cached_prefix(std::span<const BlockKey> keys) const {
   long long n = 0;
   for (BlockKey k : keys) {
-    if (blocks_.find(k) == blocks_.end()) break;
+    if (find(k) == kNil) break;
     ++n;
   }
   return n;
 }
 
 void KvBlockCache::evict_one(int tier) {
-  auto& lru = lru_[tier];
-  const BlockKey victim = lru.back();
-  lru.pop_back();
-  --used_[tier];
+  const std::uint32_t victim = lru_[static_cast<std::size_t>(tier)].tail;
+  unlink(tier, victim);
+  --used_[static_cast<std::size_t>(tier)];
   const int below = tier + 1;
-  if (below < tiers() && tiers_[below].capacity_blocks > 0) {
-    make_room(below, 1);
-    Block& b = blocks_[victim];
-    b.tier = below;
-    lru_[below].push_front(victim);
-    b.lru_pos = lru_[below].begin();
-    ++used_[below];
-    ++stats_.tiers[below].demoted_in;
+  if (below < tiers() && tiers_[static_cast<std::size_t>(below)].capacity_blocks > 0) {
+    make_room(below, 1);  // evicts only from `below` and deeper: `victim` stays where it is
+    table_[victim].tier = static_cast<std::int8_t>(below);
+    push_front(below, victim);
+    ++used_[static_cast<std::size_t>(below)];
+    ++stats_.tiers[static_cast<std::size_t>(below)].demoted_in;
   } else {
-    blocks_.erase(victim);
-    ++stats_.tiers[tier].dropped;
+    erase(victim);
+    ++stats_.tiers[static_cast<std::size_t>(tier)].dropped;
   }
 }
 
 void KvBlockCache::make_room(int tier, long long blocks) {
-  while (used_[tier] + blocks > tiers_[tier].capacity_blocks && !lru_[tier].empty()) evict_one(tier);
+  const auto t = static_cast<std::size_t>(tier);
+  while (used_[t] + blocks > tiers_[t].capacity_blocks && lru_[t].size > 0) evict_one(tier);
 }
 
 std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const BlockKey> keys,
@@ -67,14 +160,14 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   long long need_new = anonymous_blocks;
   long long pin_evictable_hbm = 0;
   for (BlockKey k : keys) {
-    auto it = blocks_.find(k);
-    if (it == blocks_.end() || it->second.tier != 0) {
+    const std::uint32_t i = find(k);
+    if (i == kNil || table_[i].tier != 0) {
       ++need_new;
-    } else if (it->second.refs == 0) {
+    } else if (table_[i].refs == 0) {
       ++pin_evictable_hbm;
     }
   }
-  const long long evictable = static_cast<long long>(lru_[0].size()) - pin_evictable_hbm;
+  const long long evictable = lru_[0].size - pin_evictable_hbm;
   if (need_new > tiers_[0].capacity_blocks - used_[0] + evictable) return std::nullopt;
 
   Acquired out;
@@ -84,27 +177,22 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   bool in_prefix = true;
   // Pin HBM-resident hits first so that making room below cannot evict them.
   for (BlockKey k : keys) {
-    auto it = blocks_.find(k);
-    if (it != blocks_.end() && it->second.tier == 0) {
-      Block& b = it->second;
-      if (b.refs++ == 0) lru_[0].erase(b.lru_pos);
-    }
+    const std::uint32_t i = find(k);
+    if (i != kNil && table_[i].tier == 0 && table_[i].refs++ == 0) unlink(0, i);
   }
   for (BlockKey k : keys) {
-    auto it = blocks_.find(k);
-    if (it == blocks_.end()) {
+    const std::uint32_t i = find(k);
+    if (i == kNil) {
       in_prefix = false;
       ++stats_.miss_blocks;
       make_room(0, 1);
-      Block b;
-      b.tier = 0;
-      b.refs = 1;
-      blocks_.emplace(k, b);
+      Entry& e = table_[insert(k)];  // after make_room: insert may rebuild the table
+      e.tier = 0;
+      e.refs = 1;
       ++used_[0];
       continue;
     }
-    Block& b = it->second;
-    const int tier = b.tier;
+    const auto tier = static_cast<std::size_t>(table_[i].tier);
     if (in_prefix) {
       ++out.prefix_blocks;
       ++out.prefix_blocks_per_tier[tier];
@@ -114,13 +202,12 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
     }
     if (tier != 0) {
       // Lower-tier blocks are never referenced: take it out of its tier and load it back.
-      lru_[tier].erase(b.lru_pos);
+      unlink(static_cast<int>(tier), i);
       --used_[tier];
       ++stats_.tiers[tier].promoted_blocks;
+      table_[i].tier = 0;  // out of every LRU list: make_room cannot evict it
+      table_[i].refs = 1;
       make_room(0, 1);
-      Block& moved = blocks_[k];  // make_room may rehash; look it up again
-      moved.tier = 0;
-      moved.refs = 1;
       ++used_[0];
     }
   }
@@ -141,16 +228,13 @@ long long KvBlockCache::offload(std::span<const BlockKey> keys) {
   long long moved = 0;
   // Tail first, each to the front: the prefix head ends most recent, the tail is evicted first.
   for (auto r = keys.rbegin(); r != keys.rend(); ++r) {
-    const BlockKey k = *r;
-    auto it = blocks_.find(k);
-    if (it == blocks_.end() || it->second.tier != 0 || it->second.refs != 0) continue;
-    lru_[0].erase(it->second.lru_pos);
+    const std::uint32_t i = find(*r);
+    if (i == kNil || table_[i].tier != 0 || table_[i].refs != 0) continue;
+    unlink(0, i);
     --used_[0];
+    table_[i].tier = 1;  // out of every list while room is made below
     make_room(1, 1);
-    Block& b = blocks_[k];  // make_room may erase others; look it up again
-    b.tier = 1;
-    lru_[1].push_front(k);
-    b.lru_pos = lru_[1].begin();
+    push_front(1, i);
     ++used_[1];
     ++stats_.tiers[1].offloaded_in;
     ++moved;
@@ -163,15 +247,9 @@ void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_b
   // Release tail first so the head of the prefix is the most recently used and
   // the tail is evicted first (a cached prefix stays contiguous).
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
-    auto it = blocks_.find(*k);
-    if (it == blocks_.end() || it->second.refs <= 0) {
-      throw core::Error("KV cache release of a block that is not held");
-    }
-    Block& b = it->second;
-    if (--b.refs == 0) {
-      lru_[0].push_front(*k);
-      b.lru_pos = lru_[0].begin();
-    }
+    const std::uint32_t i = find(*k);
+    if (i == kNil || table_[i].refs <= 0) throw core::Error("KV cache release of a block that is not held");
+    if (--table_[i].refs == 0) push_front(0, i);
   }
 }
 

@@ -6,11 +6,9 @@
 // dropping it, and the last tier drops. A prefix hit in a lower tier is
 // promoted (loaded back) to HBM when a sequence acquires it.
 #include <cstdint>
-#include <list>
 #include <optional>
 #include <span>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace agentsim::serving {
@@ -78,29 +76,50 @@ class KvBlockCache {
   long long offload(std::span<const BlockKey> keys);
   // Blocks that could be pinned in HBM now: free plus unreferenced.
   long long available_hbm_blocks() const {
-    return tiers_[0].capacity_blocks - used_[0] + static_cast<long long>(lru_[0].size());
+    return tiers_[0].capacity_blocks - used_[0] + lru_[0].size;
   }
 
   long long capacity_blocks(int tier) const { return tiers_[tier].capacity_blocks; }
   long long used_blocks(int tier) const { return used_[tier]; }
-  long long referenced_hbm_blocks() const { return used_[0] - static_cast<long long>(lru_[0].size()); }
+  long long referenced_hbm_blocks() const { return used_[0] - lru_[0].size; }
   int tiers() const { return static_cast<int>(tiers_.size()); }
   const KvCacheStats& stats() const { return stats_; }
 
  private:
-  struct Block {
-    int tier = 0;
-    int refs = 0;
-    std::list<BlockKey>::iterator lru_pos;  // valid when refs == 0
+  // One open-addressing table holds every block of every tier (linear probing,
+  // tombstones, so entries never move except when the table is rebuilt); each
+  // tier's unreferenced blocks form an intrusive LRU list through the entries.
+  static constexpr std::uint32_t kNil = 0xffffffffU;
+  enum class State : std::uint8_t { kEmpty, kLive, kGone };
+  struct Entry {
+    BlockKey key = 0;
+    std::int32_t refs = 0;
+    State state = State::kEmpty;
+    std::int8_t tier = 0;
+    std::uint32_t prev = kNil, next = kNil;  // LRU neighbours (towards head, towards tail) when refs == 0
   };
-  // Frees one HBM block by demoting the least recently released one.
+  struct Lru {
+    std::uint32_t head = kNil, tail = kNil;  // head = most recently released
+    long long size = 0;
+  };
+
+  std::uint32_t find(BlockKey k) const;
+  std::uint32_t insert(BlockKey k);  // k must be absent; may rebuild the table
+  void erase(std::uint32_t i);
+  void rebuild(std::size_t capacity);
+  void push_front(int tier, std::uint32_t i);
+  void unlink(int tier, std::uint32_t i);
+  // Frees one block of `tier` by demoting its least recently released one (or dropping it).
   void evict_one(int tier);
   void make_room(int tier, long long blocks);
 
   std::vector<KvTier> tiers_;
   std::vector<long long> used_;
-  std::vector<std::list<BlockKey>> lru_;  // per tier, front = most recently released
-  std::unordered_map<BlockKey, Block> blocks_;
+  std::vector<Lru> lru_;
+  std::vector<Entry> table_;
+  std::uint64_t mask_ = 0;
+  int shift_ = 64;
+  std::size_t live_ = 0, gone_ = 0;
   KvCacheStats stats_;
 };
 

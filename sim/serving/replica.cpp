@@ -356,30 +356,34 @@ void Replica::retire_finished() {
   auto leaves = [this](const Active& a) {
     return a.prefilled == a.prompt && (a.generated >= a.req.output_tokens || opt_.role == ReplicaRole::kPrefill);
   };
-  if (std::none_of(running_.begin(), running_.end(), leaves)) return;
-  // Keep admission order of the rest.
-  std::vector<Active> done, handed, still;
-  still.reserve(running_.size());
-  for (auto& a : running_) {
-    const bool prompt_done = a.prefilled == a.prompt;
-    if (prompt_done && a.generated >= a.req.output_tokens) {
-      kv_->finish(a.req, a.hold);
-      done.push_back(std::move(a));
-    } else if (prompt_done && opt_.role == ReplicaRole::kPrefill) {
-      kv_->finish(a.req, a.hold);
-      handed.push_back(std::move(a));
+  auto first = std::find_if(running_.begin(), running_.end(), leaves);
+  if (first == running_.end()) return;
+  // Compact in place, keeping the admission order of the rest.
+  std::vector<Active>& leaving = leaving_;
+  leaving.clear();
+  auto out = first;
+  for (auto it = first; it != running_.end(); ++it) {
+    if (leaves(*it)) {
+      kv_->finish(it->req, it->hold);
+      leaving.push_back(std::move(*it));
     } else {
-      still.push_back(std::move(a));
+      *out++ = std::move(*it);
     }
   }
+  running_.erase(out, running_.end());
   seg_valid_ = false;
-  running_ = std::move(still);
   busy_ = true;  // completions may submit: one kick after all of them
-  for (auto& a : done) {
-    recorder_.add(a.rec);
-    a.done(a.rec);
+  // Finished answers first, then hand-overs (a prefill replica's prompts), each in admission order.
+  for (auto& a : leaving) {
+    if (a.generated >= a.req.output_tokens) {
+      recorder_.add(a.rec);
+      a.done(a.rec);
+    }
   }
-  for (auto& a : handed) handoff_(a.req, a.rec, std::move(a.done));
+  for (auto& a : leaving) {
+    if (a.generated < a.req.output_tokens) handoff_(a.req, a.rec, std::move(a.done));
+  }
+  leaving.clear();
   busy_ = false;
 }
 

@@ -123,6 +123,7 @@ class Replica : public RequestSink {
   double pending_swap_out_s_ = 0;  // swap-out time charged to the step being built
   std::deque<Active> waiting_;
   std::vector<Active> running_;  // in admission order
+  std::vector<Active> leaving_;  // scratch of retire_finished
   DecodeSegment seg_;
   bool seg_valid_ = false;       // running set unchanged since the last decode-only step
   metrics::StepRecord seg_record_;

@@ -82,13 +82,14 @@ TEST_F(MemoryEstimate, RecorderBoundsFollowTheFormula) {
   EXPECT_DOUBLE_EQ(component(exp::estimate_memory(e, t, 2, 1), "recorded steps"), 10000.0 * 104);
 }
 
-// Bytes of heap in use: glibc's count, or AddressSanitizer's when its allocator replaces glibc's
-// (mallinfo2 then reports 0).
+// Bytes of heap in use: glibc's count (small chunks plus mmap'ed large blocks), or
+// AddressSanitizer's when its allocator replaces glibc's (mallinfo2 then reports 0).
 std::size_t heap_in_use_bytes() {
 #if defined(AGENTSIM_UNDER_ASAN)
   return __sanitizer_get_current_allocated_bytes();
 #else
-  return mallinfo2().uordblks;
+  const auto m = mallinfo2();
+  return m.uordblks + m.hblkhd;
 #endif
 }
 
