@@ -1,9 +1,10 @@
 // Timing harness for the serving engine at scale (not a unit test): prints wall time,
 // peak RSS (getrusage), events/s and simulated tokens per wall second.
-//   bench_scale scale [agents] [gpus] [sim_s] [cache_unit_tokens]
+//   bench_scale scale [agents] [gpus] [sim_s] [cache_unit_tokens] [pods]
 //     (the recorder streams the window's totals: memory does not grow with sim_s)
 //     closed-loop agents replaying the Claude Code sample on gpt-oss-120b, TP8 replicas
-//     of gb300-nvl72 devices, session-affinity routing, fast-forward on.
+//     of gb300-nvl72 devices, session-affinity routing, fast-forward on. With pods > 1 the
+//     cluster is that many independent routing pods (sim/serving/pods.hpp), one thread each.
 //   bench_scale vidur
 //     Llama-3.1-8B on one A100 80GB, TP1, chunked prefill 512, 128 sequences, 10,000
 //     Poisson requests at 6.45 req/s, Azure conversation lengths capped at 4,096.
@@ -13,13 +14,16 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "experiments/catalog.hpp"
+#include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/summary.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/cluster.hpp"
+#include "sim/serving/pods.hpp"
 #include "workloads/footprint.hpp"
 #include "workloads/trace_formats.hpp"
 
@@ -40,13 +44,12 @@ double user_cpu_s() {
   return static_cast<double>(u.ru_utime.tv_sec) + static_cast<double>(u.ru_utime.tv_usec) * 1e-6;
 }
 
-void report(const char* what, double wall_s, const core::Simulator& sim, const metrics::Summary& s,
+void report(const char* what, double wall_s, unsigned long long events, const metrics::Summary& s,
             double sim_s) {
   const double tokens = (s.total_tok_s) * s.window_s;
   std::printf("%s: wall %.2f s (user CPU %.2f s since start), peak RSS %.0f MB, events %llu (%.3g /s), simulated %.0f s, "
               "tokens %.4g (%.4g per wall s), requests %lld, hit rate %.3f, steps %lld\n",
-              what, wall_s, user_cpu_s(), peak_rss_mb(), static_cast<unsigned long long>(sim.events_run()),
-              static_cast<double>(sim.events_run()) / wall_s, sim_s, tokens, tokens / wall_s, s.requests,
+              what, wall_s, user_cpu_s(), peak_rss_mb(), events, static_cast<double>(events) / wall_s, sim_s, tokens, tokens / wall_s, s.requests,
               s.prefix_hit_rate, s.steps);
 }
 
@@ -68,37 +71,65 @@ serving::ReplicaOptions options(const wl::ModelSpec& m, const hw::System& sys, i
   return o;
 }
 
-int scale(int agents, int gpus, double sim_s, long long unit) {
-  const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  const auto& model = catalog.models.get("gpt-oss-120b");
-  const auto& system = catalog.systems.get("gb300-nvl72");
-  const wl::Trace trace =
-      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
-  const auto t0 = std::chrono::steady_clock::now();
-  core::Simulator sim;
+struct PodResult {
   metrics::Recorder rec;
-  rec.stream_window(0.0, sim_s);  // totals only: memory does not grow with simulated time
+  metrics::CacheCounters counters;
+  unsigned long long events = 0;
+};
+
+// One pod: its share of the replicas and agents, its own simulator, router and seed.
+void run_pod(PodResult& out, const wl::ModelSpec& model, const hw::System& system, const wl::Trace& trace,
+             int agents, int replicas, double sim_s, long long unit, int pods, int p) {
+  core::Simulator sim;
+  out.rec.stream_window(0.0, sim_s);  // totals only: memory does not grow with sim_s
   auto o = options(model, system, 8, 8192, 256);
   o.kv.unit_tokens = serving::cache_unit_tokens(unit, trace.block_size_tokens);
   o.barriers_s = {0.0, sim_s};
   serving::ClusterOptions co;
-  co.replicas = gpus / 8;
+  co.replicas = static_cast<int>(serving::pod_share(replicas, pods, p));
   co.router = serving::RouterPolicy::kSessionAffinity;
-  serving::Cluster cluster(sim, model, system, o, co, rec);
+  serving::Cluster cluster(sim, model, system, o, co, out.rec);
   serving::ClosedLoopOptions lo;
-  lo.agents = agents;
-  lo.seed = 1;
+  lo.agents = static_cast<int>(serving::pod_share(agents, pods, p));
+  lo.seed = serving::pod_seed(1, p);
   lo.max_context_tokens = model.max_context;
   lo.start_spread_s = 10;
   lo.random_start = true;
   serving::ClosedLoopDriver d(sim, cluster, trace, lo);
   d.start();
   sim.run_until(core::to_ticks(sim_s));
-  const auto s = metrics::summarize(rec, 0.0, sim_s, cluster.counters());
+  out.counters = cluster.counters();
+  out.events = sim.events_run();
+}
+
+int scale(int agents, int gpus, double sim_s, long long unit, int pods) {
+  const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const auto& model = catalog.models.get("gpt-oss-120b");
+  const auto& system = catalog.systems.get("gb300-nvl72");
+  const wl::Trace trace =
+      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  const auto t0 = std::chrono::steady_clock::now();
+  const int replicas = gpus / 8;
+  std::vector<PodResult> parts(static_cast<std::size_t>(pods));
+  // One thread per pod (pods are independent); merged in pod order.
+  core::parallel_for(parts.size(), pods, [&](std::size_t p) {
+    run_pod(parts[p], model, system, trace, agents, replicas, sim_s, unit, pods, static_cast<int>(p));
+  });
+  metrics::Recorder rec;
+  rec.stream_window(0.0, sim_s);
+  metrics::CacheCounters counters;
+  unsigned long long events = 0;
+  for (PodResult& part : parts) {
+    rec.absorb(std::move(part.rec));
+    counters.add(part.counters);
+    events += part.events;
+  }
+  const auto s = metrics::summarize(rec, 0.0, sim_s, counters);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  char what[128];
-  std::snprintf(what, sizeof what, "scale %d agents, %d replicas x TP8", agents, co.replicas);
-  report(what, wall, sim, s, sim_s);
+  char what[160];
+  std::snprintf(what, sizeof what, "scale %d agents, %d replicas x TP8, %d pod%s", agents, replicas, pods,
+                pods == 1 ? "" : "s");
+  report(what, wall, events, s, sim_s);
   return 0;
 }
 
@@ -129,7 +160,7 @@ int vidur() {
   const double end = sim.now_s();
   const auto s = metrics::summarize(rec, 0.0, end + 1e-9);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  report("vidur-comparison", wall, sim, s, end);
+  report("vidur-comparison", wall, sim.events_run(), s, end);
   return 0;
 }
 
@@ -142,5 +173,6 @@ int main(int argc, char** argv) {
   const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
   const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
   const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
-  return scale(agents, gpus, sim_s, unit);
+  const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
+  return scale(agents, gpus, sim_s, unit, pods);
 }

@@ -11,10 +11,14 @@
 #include "workloads/footprint.hpp"
 #include "sim/serving/open_loop_driver.hpp"
 #include "sim/serving/poisson_session_driver.hpp"
+#include "sim/serving/pods.hpp"
+#include "sim/core/parallel_for.hpp"
 #include "experiments/trace_files.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 namespace agentsim::exp {
 
@@ -74,7 +78,74 @@ serving::RouterPolicy router_policy(const std::string& s) {
 
 }  // namespace
 
-RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level) {
+namespace {
+
+struct PodOutcome {
+  metrics::Recorder recorder;
+  metrics::CacheCounters counters;  // over the window (since warm-up)
+  long long turns_truncated = 0;
+  unsigned long long events = 0;
+  int replicas = 0;
+};
+
+// Pod `p` of `pods`: its share of the replicas and of the load, its own seed (sim/serving/pods.hpp).
+PodOutcome run_pod(const Experiment& e, const wl::Trace& sessions, double level, const serving::ReplicaOptions& ro,
+                   serving::ClusterOptions clo, const hw::Topology& topology, double end_s, int pods, int p) {
+  if (clo.prefill_replicas > 0) {
+    clo.prefill_replicas = static_cast<int>(serving::pod_share(clo.prefill_replicas, pods, p));
+    clo.decode_replicas = static_cast<int>(serving::pod_share(clo.decode_replicas, pods, p));
+  } else {
+    clo.replicas = static_cast<int>(serving::pod_share(clo.replicas, pods, p));
+  }
+  const std::uint64_t seed = serving::pod_seed(e.seed, p);
+  core::Simulator sim;
+  PodOutcome out;
+  serving::Cluster replica(sim, e.model, e.system, ro, clo, out.recorder, &topology);
+  metrics::CacheCounters at_warmup;
+  sim.at(core::to_ticks(e.workload.warmup_s), [&] { at_warmup = replica.counters(); });
+  std::unique_ptr<serving::SessionDriver> driver;
+  switch (e.workload.mode) {
+    case ReplayMode::kClosedLoop: {
+      serving::ClosedLoopOptions co;
+      co.agents = static_cast<int>(serving::pod_share(static_cast<long long>(level), pods, p));
+      co.seed = seed;
+      co.max_context_tokens = e.model.max_context;
+      co.start_spread_s = e.workload.start_spread_s;
+      co.random_start = e.workload.random_start;
+      co.human_gap_cap_s = e.workload.human_gap_cap_s;
+      driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
+      break;
+    }
+    case ReplayMode::kOpenLoop: {
+      // One pod only (the experiment refuses more): the recorded timeline is replayed whole.
+      serving::OpenLoopOptions oo;
+      oo.time_scale = level;
+      oo.max_context_tokens = e.model.max_context;
+      driver = std::make_unique<serving::OpenLoopDriver>(sim, replica, sessions, oo);
+      break;
+    }
+    case ReplayMode::kPoisson: {
+      serving::PoissonOptions po;
+      po.sessions_per_s = level / pods;
+      po.seed = seed;
+      po.max_context_tokens = e.model.max_context;
+      po.human_gap_cap_s = e.workload.human_gap_cap_s;
+      driver = std::make_unique<serving::PoissonSessionDriver>(sim, replica, sessions, po);
+      break;
+    }
+  }
+  driver->start();
+  sim.run_until(core::to_ticks(end_s));
+  out.counters = replica.counters().since(at_warmup);
+  out.turns_truncated = driver->turns_truncated();
+  out.events = sim.events_run();
+  out.replicas = static_cast<int>(replica.size());
+  return out;
+}
+
+}  // namespace
+
+RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads) {
   serving::ReplicaOptions ro;
   ro.cost.tp = e.deployment.tp;
   ro.cost.efficiency = e.serving.efficiency;
@@ -113,55 +184,29 @@ RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level
   hc.systems = clo.prefill_replicas > 0 ? (devices + e.system.accelerators - 1) / e.system.accelerators : 1;
   const hw::Topology topology = hw::build_topology(hc);
 
-  core::Simulator sim;
-  metrics::Recorder recorder;
-  serving::Cluster replica(sim, e.model, e.system, ro, clo, recorder, &topology);
-  metrics::CacheCounters at_warmup;
-  sim.at(core::to_ticks(e.workload.warmup_s), [&] { at_warmup = replica.counters(); });
-  std::unique_ptr<serving::SessionDriver> driver;
-  int concurrency = 0;
-  switch (e.workload.mode) {
-    case ReplayMode::kClosedLoop: {
-      serving::ClosedLoopOptions co;
-      concurrency = static_cast<int>(level);
-      co.agents = concurrency;
-      co.seed = e.seed;
-      co.max_context_tokens = e.model.max_context;
-      co.start_spread_s = e.workload.start_spread_s;
-      co.random_start = e.workload.random_start;
-      co.human_gap_cap_s = e.workload.human_gap_cap_s;
-      driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
-      break;
-    }
-    case ReplayMode::kOpenLoop: {
-      serving::OpenLoopOptions oo;
-      oo.time_scale = level;
-      oo.max_context_tokens = e.model.max_context;
-      driver = std::make_unique<serving::OpenLoopDriver>(sim, replica, sessions, oo);
-      break;
-    }
-    case ReplayMode::kPoisson: {
-      serving::PoissonOptions po;
-      po.sessions_per_s = level;
-      po.seed = e.seed;
-      po.max_context_tokens = e.model.max_context;
-      po.human_gap_cap_s = e.workload.human_gap_cap_s;
-      driver = std::make_unique<serving::PoissonSessionDriver>(sim, replica, sessions, po);
-      break;
-    }
-  }
-  driver->start();
-
-  sim.run_until(core::to_ticks(end_s));
+  // Each pod simulates its share on its own simulator; merged in pod order below.
+  const int pods = e.serving.pods;
+  std::vector<PodOutcome> parts(static_cast<std::size_t>(pods));
+  core::parallel_for(parts.size(), std::min(threads, pods), [&](std::size_t p) {
+    parts[p] = run_pod(e, sessions, level, ro, clo, topology, end_s, pods, static_cast<int>(p));
+  });
 
   RunResult r;
-  r.concurrency = concurrency;
   r.level = level;
-  r.summary = metrics::summarize(recorder, e.workload.warmup_s, end_s, replica.counters().since(at_warmup));
+  r.concurrency = e.workload.mode == ReplayMode::kClosedLoop ? static_cast<int>(level) : 0;
+  metrics::Recorder recorder;
+  metrics::CacheCounters counters;
+  int replicas = 0;
+  for (PodOutcome& part : parts) {
+    recorder.absorb(std::move(part.recorder));
+    counters.add(part.counters);
+    r.turns_truncated += part.turns_truncated;
+    r.events += part.events;
+    replicas += part.replicas;
+  }
+  r.summary = metrics::summarize(recorder, e.workload.warmup_s, end_s, counters);
   r.kv_capacity_tokens = ro.kv_capacity_tokens;
-  r.turns_truncated = driver->turns_truncated();
-  r.events = sim.events_run();
-  account_run(r, e, recorder, e.workload.warmup_s, end_s, static_cast<int>(replica.size()) * e.deployment.tp);
+  account_run(r, e, recorder, e.workload.warmup_s, end_s, replicas * e.deployment.tp);
   return r;
 }
 

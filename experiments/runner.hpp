@@ -32,8 +32,9 @@ struct RunResult {
   std::vector<metrics::StepRecord> steps;        // ending in the window (if recorded)
 };
 
-// One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode.
-RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level);
+// One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode;
+// the pods of serving.pods run on up to `threads` threads (results do not depend on it).
+RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads = 1);
 
 // Loads the experiment's trace or generates its sessions (errors name the trace file).
 wl::Trace load_sessions(const Experiment& e);

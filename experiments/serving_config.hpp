@@ -32,6 +32,7 @@ struct ServingConfig {
   int replicas = 1;
   int prefill_replicas = 0;              // > 0: disaggregated
   int decode_replicas = 0;
+  int pods = 1;                          // independent routing pods (sim/serving/pods.hpp)
 };
 
 // Decodes `serving` (absent = defaults).

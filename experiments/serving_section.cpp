@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <array>
+#include <string>
 
 #include "experiments/decode_helpers.hpp"
 #include "experiments/serving_config.hpp"
@@ -21,6 +23,7 @@ constexpr std::array kServingKeys = {
     OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
     OptionSpec{"replicas", "integer", "1", "unified replicas behind the router"},
     OptionSpec{"disaggregation", "map", "", "prefill_replicas and decode_replicas"},
+    OptionSpec{"pods", "integer", "1", "independent routing pods, each with its own router and an even share of replicas and load"},
 };
 constexpr std::array kEfficiencyKeys = {
     OptionSpec{"compute", "number", "1.0", "achieved / peak FLOP/s"},
@@ -102,6 +105,12 @@ ServingConfig decode_serving(const YamlNode* srv) {
     d->check_keys(kDisaggKeys);
     s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
     s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
+  }
+  s.pods = static_cast<int>(bounded_int(*srv, "pods", 1, 1, 1 << 20));
+  const int fewest = s.prefill_replicas > 0 ? std::min(s.prefill_replicas, s.decode_replicas) : s.replicas;
+  if (s.pods > fewest) {
+    throw srv->at("pods").error("expected at most " + std::to_string(fewest) + " pods: each pod needs at least one " +
+                                (s.prefill_replicas > 0 ? "prefill and one decode replica" : "replica"));
   }
   return s;
 }

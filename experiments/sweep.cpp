@@ -36,7 +36,7 @@ std::vector<SweepPoint> expand_sweep(const Experiment& e) {
   return out;
 }
 
-RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p) {
+RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, int threads) {
   const Plan& plan = e.plans[static_cast<std::size_t>(p.plan)];
   Experiment one = e;
   one.system = e.systems[static_cast<std::size_t>(plan.system)];
@@ -44,7 +44,7 @@ RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const 
   one.seed = p.seed;
   RunResult r;
   try {
-    r = run_point(one, sessions, p.level);
+    r = run_point(one, sessions, p.level, threads);
   } catch (const core::Error& err) {
     r = RunResult{};
     r.level = p.level;

@@ -25,6 +25,6 @@ SweepPoint make_point(const Experiment& e, int plan, double level, bool bisectio
 // Valid plans in order, each with every level of the workload, in order.
 std::vector<SweepPoint> expand_sweep(const Experiment& e);
 // Runs one point; an engine error (e.g. the model does not fit) becomes RunResult::skipped.
-RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p);
+RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, int threads = 1);
 
 }  // namespace agentsim::exp

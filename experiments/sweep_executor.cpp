@@ -148,7 +148,7 @@ std::vector<std::vector<RunResult>> run_sharded(std::size_t tasks, const RunTask
 }
 
 RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt) {
-  if (opt.cache_dir.empty()) return run_sweep_point(e, sessions, p);
+  if (opt.cache_dir.empty()) return run_sweep_point(e, sessions, p, opt.threads);
   // The key covers the resolved experiment, so an edited experiment never reuses stale runs.
   const std::uint64_t key = core::derive_seed(core::derive_seed(0, e.resolved_yaml), p.id + (p.bisection ? "/b" : ""));
   char name[40];
@@ -161,7 +161,7 @@ RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const Sweep
   if (const long long n = opt.new_runs->fetch_add(1); opt.stop_after >= 0 && n >= opt.stop_after) {
     throw SweepInterrupted("sweep stopped after " + std::to_string(opt.stop_after) + " new runs (--stop-after)");
   }
-  RunResult r = run_sweep_point(e, sessions, p);
+  RunResult r = run_sweep_point(e, sessions, p, opt.threads);
   core::write_file_atomically(file.string(), frame(encode_runs({r})));
   return r;
 }

@@ -19,6 +19,6 @@ std::string describe(Dimension d);
 double parse_quantity(std::string_view text, Dimension d);
 
 // Formats an SI value with a readable prefix, e.g. 4.8e12 B/s -> "4.8 TB/s".
-std::string format_quantity(double si_value, Dimension d);
+std::string format_quantity(double value_si, Dimension d);
 
 }  // namespace agentsim::core

@@ -25,6 +25,9 @@ class Recorder {
     window_->start_s = start_s;
     window_->end_s = end_s;
   }
+  // Appends another recorder's records (or folds in its streamed totals; both must
+  // stream the same window or neither): the parts of a cluster simulated as pods.
+  void absorb(Recorder&& other);
   // The streamed window's totals; null when records are stored.
   const WindowTotals* streamed() const { return window_ ? &*window_ : nullptr; }
   const std::vector<RequestRecord>& requests() const { return requests_; }

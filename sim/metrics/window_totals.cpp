@@ -32,4 +32,20 @@ void WindowTotals::add(const RequestRecord& r) {
   }
 }
 
+void WindowTotals::merge(const WindowTotals& o) {
+  steps += o.steps;
+  out_tokens += o.out_tokens;
+  prefill_tokens += o.prefill_tokens;
+  cached_tokens += o.cached_tokens;
+  batch_seq += o.batch_seq;
+  occupancy += o.occupancy;
+  occupancy_peak = std::max(occupancy_peak, o.occupancy_peak);
+  requests += o.requests;
+  rejected += o.rejected;
+  speed_tok_s.insert(speed_tok_s.end(), o.speed_tok_s.begin(), o.speed_tok_s.end());
+  ttft_s.insert(ttft_s.end(), o.ttft_s.begin(), o.ttft_s.end());
+  itl_sum_s += o.itl_sum_s;
+  itl_n += o.itl_n;
+}
+
 }  // namespace agentsim::metrics

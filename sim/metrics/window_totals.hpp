@@ -24,6 +24,9 @@ struct WindowTotals {
   bool in_window(double t) const { return t >= start_s && t < end_s; }
   void add(const StepRecord& st);
   void add(const RequestRecord& r);
+  // Folds in another part of the same window (e.g. another pod of the cluster): sums add,
+  // the peak is the larger, samples follow this part's.
+  void merge(const WindowTotals& o);
 };
 
 }  // namespace agentsim::metrics

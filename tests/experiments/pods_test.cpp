@@ -1,0 +1,97 @@
+// serving.pods: a cluster split into independent routing pods is the sum of its pods,
+// each an ordinary one-pod cluster with its share of replicas and agents and its own
+// seed; results do not depend on how many threads run the pods; bad values are errors.
+#include <gtest/gtest.h>
+
+#include "experiments/experiment.hpp"
+#include "experiments/runner.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/pods.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+
+std::string body(int replicas, int pods, unsigned long long seed, const std::string& mode = "closed-loop") {
+  return "name: pods\n"
+         "model: llama-3.1-8b\n"
+         "system: hgx-h200\n"
+         "seed: " + std::to_string(seed) + "\n"
+         "deployment: {tp: 1}\n"
+         "serving: {replicas: " + std::to_string(replicas) + ", pods: " + std::to_string(pods) +
+         ", router: session_affinity}\n"
+         "workload:\n"
+         "  mode: " + mode + "\n"
+         "  trace: " + kTrace + "\n" +
+         (mode == "poisson" ? "  session_rates: [0.2]\n" : "  concurrency: [4]\n") +
+         "  warmup: \"5s\"\n"
+         "  window: \"60s\"\n";
+}
+
+Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/pods.yaml", kRoot); }
+
+TEST(Pods, TwoPodsAreTheSumOfTheirPodsRunAlone) {
+  const Experiment both = parse(body(2, 2, 7));
+  const wl::Trace sessions = load_sessions(both);
+  const RunResult r = run_point(both, sessions, 4);
+  // Pod 0 is the plain cluster with one replica and 2 agents under seed 7; pod 1 the same
+  // under its derived seed.
+  const Experiment one = parse(body(1, 1, 7));
+  const Experiment other = parse(body(1, 1, serving::pod_seed(7, 1)));
+  const RunResult a = run_point(one, sessions, 2);
+  const RunResult b = run_point(other, sessions, 2);
+  ASSERT_GT(a.summary.requests, 0);
+  ASSERT_GT(b.summary.requests, 0);
+  EXPECT_NE(serving::pod_seed(7, 1), 7U);
+  EXPECT_EQ(r.summary.requests, a.summary.requests + b.summary.requests);
+  EXPECT_EQ(r.summary.steps, a.summary.steps + b.summary.steps);
+  EXPECT_EQ(r.events, a.events + b.events);
+  EXPECT_NEAR(r.summary.output_tok_s, a.summary.output_tok_s + b.summary.output_tok_s,
+              1e-9 * r.summary.output_tok_s);
+  EXPECT_NEAR(r.summary.input_tok_s, a.summary.input_tok_s + b.summary.input_tok_s, 1e-9 * r.summary.input_tok_s);
+  EXPECT_EQ(r.requests.size(), a.requests.size() + b.requests.size());
+  // Power accounting counts both pods' devices.
+  EXPECT_EQ(r.power.accelerators, a.power.accelerators + b.power.accelerators);
+}
+
+TEST(Pods, ResultsDoNotDependOnThreads) {
+  for (const char* mode : {"closed-loop", "poisson"}) {
+    const Experiment e = parse(body(3, 3, 11, mode));
+    const wl::Trace sessions = load_sessions(e);
+    const double level = e.workload.levels.front();
+    const RunResult one = run_point(e, sessions, level, 1);
+    const RunResult three = run_point(e, sessions, level, 3);
+    ASSERT_GT(one.summary.requests, 0) << mode;
+    EXPECT_EQ(one.summary.requests, three.summary.requests) << mode;
+    EXPECT_EQ(one.summary.output_tok_s, three.summary.output_tok_s) << mode;
+    EXPECT_EQ(one.summary.agent_output_tok_s_p10, three.summary.agent_output_tok_s_p10) << mode;
+    EXPECT_EQ(one.summary.ttft_s_p90, three.summary.ttft_s_p90) << mode;
+    EXPECT_EQ(one.summary.prefix_hit_rate, three.summary.prefix_hit_rate) << mode;
+    EXPECT_EQ(one.events, three.events) << mode;
+  }
+}
+
+TEST(Pods, MorePodsThanReplicasOrAnOpenLoopReplayIsAnError) {
+  try {
+    parse(body(2, 3, 1));
+    FAIL() << "3 pods of 2 replicas accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("serving.pods: expected at most 2 pods: each pod needs at least one replica"),
+              std::string::npos)
+        << e.what();
+  }
+  std::string open = body(2, 2, 1, "open-loop");
+  open.replace(open.find("  concurrency: [4]\n"), 18, "  time_scales: [1]\n");
+  try {
+    parse(open);
+    FAIL() << "pods with an open-loop replay accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("serving.pods: expected pods: 1 with an open-loop workload"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace agentsim::exp
