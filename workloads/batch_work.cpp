@@ -49,11 +49,8 @@ double BatchWork::collective_bytes() const {
   return s;
 }
 
-namespace {
-
-// Attention of one layer over a prefill chunk: token i of the chunk sees
-// cached + i + 1 tokens. Up to 16 slices, each priced at its mean context,
-// is exact for work linear in context and close under top-k/window caps.
+// Up to 16 slices, each priced at its mean context, is exact for work linear
+// in context and close under top-k/window caps.
 AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c) {
   AttentionCost sum;
   const double slices = std::min(16.0, std::max(1.0, c.new_tokens));
@@ -73,8 +70,6 @@ AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const Prefil
   sum.kv_read_bytes = std::min(sum.kv_read_bytes, whole);
   return sum;
 }
-
-}  // namespace
 
 BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchShape& batch) {
   BatchWork w;
