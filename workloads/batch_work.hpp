@@ -66,6 +66,7 @@ struct BatchWork {
 // Attention of one layer of kind `a` over a prefill chunk: token i of the chunk
 // sees cached + i + 1 tokens (batch_work's per-chunk term, summed over its queries).
 AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c);
+AttentionCost chunk_attention(const PreparedAttention& a, const PrefillChunk& c);
 
 BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchShape& batch);
 

@@ -135,6 +135,8 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
     c.router_params = k.router_params;
     c.latent_proj_params = k.latent_proj_params;
     kinds_.push_back(c);
+    prefill_attention_.emplace_back(model, k.attention, wl::Phase::kPrefill);
+    decode_attention_.emplace_back(model, k.attention, wl::Phase::kDecode);
   }
   if (kinds_.size() > 64) throw core::Error("step coster: more than 64 layer kinds");
   // price() sums the layers of the kinds in name order (as a map over the names would).
@@ -321,15 +323,15 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
       } else {
         for (std::size_t i = 0; i < n_prefill; ++i) {
           if (!k.prefill) break;
-          const wl::AttentionCost x = wl::chunk_attention(m, k.attention, chunk(i));
+          const wl::AttentionCost x = wl::chunk_attention(prefill_attention_[ki], chunk(i));
           att.core_flops += x.core_flops;
           att.indexer_flops += x.indexer_flops;
           att.kv_read_bytes += x.kv_read_bytes;
           att.kv_write_bytes += x.kv_write_bytes;
         }
+        const wl::PreparedAttention& decode = decode_attention_[ki];
         for (std::size_t i = 0; i < n_decode; ++i) {
-          const wl::AttentionCost x =
-              wl::attention_cost(m, k.attention, static_cast<double>(v.context(i)), wl::Phase::kDecode);
+          const wl::AttentionCost x = decode.at(static_cast<double>(v.context(i)));
           att.core_flops += x.core_flops;
           att.indexer_flops += x.indexer_flops;
           att.kv_read_bytes += x.kv_read_bytes;

@@ -9,6 +9,7 @@
 
 #include "hwmodels/system.hpp"
 #include "sim/serving/step_cost.hpp"
+#include "workloads/attention_cost.hpp"
 #include "workloads/layer_stack.hpp"
 #include "workloads/model_spec.hpp"
 
@@ -79,6 +80,7 @@ class StepCoster {
     const hw::System* system_;
     wl::ParallelPlan plan_;
     std::vector<Kind> kinds_;
+    std::vector<wl::PreparedAttention> prefill_attention_, decode_attention_;  // per kind
     std::vector<std::size_t> name_order_;  // kinds_ indices sorted by LayerKind::name()
     std::array<hw::DType, kSlots> math_{};
     std::array<double, kSlots> peak_{};     // FLOP/s of the math format; 0: none (peak_flops_for throws)
