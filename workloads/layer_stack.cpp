@@ -164,17 +164,20 @@ std::vector<LayerKind> layer_stack(const ModelSpec& m) {
   // the step cost prepares a stack per engine configuration.
   std::vector<LayerKind> kinds;
   for (int i = 0; i < L; ++i) {
-    LayerKind k;
-    k.attention = att[static_cast<size_t>(i)];
-    k.moe = f.experts > 0 && i >= f.dense_layers;
-    k.prefill = i < prefill_layers;
+    const LayerAttention attention = att[static_cast<size_t>(i)];
+    const bool moe = f.experts > 0 && i >= f.dense_layers;
+    const bool prefill = i < prefill_layers;
     const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const LayerKind& x) {
-      return x.attention == k.attention && x.moe == k.moe && x.prefill == k.prefill;
+      return x.attention == attention && x.moe == moe && x.prefill == prefill;
     });
     if (same != kinds.end()) {
       ++same->count;
       continue;
     }
+    LayerKind k;
+    k.attention = attention;
+    k.moe = moe;
+    k.prefill = prefill;
     k.count = 1;
     switch (k.attention) {
       case LayerAttention::kGqaFull:

@@ -121,7 +121,11 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
   }
 
   const double pp = plan_.pp;
-  for (const wl::LayerKind& k : wl::layer_stack(model)) {
+  const std::vector<wl::LayerKind> stack = wl::layer_stack(model);
+  kinds_.reserve(stack.size());
+  prefill_attention_.reserve(stack.size());
+  decode_attention_.reserve(stack.size());
+  for (const wl::LayerKind& k : stack) {
     Kind c;
     c.attention = k.attention;
     c.moe = k.moe;
@@ -139,14 +143,20 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
     decode_attention_.emplace_back(model, k.attention, wl::Phase::kDecode);
   }
   if (kinds_.size() > 64) throw core::Error("step coster: more than 64 layer kinds");
-  // price() sums the layers of the kinds in name order (as a map over the names would).
+  // price() sums the layers of the kinds in name order (as a map over the names
+  // would); few kinds: an insertion sort, no buffer.
   name_order_.resize(kinds_.size());
-  for (std::size_t i = 0; i < kinds_.size(); ++i) name_order_[i] = i;
-  std::stable_sort(name_order_.begin(), name_order_.end(), [&](std::size_t a, std::size_t b) {
-    const Kind& x = kinds_[a];
-    const Kind& y = kinds_[b];
-    return kind_name_of(x.attention, x.moe, x.prefill).view() < kind_name_of(y.attention, y.moe, y.prefill).view();
-  });
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    const Kind& x = kinds_[i];
+    const KindName name = kind_name_of(x.attention, x.moe, x.prefill);
+    std::size_t j = i;
+    for (; j > 0; --j) {
+      const Kind& y = kinds_[name_order_[j - 1]];
+      if (!(name.view() < kind_name_of(y.attention, y.moe, y.prefill).view())) break;
+      name_order_[j] = name_order_[j - 1];
+    }
+    name_order_[j] = i;
+  }
 }
 
 StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOptions& opt, bool spec, bool draft,
