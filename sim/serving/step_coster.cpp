@@ -75,6 +75,21 @@ StepCoster::View StepCoster::View::part(int parts, int index) const {
   return out;
 }
 
+StepCoster::Kind::Kind(const wl::ModelSpec& m, const wl::LayerKind& k, double pp)
+    : attention(k.attention),
+      moe(k.moe),
+      prefill(k.prefill),
+      n(k.count / pp),
+      attention_params(k.attention_params),
+      indexer_params(k.indexer_params),
+      dense_ffn_params(k.dense_ffn_params),
+      routed_expert_params(k.routed_expert_params),
+      shared_expert_params(k.shared_expert_params),
+      router_params(k.router_params),
+      latent_proj_params(k.latent_proj_params),
+      prefill_attention(m, k.attention, wl::Phase::kPrefill),
+      decode_attention(m, k.attention, wl::Phase::kDecode) {}
+
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
     : model_(&model), system_(&system), plan_(opt.effective_plan()) {
   const ConstantKernelEfficiency constant(opt.efficiency);
@@ -122,30 +137,11 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
 
   const double pp = plan_.pp;
   const std::vector<wl::LayerKind> stack = wl::layer_stack(model);
+  if (stack.size() > kMaxKinds) throw core::Error("step coster: more than 64 layer kinds");
   kinds_.reserve(stack.size());
-  prefill_attention_.reserve(stack.size());
-  decode_attention_.reserve(stack.size());
-  for (const wl::LayerKind& k : stack) {
-    Kind c;
-    c.attention = k.attention;
-    c.moe = k.moe;
-    c.prefill = k.prefill;
-    c.n = k.count / pp;
-    c.attention_params = k.attention_params;
-    c.indexer_params = k.indexer_params;
-    c.dense_ffn_params = k.dense_ffn_params;
-    c.routed_expert_params = k.routed_expert_params;
-    c.shared_expert_params = k.shared_expert_params;
-    c.router_params = k.router_params;
-    c.latent_proj_params = k.latent_proj_params;
-    kinds_.push_back(c);
-    prefill_attention_.emplace_back(model, k.attention, wl::Phase::kPrefill);
-    decode_attention_.emplace_back(model, k.attention, wl::Phase::kDecode);
-  }
-  if (kinds_.size() > 64) throw core::Error("step coster: more than 64 layer kinds");
+  for (const wl::LayerKind& k : stack) kinds_.emplace_back(model, k, pp);
   // price() sums the layers of the kinds in name order (as a map over the names
   // would); few kinds: an insertion sort, no buffer.
-  name_order_.resize(kinds_.size());
   for (std::size_t i = 0; i < kinds_.size(); ++i) {
     const Kind& x = kinds_[i];
     const KindName name = kind_name_of(x.attention, x.moe, x.prefill);
@@ -155,7 +151,7 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
       if (!(name.view() < kind_name_of(y.attention, y.moe, y.prefill).view())) break;
       name_order_[j] = name_order_[j - 1];
     }
-    name_order_[j] = i;
+    name_order_[j] = static_cast<std::uint8_t>(i);
   }
 }
 
@@ -333,13 +329,13 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
       } else {
         for (std::size_t i = 0; i < n_prefill; ++i) {
           if (!k.prefill) break;
-          const wl::AttentionCost x = wl::chunk_attention(prefill_attention_[ki], chunk(i));
+          const wl::AttentionCost x = wl::chunk_attention(k.prefill_attention, chunk(i));
           att.core_flops += x.core_flops;
           att.indexer_flops += x.indexer_flops;
           att.kv_read_bytes += x.kv_read_bytes;
           att.kv_write_bytes += x.kv_write_bytes;
         }
-        const wl::PreparedAttention& decode = decode_attention_[ki];
+        const wl::PreparedAttention& decode = k.decode_attention;
         for (std::size_t i = 0; i < n_decode; ++i) {
           const wl::AttentionCost x = decode.at(static_cast<double>(v.context(i)));
           att.core_flops += x.core_flops;
@@ -406,7 +402,8 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     }
   }
 
-  for (std::size_t i : name_order_) {
+  for (std::size_t o = 0; o < kinds_.size(); ++o) {
+    const std::size_t i = name_order_[o];
     if (present & (std::uint64_t{1} << i)) r.layers += kinds_[i].n;
   }
   if (!draft && opt.host_kv_load_tokens > 0) {

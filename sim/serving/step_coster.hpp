@@ -5,6 +5,7 @@
 // step_cost_totals(batch, model, system, opt) bit for bit without allocating.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "hwmodels/system.hpp"
@@ -38,13 +39,15 @@ class StepCoster {
   enum Slot { kWeights, kExperts, kActivations, kFp8, kSlots };
 
   struct Kind {
-    wl::LayerAttention attention = wl::LayerAttention::kGqaFull;
-    bool moe = false;
-    bool prefill = true;
-    double n = 0;  // layers on the device: count / pp
-    double attention_params = 0, indexer_params = 0, dense_ffn_params = 0, routed_expert_params = 0,
-           shared_expert_params = 0, router_params = 0, latent_proj_params = 0;
+    Kind(const wl::ModelSpec& m, const wl::LayerKind& k, double pp);
+    wl::LayerAttention attention;
+    bool moe, prefill;
+    double n;  // layers on the device: count / pp
+    double attention_params, indexer_params, dense_ffn_params, routed_expert_params, shared_expert_params,
+        router_params, latent_proj_params;
+    wl::PreparedAttention prefill_attention, decode_attention;
   };
+  static constexpr std::size_t kMaxKinds = 64;
 
   // A round-robin slice of a batch's decodes and prefill chunks (what split() builds), no copies.
   struct View {
@@ -80,8 +83,7 @@ class StepCoster {
     const hw::System* system_;
     wl::ParallelPlan plan_;
     std::vector<Kind> kinds_;
-    std::vector<wl::PreparedAttention> prefill_attention_, decode_attention_;  // per kind
-    std::vector<std::size_t> name_order_;  // kinds_ indices sorted by LayerKind::name()
+    std::array<std::uint8_t, kMaxKinds> name_order_{};  // kinds_ indices sorted by LayerKind::name()
     std::array<hw::DType, kSlots> math_{};
     std::array<double, kSlots> peak_{};     // FLOP/s of the math format; 0: none (peak_flops_for throws)
     double floor_s_ = 0, host_bw_Bps_ = 0, host_latency_s_ = 0;
