@@ -134,4 +134,44 @@ AttentionCost attention_cost(const ModelSpec& m, LayerAttention a, double ctx, P
   return c;
 }
 
+PreparedAttention::PreparedAttention(const ModelSpec& m, LayerAttention a, Phase phase)
+    : a_(a), decode_(phase == Phase::kDecode) {
+  const AttentionSpec& at = m.attention;
+  const double H = at.heads;
+  growth_ = kv_growth_bytes_per_token(m, a);
+  sparse_topk_ = static_cast<double>(at.sparse_topk);
+  window_ = static_cast<double>(at.sliding_window);
+  four_h_hd_ = 4.0 * H * at.head_dim;
+  gqa_entry_ = gqa_entry(m);
+  mla_per_ = phase == Phase::kDecode
+                 ? 2.0 * H * (at.kv_lora_rank + at.qk_rope_head_dim) + 2.0 * H * at.kv_lora_rank
+                 : 2.0 * H * (at.qk_nope_head_dim + at.qk_rope_head_dim) + 2.0 * H * at.v_head_dim;
+  mla_entry_ = mla_entry(m);
+  two_ni_di_ = 2.0 * at.indexer_heads * at.indexer_head_dim;
+  indexer_entry_ = indexer_entry(m);
+  csa_ratio_ = at.csa_compress_ratio;
+  hca_ratio_ = at.hca_compress_ratio;
+  indexer_head_dim_ = at.indexer_head_dim;
+  kv_elem_ = kv_elem(m);
+  v4_entry_ = v4_entry(m);
+  const double dk = at.head_dim;
+  kda_core_ = 4.0 * H * dk * dk;
+  kda_state_ = kda_state_bytes(m);
+  window_entry_ = a == LayerAttention::kGqaSliding ? gqa_entry_ : v4_entry_;
+}
+
+double PreparedAttention::whole_bytes(double end) const {
+  double bounded = 0;
+  switch (a_) {
+    case LayerAttention::kGqaSliding:
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV4Hca:
+    case LayerAttention::kV41Csa2: bounded = std::min(end, window_) * window_entry_; break;
+    case LayerAttention::kKda: bounded = kda_state_; break;
+    default: break;
+  }
+  return growth_ * end + bounded;
+}
+
 }  // namespace agentsim::wl

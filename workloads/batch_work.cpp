@@ -49,18 +49,15 @@ double BatchWork::collective_bytes() const {
   return s;
 }
 
-namespace {
-
-// Attention of one layer over a prefill chunk: token i of the chunk sees
-// cached + i + 1 tokens. Up to 16 slices, each priced at its mean context,
-// is exact for work linear in context and close under top-k/window caps.
-AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c) {
+// Up to 16 slices, each priced at its mean context, is exact for work linear
+// in context and close under top-k/window caps.
+AttentionCost chunk_attention(const PreparedAttention& a, const PrefillChunk& c) {
   AttentionCost sum;
   const double slices = std::min(16.0, std::max(1.0, c.new_tokens));
   const double per = c.new_tokens / slices;
   for (int s = 0; s < static_cast<int>(slices); ++s) {
     const double ctx = c.cached_tokens + per * s + (per + 1.0) / 2.0;
-    const AttentionCost x = attention_cost(m, a, ctx, Phase::kPrefill);
+    const AttentionCost x = a.at(ctx);
     sum.core_flops += per * x.core_flops;
     sum.indexer_flops += per * x.indexer_flops;
     sum.kv_read_bytes += per * x.kv_read_bytes;
@@ -69,12 +66,13 @@ AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const Prefil
   // A chunk streams each cached entry once (tiled attention), however many of
   // its queries attend to it.
   const double end = c.cached_tokens + c.new_tokens;
-  const double whole = kv_growth_bytes_per_token(m, a) * end + kv_bounded_bytes(m, a, end);
-  sum.kv_read_bytes = std::min(sum.kv_read_bytes, whole);
+  sum.kv_read_bytes = std::min(sum.kv_read_bytes, a.whole_bytes(end));
   return sum;
 }
 
-}  // namespace
+AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c) {
+  return chunk_attention(PreparedAttention(m, a, Phase::kPrefill), c);
+}
 
 BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchShape& batch) {
   BatchWork w;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/attention_cost.hpp"
 #include "workloads/model_spec.hpp"
 #include "workloads/parallel_plan.hpp"
 
@@ -61,6 +62,11 @@ struct BatchWork {
   double host_read_bytes() const;
   double collective_bytes() const;  // sum of count x payload
 };
+
+// Attention of one layer of kind `a` over a prefill chunk: token i of the chunk
+// sees cached + i + 1 tokens (batch_work's per-chunk term, summed over its queries).
+AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c);
+AttentionCost chunk_attention(const PreparedAttention& a, const PrefillChunk& c);
 
 BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchShape& batch);
 

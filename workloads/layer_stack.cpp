@@ -1,7 +1,6 @@
 #include "workloads/layer_stack.hpp"
 
-#include <map>
-#include <tuple>
+#include <algorithm>
 
 namespace agentsim::wl {
 
@@ -161,18 +160,24 @@ std::vector<LayerKind> layer_stack(const ModelSpec& m) {
   const double norms = 2.0 * h + mhc_params(m) + (m.attn_res_block > 0 ? 4.0 * h : 0.0);
   const int prefill_layers = m.phase.prefill_layers > 0 ? m.phase.prefill_layers : L;
 
+  // Few kinds (a handful at most): a linear search per layer beats a map, and
+  // the step cost prepares a stack per engine configuration.
   std::vector<LayerKind> kinds;
-  std::map<std::tuple<int, bool, bool>, size_t> index;
   for (int i = 0; i < L; ++i) {
-    LayerKind k;
-    k.attention = att[static_cast<size_t>(i)];
-    k.moe = f.experts > 0 && i >= f.dense_layers;
-    k.prefill = i < prefill_layers;
-    const auto key = std::make_tuple(static_cast<int>(k.attention), k.moe, k.prefill);
-    if (auto it = index.find(key); it != index.end()) {
-      ++kinds[it->second].count;
+    const LayerAttention attention = att[static_cast<size_t>(i)];
+    const bool moe = f.experts > 0 && i >= f.dense_layers;
+    const bool prefill = i < prefill_layers;
+    const auto same = std::find_if(kinds.begin(), kinds.end(), [&](const LayerKind& x) {
+      return x.attention == attention && x.moe == moe && x.prefill == prefill;
+    });
+    if (same != kinds.end()) {
+      ++same->count;
       continue;
     }
+    LayerKind k;
+    k.attention = attention;
+    k.moe = moe;
+    k.prefill = prefill;
     k.count = 1;
     switch (k.attention) {
       case LayerAttention::kGqaFull:
@@ -199,7 +204,6 @@ std::vector<LayerKind> layer_stack(const ModelSpec& m) {
       k.dense_ffn_params = swiglu(h, f.dense_intermediate);
     }
     k.norm_params = norms;
-    index.emplace(key, kinds.size());
     kinds.push_back(k);
   }
   return kinds;

@@ -8,6 +8,7 @@
 
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
+#include "sim/serving/step_coster.hpp"
 #include "workloads/batch_work.hpp"
 #include "workloads/footprint.hpp"
 #include "workloads/moe_expectation.hpp"
@@ -436,7 +437,7 @@ StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw:
 
 StepCost step_cost_totals(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                           const StepCostOptions& opt) {
-  return cost_of(batch, model, system, opt, false);
+  return StepCoster::totals_once(batch, model, system, opt);
 }
 
 }  // namespace agentsim::serving

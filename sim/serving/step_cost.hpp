@@ -77,6 +77,7 @@ StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw:
 
 // The same step with every total of step_cost (bit for bit) but the breakdown's
 // per-op rows, collective rows and notes left empty (causes lack the ops' shares): the hot path.
+// Runs StepCoster once; callers pricing many steps of one configuration keep a StepCoster.
 StepCost step_cost_totals(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                           const StepCostOptions& opt);
 
