@@ -17,7 +17,8 @@ long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& syste
 
 Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
                  ReplicaOptions opt, metrics::Recorder& recorder, int id)
-    : sim_(sim), model_(model), system_(system), opt_(std::move(opt)), recorder_(recorder), id_(id) {
+    : sim_(sim), model_(model), system_(system), opt_(std::move(opt)), recorder_(recorder), id_(id),
+      coster_(model, system, opt_.cost) {
   KvManagerOptions ko = opt_.kv;
   if (ko.tiers.empty()) ko.tiers.push_back(KvTierSpec{"hbm", "local", 0, 0, 0});
   ko.tiers[0].capacity_tokens = opt_.kv_capacity_tokens;
@@ -256,10 +257,11 @@ void Replica::maybe_start_step() {
   if (segment_step) {
     if (!seg_valid_) {
       // Time of this composition as an affine function of the step index.
-      const StepCost c0 = step_cost_totals(batch, model_, system_, opt_.cost);
-      StepBatch next = batch;
+      const StepCost c0 = coster_.totals(batch);
+      StepBatch& next = next_batch_;  // reused: assign keeps its capacity
+      next.decodes.assign(batch.decodes.begin(), batch.decodes.end());
       for (auto& d : next.decodes) ++d.context_tokens;
-      const StepCost c1 = step_cost_totals(next, model_, system_, opt_.cost);
+      const StepCost c1 = coster_.totals(next);
       seg_.a = core::to_ticks(c0.total_s);
       seg_.b = std::max<core::Ticks>(0, core::to_ticks(c1.total_s) - seg_.a);
       seg_.next_step = 0;
@@ -291,7 +293,7 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const StepCost cost = step_cost_totals(batch, model_, system_, opt_.cost);
+    const StepCost cost = coster_.totals(batch);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

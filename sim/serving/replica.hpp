@@ -20,6 +20,7 @@
 #include "sim/serving/request.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/step_cost.hpp"
+#include "sim/serving/step_coster.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace agentsim::serving {
@@ -115,6 +116,7 @@ class Replica : public RequestSink {
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;
+  StepCoster coster_;  // prices steps of opt_.cost (bit-identical to step_cost_totals)
   std::unique_ptr<KvManager> kv_;
   HandoffFn handoff_;
   bool busy_ = false;
@@ -130,6 +132,7 @@ class Replica : public RequestSink {
   Run run_;
   // The step in flight (built by maybe_start_step, read by end_step).
   StepBatch batch_;
+  StepBatch next_batch_;  // the segment's second step, for its slope
   std::vector<std::size_t> decode_slots_, prefill_slots_;
   std::vector<long long> chunks_;
   metrics::StepRecord step_;
