@@ -44,6 +44,8 @@ long long hbm_kv_tokens(const Experiment& e, const wl::Footprint& fp) {
   return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
 }
 
+}  // namespace
+
 serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessions, const wl::Footprint& fp) {
   serving::KvManagerOptions kv;
   kv.unit_tokens = serving::cache_unit_tokens(e.serving.block_tokens, sessions.block_size_tokens);
@@ -54,6 +56,11 @@ serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessi
                  : e.serving.retention == "offload" ? serving::Retention::kOffload
                                                      : serving::Retention::kLru;
   kv.ttl_s = e.serving.ttl_s;
+  const bool per_node = e.serving.tier_scope == "node";
+  const int devices = e.deployment.tp;  // devices of one replica, as the tiers' links see them
+  // Per node: the replica's share of the system's tier by devices, and the links loaded by all of them.
+  const double share = per_node ? static_cast<double>(devices) / static_cast<double>(e.system.accelerators) : 1.0;
+  const int link_users = per_node ? e.system.accelerators : devices;
   const auto tiers = hw::memory_tiers(e.system);  // hbm, host, ssd, remote
   const double capacity[] = {0, e.serving.host_bytes, e.serving.ssd_bytes, e.serving.remote_bytes};
   const char* names[] = {"hbm", "host", "ssd", "remote"};
@@ -61,13 +68,15 @@ serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessi
     serving::KvTierSpec t;
     t.name = names[i];
     t.link = std::string(tiers[i].link);
-    t.capacity_tokens = static_cast<long long>(capacity[i] / kv.kv_bytes_per_token);
-    t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], e.deployment.tp) * e.deployment.tp;
+    t.capacity_tokens = static_cast<long long>(capacity[i] * share / kv.kv_bytes_per_token);
+    t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], link_users) * devices;
     t.latency_s = tiers[i].latency_s;
     kv.tiers.push_back(t);
   }
   return kv;
 }
+
+namespace {
 
 serving::RouterPolicy router_policy(const std::string& s) {
   if (s == "least_loaded") return serving::RouterPolicy::kLeastLoaded;

@@ -9,6 +9,8 @@
 
 #include "experiments/experiment.hpp"
 #include "sim/metrics/summary.hpp"
+#include "sim/serving/kv_manager.hpp"
+#include "workloads/footprint.hpp"
 #include "workloads/session.hpp"
 
 namespace agentsim::exp {
@@ -35,6 +37,10 @@ struct RunResult {
 // One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode;
 // the pods of serving.pods run on up to `threads` threads (results do not depend on it).
 RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads = 1);
+
+// The KV cache of one replica: cache unit, bytes per token, retention, and the tiers with
+// their capacity and load-back bandwidth (per replica or per node, serving.kv_cache.tier_scope).
+serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessions, const wl::Footprint& fp);
 
 // Loads the experiment's trace or generates its sessions (errors name the trace file).
 wl::Trace load_sessions(const Experiment& e);

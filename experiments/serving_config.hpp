@@ -24,7 +24,11 @@ struct ServingConfig {
   double runtime_reserve_bytes = 0;      // per device, besides weights and activations
   bool prefix_caching = true;
   bool overlap_load = true;
-  double host_bytes = 0, ssd_bytes = 0, remote_bytes = 0;  // per replica; 0 = absent
+  double host_bytes = 0, ssd_bytes = 0, remote_bytes = 0;  // per replica (or per node); 0 = absent
+  // "replica": the sizes above are each replica's and its devices use their links alone;
+  // "node": they are each system's, split over its replicas by device share, and every
+  // device of the system loads at once (static fair share of the host link and NICs).
+  std::string tier_scope = "replica";
   std::string retention = "lru";         // lru | ttl | offload
   double ttl_s = 0;
   // Cluster.

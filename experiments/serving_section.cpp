@@ -38,6 +38,7 @@ constexpr std::array kKvKeys = {
     OptionSpec{"host", "bytes", "0B", "host DRAM tier per replica (0 = none)"},
     OptionSpec{"ssd", "bytes", "0B", "local SSD tier per replica (0 = none)"},
     OptionSpec{"remote", "bytes", "0B", "remote pool tier per replica (0 = none)"},
+    OptionSpec{"tier_scope", "string", "replica", "host/ssd/remote sizes per replica, or per node (split by device share, links shared by all its GPUs)"},
     OptionSpec{"retention", "string", "lru", "during tool calls: lru, ttl (pin), offload (to host)"},
     OptionSpec{"ttl", "time", "0s", "pin duration after a turn (retention: ttl)"},
 };
@@ -95,6 +96,7 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.host_bytes = kv->quantity_or("host", Dimension::kBytes, 0.0);
     s.ssd_bytes = kv->quantity_or("ssd", Dimension::kBytes, 0.0);
     s.remote_bytes = kv->quantity_or("remote", Dimension::kBytes, 0.0);
+    s.tier_scope = choice(*kv, "tier_scope", "replica", {"replica", "node"});
     s.retention = choice(*kv, "retention", "lru", {"lru", "ttl", "offload"});
     s.ttl_s = kv->quantity_or("ttl", Dimension::kTime, 0.0);
     if (s.retention == "ttl" && !(s.ttl_s > 0)) throw kv->error("retention: ttl needs a positive ttl");

@@ -29,9 +29,19 @@ KvBlockCache::KvBlockCache(std::vector<KvTier> tiers) : tiers_(std::move(tiers))
   rebuild(16);
 }
 
-std::uint32_t KvBlockCache::find(BlockKey k) const {
+std::uint64_t KvBlockCache::home(BlockKey k) const {
   // Fibonacci hashing: keys are well mixed already, but tests and callers may pass small ones.
-  std::uint64_t i = (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+  return (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+}
+
+void KvBlockCache::prefetch(std::span<const BlockKey> keys) const {
+  // The table is far larger than the caches: start every key's miss at once rather than
+  // one after another.
+  for (BlockKey k : keys) __builtin_prefetch(&table_[home(k)]);
+}
+
+std::uint32_t KvBlockCache::find(BlockKey k) const {
+  std::uint64_t i = home(k);
   while (true) {
     const Entry& e = table_[i];
     if (e.state == State::kEmpty) return kNil;
@@ -47,7 +57,7 @@ std::uint32_t KvBlockCache::insert(BlockKey k) {
     while (10 * (live_ + 1) > 4 * cap) cap *= 2;  // after a rebuild at most 40% live
     rebuild(cap);
   }
-  std::uint64_t i = (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+  std::uint64_t i = home(k);
   while (table_[i].state == State::kLive) i = (i + 1) & mask_;
   Entry& e = table_[i];
   if (e.state == State::kGone) --gone_;
@@ -85,7 +95,7 @@ void KvBlockCache::rebuild(std::size_t capacity) {
   live_ = gone_ = 0;
   lru_.assign(tiers_.size(), Lru{});
   auto place = [&](const Entry& e) {
-    std::uint64_t i = (e.key * 0x9e3779b97f4a7c15ULL) >> shift_;
+    std::uint64_t i = home(e.key);
     while (table_[i].state != State::kEmpty) i = (i + 1) & mask_;
     table_[i] = e;
     table_[i].prev = table_[i].next = kNil;
@@ -123,6 +133,7 @@ void KvBlockCache::unlink(int tier, std::uint32_t i) {
 }
 
 long long KvBlockCache::cached_prefix(std::span<const BlockKey> keys) const {
+  prefetch(keys);
   long long n = 0;
   for (BlockKey k : keys) {
     if (find(k) == kNil) break;
@@ -159,6 +170,7 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   // needs and the unreferenced HBM blocks it would pin (those cannot be evicted for it).
   long long need_new = anonymous_blocks;
   long long pin_evictable_hbm = 0;
+  prefetch(keys);
   for (BlockKey k : keys) {
     const std::uint32_t i = find(k);
     if (i == kNil || table_[i].tier != 0) {
@@ -244,6 +256,7 @@ long long KvBlockCache::offload(std::span<const BlockKey> keys) {
 
 void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_blocks) {
   used_[0] -= anonymous_blocks;
+  prefetch(keys);
   // Release tail first so the head of the prefix is the most recently used and
   // the tail is evicted first (a cached prefix stays contiguous).
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {

@@ -103,6 +103,8 @@ class KvBlockCache {
     long long size = 0;
   };
 
+  std::uint64_t home(BlockKey k) const;
+  void prefetch(std::span<const BlockKey> keys) const;
   std::uint32_t find(BlockKey k) const;
   std::uint32_t insert(BlockKey k);  // k must be absent; may rebuild the table
   void erase(std::uint32_t i);

@@ -63,10 +63,15 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   // The chain is prefix-stable (key i depends on ids 0..i only), so a turn sharing p
   // blocks with the agent's previous prompt restarts from the last unit end <= p.
   const ChainMemo* prev = nullptr;
+  ChainMemo* mine = nullptr;  // the agent's memo, rewritten below when remembering
+  const auto agent_key = static_cast<std::uint64_t>(static_cast<std::int64_t>(r.agent));
   if (remember) {
-    prev = &chains_[r.agent];
-  } else if (const auto it = chains_.find(r.agent); it != chains_.end()) {
-    prev = &it->second;
+    const std::uint32_t i = chain_index_.find_or_add(agent_key);
+    if (i == chains_.size()) chains_.emplace_back();
+    mine = &chains_[i];
+    prev = mine;
+  } else if (const std::uint32_t i = chain_index_.find(agent_key); i != core::FlatIndex::kAbsent) {
+    prev = &chains_[i];
   }
   const std::size_t shared = turn.prefix_parent.valid() ? static_cast<std::size_t>(turn.prefix_blocks) : 0;
   std::size_t from = 0;
@@ -102,7 +107,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   std::vector<BlockKey> keys;
   keys.reserve(n_units);
   for (std::size_t j = 0; j < n_units; ++j) keys.push_back(j < ends.size() ? ends[j] : h);
-  if (remember) chains_[r.agent] = ChainMemo{&tr, ns, r.turn, length, std::move(ends)};
+  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends)};
   return keys;
 }
 

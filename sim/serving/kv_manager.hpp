@@ -6,9 +6,9 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "sim/core/flat_index.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/cache_counters.hpp"
 #include "sim/serving/kv_block_cache.hpp"
@@ -107,7 +107,8 @@ class KvManager {
     std::vector<BlockKey> unit_ends;    // key after blocks m, 2m, ... (m trace blocks per unit)
   };
   std::vector<BlockKey> keys_for(const Request& r, bool remember) const;
-  mutable std::unordered_map<std::int64_t, ChainMemo> chains_;  // looked up only, never iterated
+  mutable core::FlatIndex chain_index_;  // agent -> index into chains_
+  mutable std::vector<ChainMemo> chains_;
 };
 
 }  // namespace agentsim::serving

@@ -29,11 +29,10 @@ std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas
       } else {
         key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent)) << 1) | 1;
       }
-      auto it = affinity_.find(key);
-      if (it != affinity_.end()) return it->second;
-      const std::size_t best = least_loaded(replicas);
-      affinity_.emplace(key, best);
-      return best;
+      const std::uint32_t i = affinity_index_.find_or_add(key);
+      if (i < affinity_.size()) return affinity_[i];
+      affinity_.push_back(least_loaded(replicas));
+      return affinity_.back();
     }
     case RouterPolicy::kKvAware: {
       std::size_t best = 0;

@@ -6,9 +6,9 @@
 // Ties go to the lowest index.
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "sim/core/flat_index.hpp"
 #include "sim/serving/replica.hpp"
 
 namespace agentsim::serving {
@@ -25,7 +25,8 @@ class Router {
   static std::size_t least_loaded(const std::vector<Replica*>& replicas);
   RouterPolicy policy_;
   std::size_t next_ = 0;
-  std::unordered_map<std::uint64_t, std::size_t> affinity_;  // session tree -> replica (lookup only)
+  core::FlatIndex affinity_index_;    // session tree -> index into affinity_
+  std::vector<std::size_t> affinity_;  // the tree's replica
 };
 
 }  // namespace agentsim::serving
