@@ -80,7 +80,12 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   if (prev && prev->trace == &tr && prev->ns == ns && turn.prefix_parent.valid() && prev->turn == turn.prefix_parent &&
       shared <= prev->length) {
     const std::size_t c = std::min(shared / m, prev->unit_ends.size());
-    ends.assign(prev->unit_ends.begin(), prev->unit_ends.begin() + static_cast<std::ptrdiff_t>(c));
+    if (mine) {  // the memo is rewritten below: take its chain instead of copying it
+      ends = std::move(mine->unit_ends);
+      ends.resize(c);
+    } else {
+      ends.assign(prev->unit_ends.begin(), prev->unit_ends.begin() + static_cast<std::ptrdiff_t>(c));
+    }
     if (c > 0) h = ends.back();
     from = c * m;
   }
