@@ -43,6 +43,8 @@ struct ServingConfig {
 // The declarations of the keys above, for `agentsim describe`.
 std::span<const OptionSpec> serving_options();
 std::span<const OptionSpec> efficiency_options();
+std::span<const OptionSpec> kv_cache_options();
+std::span<const OptionSpec> disaggregation_options();
 
 ServingConfig decode_serving(const YamlNode* srv);
 

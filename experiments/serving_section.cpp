@@ -69,6 +69,8 @@ std::string choice(const YamlNode& n, std::string_view key, std::string fallback
 
 std::span<const OptionSpec> serving_options() { return kServingKeys; }
 std::span<const OptionSpec> efficiency_options() { return kEfficiencyKeys; }
+std::span<const OptionSpec> kv_cache_options() { return kKvKeys; }
+std::span<const OptionSpec> disaggregation_options() { return kDisaggKeys; }
 
 ServingConfig decode_serving(const YamlNode* srv) {
   ServingConfig s;

@@ -140,6 +140,9 @@ TEST(Describe, EverySectionListsItsDeclarations) {
   EXPECT_EQ(wl.rfind("workload: where sessions come from", 0), 0u) << wl;
   EXPECT_NE(wl.find("concurrency"), std::string::npos);
   EXPECT_NE(wl.find("list of integers"), std::string::npos);
+  const std::string kv = describe_section("serving.kv_cache");
+  EXPECT_NE(kv.find("tier_scope"), std::string::npos) << kv;
+  EXPECT_NE(kv.find("retention"), std::string::npos) << kv;
   const std::string slo = describe_section("slo");
   EXPECT_NE(slo.find("speed_percentile  integer"), std::string::npos) << slo;
   try {
