@@ -76,14 +76,15 @@ class Replica : public RequestSink {
 
  private:
   struct Active {
-    Request req;
-    CompletionFn done;
-    metrics::RequestRecord rec;
+    // Hot fields first: the per-step loops over the running batch read only these.
     long long prompt = 0;     // tokens in KV before decoding (input, + generated after recompute)
     long long prefilled = 0;  // of prompt: cached, transferred or computed
     long long generated = 0;
     long long swapped_tokens = 0;  // KV parked in host by a swap preemption
+    Request req;
     bool ready = false;            // KV arrives complete (transfer): no prefill
+    metrics::RequestRecord rec;
+    CompletionFn done;
     KvHold hold;
     // keys_for(req), computed at the first admission attempt and kept while the
     // queue head is refused (moved into `hold` on admission).
