@@ -8,6 +8,7 @@
 
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
+#include "sim/serving/comm_exposure.hpp"
 #include "sim/core/error.hpp"
 #include "workloads/batch_work.hpp"
 #include "workloads/footprint.hpp"
@@ -449,16 +450,8 @@ StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOption
     }
     layers = std::max(layers, p.layers);
   }
-  double exposed_alpha = alpha, exposed_beta = beta;
-  if (opt.overlap == Overlap::kCommCompute) {
-    exposed_beta = std::max(0.0, beta - roof);
-  } else if (tbo) {
-    const double comm = alpha + beta;
-    const double exposed = std::max(comm - roof, comm / std::max(1.0, 2.0 * layers));
-    const double share = comm > 0 ? exposed / comm : 0;
-    exposed_alpha = alpha * share;
-    exposed_beta = beta * share;
-  }
+  const CommExposure exposed = comm_exposure(opt.overlap, tbo, roof, alpha, beta, layers);
+  const double exposed_alpha = exposed.alpha_s, exposed_beta = exposed.beta_s;
   bd.exposed_comm_s = micro * (exposed_alpha + exposed_beta);
   bd.hidden_comm_s = micro * (alpha + beta) - bd.exposed_comm_s;
   bd.micro_batch_s = roof + exposed_alpha + exposed_beta + host;
