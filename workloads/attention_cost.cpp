@@ -66,72 +66,8 @@ double kv_bounded_bytes(const ModelSpec& m, LayerAttention a, double ctx) {
 }
 
 AttentionCost attention_cost(const ModelSpec& m, LayerAttention a, double ctx, Phase phase) {
-  const AttentionSpec& at = m.attention;
-  const double H = at.heads;
-  AttentionCost c;
-  c.kv_write_bytes = kv_growth_bytes_per_token(m, a);
-  auto mla_core = [&](double attended) {
-    const double per = phase == Phase::kDecode
-                           ? 2.0 * H * (at.kv_lora_rank + at.qk_rope_head_dim) + 2.0 * H * at.kv_lora_rank
-                           : 2.0 * H * (at.qk_nope_head_dim + at.qk_rope_head_dim) + 2.0 * H * at.v_head_dim;
-    return per * attended;
-  };
-  const double sparse_cap = at.sparse_topk > 0 ? static_cast<double>(at.sparse_topk) : ctx;
-  switch (a) {
-    case LayerAttention::kGqaFull:
-    case LayerAttention::kGqaSliding: {
-      c.attended_tokens = a == LayerAttention::kGqaFull ? ctx : window(m, ctx);
-      c.core_flops = 4.0 * H * at.head_dim * c.attended_tokens;
-      c.kv_read_bytes = c.attended_tokens * gqa_entry(m);
-      if (a == LayerAttention::kGqaSliding) c.kv_write_bytes = gqa_entry(m);
-      break;
-    }
-    case LayerAttention::kMla:
-    case LayerAttention::kGatedMla:
-      c.attended_tokens = ctx;
-      c.core_flops = mla_core(ctx);
-      c.kv_read_bytes = ctx * mla_entry(m);
-      break;
-    case LayerAttention::kMlaSparse:
-    case LayerAttention::kMlaSparseSharedIndex:
-      c.attended_tokens = std::min(ctx, sparse_cap);
-      c.core_flops = mla_core(c.attended_tokens);
-      c.kv_read_bytes = c.attended_tokens * mla_entry(m);
-      if (a == LayerAttention::kMlaSparse) {
-        c.indexer_flops = 2.0 * at.indexer_heads * at.indexer_head_dim * ctx;
-        c.kv_read_bytes += ctx * indexer_entry(m);
-      }
-      break;
-    case LayerAttention::kV4Swa:
-    case LayerAttention::kV4Csa:
-    case LayerAttention::kV4Hca:
-    case LayerAttention::kV41Csa2: {
-      double compressed = 0;
-      if (a == LayerAttention::kV4Csa || a == LayerAttention::kV41Csa2) {
-        // V4.1's per-layer reuse map is not public: its indexer is modelled
-        // like V4's CSA, over ratio-4 compressed entries.
-        const double entries = ctx / at.csa_compress_ratio;
-        compressed = std::min(entries, sparse_cap);
-        c.indexer_flops = 2.0 * at.indexer_heads * at.indexer_head_dim * entries;
-        c.kv_read_bytes += entries * at.indexer_head_dim * kv_elem(m);
-      } else if (a == LayerAttention::kV4Hca) {
-        compressed = ctx / at.hca_compress_ratio;
-      }
-      c.attended_tokens = compressed + window(m, ctx);
-      c.core_flops = 4.0 * H * at.head_dim * c.attended_tokens;
-      c.kv_read_bytes += c.attended_tokens * v4_entry(m);
-      c.kv_write_bytes += v4_entry(m);  // the window ring
-      break;
-    }
-    case LayerAttention::kKda: {
-      const double dk = at.head_dim;
-      c.core_flops = 4.0 * H * dk * dk;  // state update k^T v and readout q S
-      c.kv_read_bytes = kda_state_bytes(m);
-      c.kv_write_bytes = phase == Phase::kDecode ? kda_state_bytes(m) : 0.0;
-      break;
-    }
-  }
-  return c;
+  // One formula: the prepared form is the only place the variants are written out.
+  return PreparedAttention(m, a, phase).at(ctx);
 }
 
 PreparedAttention::PreparedAttention(const ModelSpec& m, LayerAttention a, Phase phase)

@@ -24,8 +24,8 @@ double kv_growth_bytes_per_token(const ModelSpec& m, LayerAttention a);
 // KV bytes per layer that do not grow past a bound: window rings, recurrent state.
 double kv_bounded_bytes(const ModelSpec& m, LayerAttention a, double context_tokens);
 
-// attention_cost(m, a, ctx, phase) with the model's constants worked out once,
-// for the step cost's per-sequence loops: the same doubles, operand for operand.
+// attention_cost's formulas with the model's constants worked out once, for the step
+// cost's per-sequence loops; attention_cost(m, a, ctx, phase) is PreparedAttention(m, a, phase).at(ctx).
 class PreparedAttention {
  public:
   PreparedAttention(const ModelSpec& m, LayerAttention a, Phase phase);

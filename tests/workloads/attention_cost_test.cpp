@@ -1,6 +1,8 @@
-// PreparedAttention against attention_cost (the reference): the same doubles,
-// bit for bit, for every layer kind of every catalog model, both phases and
-// contexts around the windows, top-k caps and compression ratios.
+// PreparedAttention (which attention_cost is built on): the whole KV a chunk can stream
+// equals the growing part plus the bounded part, bit for bit, for every layer kind of
+// every catalog model, both phases and contexts around the windows, top-k caps and
+// compression ratios. The per-token formulas are checked against hand values in
+// batch_work_test, model_kv_test and step_cost_test.
 #include "workloads/attention_cost.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +13,7 @@
 namespace agentsim::wl {
 namespace {
 
-TEST(PreparedAttention, EqualsAttentionCostForEveryCatalogLayerKind) {
+TEST(PreparedAttention, WholeBytesAreGrowthPlusBoundedForEveryCatalogLayerKind) {
   static const exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const double contexts[] = {0, 0.5, 1, 3.75, 127, 128, 129, 2047.5, 2048, 4096, 8191, 8192, 100000, 1048577};
   int checked = 0;
@@ -22,13 +24,6 @@ TEST(PreparedAttention, EqualsAttentionCostForEveryCatalogLayerKind) {
         const PreparedAttention p(m, k.attention, phase);
         for (double ctx : contexts) {
           SCOPED_TRACE(name + " " + std::string(to_string(k.attention)) + " ctx " + std::to_string(ctx));
-          const AttentionCost want = attention_cost(m, k.attention, ctx, phase);
-          const AttentionCost got = p.at(ctx);
-          EXPECT_EQ(got.attended_tokens, want.attended_tokens);
-          EXPECT_EQ(got.core_flops, want.core_flops);
-          EXPECT_EQ(got.indexer_flops, want.indexer_flops);
-          EXPECT_EQ(got.kv_read_bytes, want.kv_read_bytes);
-          EXPECT_EQ(got.kv_write_bytes, want.kv_write_bytes);
           EXPECT_EQ(p.whole_bytes(ctx), kv_growth_bytes_per_token(m, k.attention) * ctx +
                                             kv_bounded_bytes(m, k.attention, ctx));
           ++checked;
