@@ -138,7 +138,7 @@ int vidur() {
   const auto& model = catalog.models.get("llama-3.1-8b");
   const auto& system = catalog.systems.get("hgx-a100");
   const wl::Trace azure =
-      wl::load_trace("", std::string(AGENTSIM_SHARED_DIR) + "/data/traces/azure-llm-2023/AzureLLMInferenceTrace_conv.csv");
+      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/azure/AzureLLMInferenceTrace_conv.csv");
   const auto t0 = std::chrono::steady_clock::now();
   core::Simulator sim;
   metrics::Recorder rec;

@@ -3,17 +3,11 @@
 #include <cmath>
 #include <cstdio>
 
-#include "experiments/summary_csv.hpp"
+#include "sim/core/csv_writer.hpp"
 
 namespace agentsim::exp {
 
 namespace {
-
-std::string num(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 
 std::string cell(double v, const char* f) {
   if (std::isnan(v)) return "-";
@@ -25,15 +19,15 @@ std::string cell(double v, const char* f) {
 }  // namespace
 
 std::string readoffs_csv(const std::vector<ReadoffRow>& rows) {
-  std::string out =
-      "system,deployment,target_kind,target_agent_tok_s,total_tok_s_per_mw,output_tok_s_per_mw,agents_per_mw,"
-      "in_swept_range,concurrency,note\n";
+  core::CsvWriter w({"system", "deployment", "target_kind", "target_agent_tok_s", "total_tok_s_per_mw",
+                     "output_tok_s_per_mw", "agents_per_mw", "in_swept_range", "concurrency", "note"});
   for (const auto& r : rows) {
-    out += r.system + "," + csv_text(r.deployment) + "," + r.target_kind + "," + num(r.target_agent_tok_s) + "," +
-           num(r.total_tok_s_per_mw) + "," + num(r.output_tok_s_per_mw) + "," + num(r.agents_per_mw) + "," +
-           (r.in_swept_range ? "true" : "false") + "," + num(r.concurrency) + "," + csv_text(r.note) + "\n";
+    w.text(r.system).text(r.deployment).text(r.target_kind).number(r.target_agent_tok_s);
+    w.number(r.total_tok_s_per_mw).number(r.output_tok_s_per_mw).number(r.agents_per_mw);
+    w.boolean(r.in_swept_range).number(r.concurrency).text(r.note);
+    w.end_row();
   }
-  return out;
+  return w.str();
 }
 
 std::string readoff_terminal_table(const std::vector<ReadoffRow>& rows) {

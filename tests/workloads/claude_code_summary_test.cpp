@@ -14,7 +14,7 @@ namespace {
 
 TEST(ClaudeCodeSummary, TotalsMatchTheProvenance) {
   // PROVENANCE.md: 710 traces, 49,334 requests; ideal in-session hit rate 96.3%.
-  const std::string path = std::string(AGENTSIM_SHARED_DIR) + "/data/traces/claude-code-weka/traces_summary.csv";
+  const std::string path = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code/traces_summary.csv";
   EXPECT_EQ(detect_trace_format(path), "claude-code-summary");
   const ConversationSummaryStats s = read_claude_code_summary(path);
   EXPECT_EQ(s.conversations, 710);

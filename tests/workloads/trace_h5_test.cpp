@@ -16,7 +16,7 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kData = std::string(AGENTSIM_SHARED_DIR) + "/data/traces";
+const std::string kData = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces";  // vendored full traces (PROVENANCE.md beside each)
 
 void expect_same(const wl::Trace& a, const wl::Trace& b) {
   EXPECT_EQ(a.name, b.name);
@@ -97,15 +97,15 @@ struct TraceH5 : ::testing::Test {
 };
 
 TEST_F(TraceH5, ClaudeCodeCsvRoundTripsThroughJsonlAndHdf5) {
-  round_trip("claude-code-csv", kData + "/claude-code-weka/requests.csv", true);
+  round_trip("claude-code-csv", kData + "/claude-code/requests.csv", true);
 }
 
 TEST_F(TraceH5, MooncakeRoundTripsThroughJsonlAndHdf5) {
-  round_trip("mooncake", kData + "/mooncake-fast25/conversation_trace.jsonl", true);
+  round_trip("mooncake", kData + "/mooncake/conversation_trace.jsonl", true);
 }
 
 TEST_F(TraceH5, RawJsonWithSubagentsRoundTrips) {
-  round_trip("claude-code-json", kData + "/claude-code-weka/raw/trace_0291.json", false);
+  round_trip("claude-code-json", kData + "/claude-code-raw-sample/trace_0291.json", false);
 }
 
 TEST_F(TraceH5, NonTraceHdf5AndTruncatedFilesAreErrors) {

@@ -1,6 +1,6 @@
-// Importers against the real traces in ../shared/data/traces and the samples
-// shipped in workloads/traces; expected counts and hit rates come from the
-// PROVENANCE.md files beside the data.
+// Importers against the real traces vendored in workloads/traces (full copies and
+// samples); expected counts and hit rates come from the PROVENANCE.md files beside
+// the data.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,11 +19,11 @@
 namespace agentsim::wl {
 namespace {
 
-const std::string kData = std::string(AGENTSIM_SHARED_DIR) + "/data/traces";
+const std::string kData = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces";  // vendored full traces (PROVENANCE.md beside each)
 const std::string kSamples = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces";
 
 TEST(TraceImport, ClaudeCodeCsvReproducesTheProvenanceFigures) {
-  const Trace t = load_trace("", kData + "/claude-code-weka/requests.csv");
+  const Trace t = load_trace("", kData + "/claude-code/requests.csv");
   const TraceStats s = compute_stats(t);
   EXPECT_EQ(s.turns, 49334);          // requests.csv rows
   EXPECT_EQ(s.root_sessions, 710);    // traces_summary.csv rows
@@ -32,42 +32,47 @@ TEST(TraceImport, ClaudeCodeCsvReproducesTheProvenanceFigures) {
 }
 
 TEST(TraceImport, MooncakeReproducesTheProvenanceHitRates) {
-  const TraceStats conv = compute_stats(load_trace("mooncake", kData + "/mooncake-fast25/conversation_trace.jsonl"));
+  const TraceStats conv = compute_stats(load_trace("mooncake", kData + "/mooncake/conversation_trace.jsonl"));
   EXPECT_EQ(conv.turns, 12031);
   EXPECT_NEAR(conv.hit_global, 0.374, 0.0005);  // PROVENANCE: 37.4 % of input tokens
   EXPECT_EQ(conv.unique_blocks, 182790);        // PROVENANCE: 182,790 unique blocks
   EXPECT_NEAR(conv.span_s, 3537, 0.5);
-  const TraceStats syn = compute_stats(load_trace("", kData + "/mooncake-fast25/synthetic_trace.jsonl"));
+  const TraceStats syn = compute_stats(load_trace("", kData + "/mooncake/synthetic_trace.jsonl"));
   EXPECT_EQ(syn.turns, 3993);
   EXPECT_NEAR(syn.hit_global, 0.651, 0.0005);   // PROVENANCE: 65.1 %
   EXPECT_EQ(syn.unique_blocks, 43924);
 }
 
 TEST(TraceImport, AzureCountsAndMeans) {
-  const TraceStats code = compute_stats(load_trace("", kData + "/azure-llm-2023/AzureLLMInferenceTrace_code.csv"));
+  const TraceStats code = compute_stats(load_trace("", kData + "/azure/AzureLLMInferenceTrace_code.csv"));
   EXPECT_EQ(code.turns, 8819);
   EXPECT_NEAR(code.input.mean, 2048, 0.5);  // PROVENANCE: input mean 2,048, median 1,469
   EXPECT_DOUBLE_EQ(code.input.p50, 1469);
   EXPECT_NEAR(code.span_s, 3436, 1);        // 8,819 requests over 3,436 s
   EXPECT_LT(code.hit_global, 0) << "no block data";
-  const TraceStats conv = compute_stats(load_trace("azure", kData + "/azure-llm-2023/AzureLLMInferenceTrace_conv.csv"));
+  const TraceStats conv = compute_stats(load_trace("azure", kData + "/azure/AzureLLMInferenceTrace_conv.csv"));
   EXPECT_EQ(conv.turns, 19366);
   EXPECT_DOUBLE_EQ(conv.input.p50, 1020);   // PROVENANCE: median 1,020; output median 129
   EXPECT_DOUBLE_EQ(conv.output.p50, 129);
 }
 
-// Every raw JSON file present must import to the same sessions as its rows of the
+// Every vendored raw JSON file must import to the same sessions as its rows of the
 // prefix-tree CSV: tokens, gaps, stops, prefix links (by session id and turn) and
 // new-block counts, and the sub-agent spawn points. Block ids differ (relabelled).
+// (The 74-file check against shared/data is bench/shared_data_check, optional.)
 TEST(TraceImport, RawJsonAndCsvImportToTheSameSessions) {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(kData + "/claude-code-weka/raw")) {
-    files.push_back(e.path().string());
+  for (const char* dir : {"/claude-code/raw", "/claude-code-raw-sample"}) {
+    for (const auto& e : std::filesystem::directory_iterator(kData + dir)) {
+      if (e.path().extension() == ".json") files.push_back(e.path().string());
+    }
   }
-  std::sort(files.begin(), files.end());
-  ASSERT_EQ(files.size(), 74u);  // PROVENANCE: 74 raw files
+  std::sort(files.begin(), files.end(), [](const std::string& a, const std::string& b) {
+    return std::filesystem::path(a).filename() < std::filesystem::path(b).filename();
+  });
+  ASSERT_EQ(files.size(), 14u);  // PROVENANCE: 12 raw files + the 2 of the raw sample
   const Trace json = load_claude_code_json(files);
-  const Trace csv = load_claude_code_csv_trace(kData + "/claude-code-weka/requests.csv");
+  const Trace csv = load_claude_code_csv_trace(kData + "/claude-code/requests.csv");
   std::map<std::string, std::size_t> csv_index;
   for (std::size_t i = 0; i < csv.sessions.size(); ++i) csv_index[csv.sessions[i].id] = i;
   auto id_of = [](const Trace& t, std::int32_t s) { return s < 0 ? std::string() : t.sessions[static_cast<std::size_t>(s)].id; };
@@ -94,8 +99,8 @@ TEST(TraceImport, RawJsonAndCsvImportToTheSameSessions) {
       ASSERT_EQ(a.prefix_parent.turn, b.prefix_parent.turn);
     }
   }
-  EXPECT_EQ(turns, 3983);
-  EXPECT_EQ(subagents, 5);
+  EXPECT_EQ(turns, 147);    // PROVENANCE: 147 requests (counted with Python's json module)
+  EXPECT_EQ(subagents, 2);  // PROVENANCE: 2 sub-agents (both in trace_0291)
 }
 
 TEST(TraceImport, ShippedRawSampleHasNestedSubagents) {

@@ -137,7 +137,7 @@ TEST(SubagentReplay, PoissonHandTimeline) {
 // every child turn runs after root turn 15 finished and before root turn 16 is sent.
 TEST(SubagentReplay, RawClaudeCodeTraceFinishesChildrenBeforeTheParentContinues) {
   const wl::Trace trace = wl::load_trace(
-      "claude-code-json", std::string(AGENTSIM_SHARED_DIR) + "/data/traces/claude-code-weka/raw/trace_0291.json");
+      "claude-code-json", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-raw-sample/trace_0291.json");
   ASSERT_EQ(trace.sessions.size(), 3u);
   core::Simulator sim;
   FixedRateSink sink(sim, 20000.0);  // 1 s per 20k prompt tokens

@@ -39,7 +39,7 @@ double replay_hit_rate(const wl::Trace& t, long long capacity_blocks) {
 }
 
 void check_mooncake(const char* file, double published) {
-  const wl::Trace t = wl::load_trace("", std::string(AGENTSIM_SHARED_DIR) + "/data/traces/mooncake-fast25/" + file);
+  const wl::Trace t = wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/mooncake/" + file);
   const double ideal = wl::compute_stats(t).hit_global;
   EXPECT_NEAR(ideal, published, 0.0005);  // PROVENANCE.md: rounded to 0.1 %
   EXPECT_DOUBLE_EQ(replay_hit_rate(t, 1LL << 40), ideal);
@@ -109,7 +109,7 @@ Outcome claude_code(long long hbm_tokens, Retention policy, long long host_token
 constexpr long long MID = 400'000, SMALL = 150'000;
 
 TEST(PrefixHitRate, ClaudeCodeApproachesIdealAndRetentionMatters) {
-  const wl::Trace full = wl::load_trace("", std::string(AGENTSIM_SHARED_DIR) + "/data/traces/claude-code-weka/requests.csv");
+  const wl::Trace full = wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code/requests.csv");
   EXPECT_NEAR(wl::compute_stats(full).hit_in_session, 0.963, 0.0005);
   // The policies run on the project's sample of those sessions (fast).
   const wl::Trace t =

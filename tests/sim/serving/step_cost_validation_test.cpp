@@ -34,7 +34,7 @@ struct Row {
 };
 
 std::vector<Row> addressable_rows() {
-  std::ifstream in(AGENTSIM_SHARED_DIR "/data/measured/serving-points/serving_points.csv");
+  std::ifstream in(AGENTSIM_SOURCE_DIR "/experiments/validation/measured/serving-points/serving_points.csv");
   std::vector<Row> rows;
   std::string line;
   std::getline(in, line);  // header
