@@ -16,14 +16,15 @@ struct ReadoffRow {
   std::string system;
   std::string deployment;
   int plan = -1;                 // index into Experiment::plans (-1: the system has no runnable plan)
-  std::string target_kind;       // "speed" or "slo"
-  double target_agent_tok_s = 0;
+  std::string target_kind;       // "speed", "slo" or "single_agent" (concurrency 1)
+  double target_agent_tok_s = 0;   // the target (speed, SLO tier); for single_agent the speed found
   double total_tok_s_per_mw = 0;   // NaN when not read off
   double output_tok_s_per_mw = 0;
   double agents_per_mw = 0;
   double concurrency = 0;          // where it was read (interpolated for speed targets)
   bool in_swept_range = false;
   std::string note;                // brackets, or why it is outside the range
+  std::string runner_up;           // choose_plans: the second-best plan's deployment ("" if none)
 };
 
 // Per-MW figures of a run (facility power); NaN when the run has no power.
@@ -35,7 +36,10 @@ std::vector<const RunResult*> plan_runs(const std::vector<RunResult>& runs, cons
                                         bool with_bisection);
 std::string plan_prefix(const Experiment& e, int plan);
 
+// Interpolated between the bracketing runs of the plan (sweep and bisection runs alike).
 ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs, double speed);
+// Single-agent speed: the p50 per-agent speed of the plan's concurrency-1 run, and its per-MW figures.
+ReadoffRow single_agent_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs);
 
 // The swept concurrencies bracketing the SLO boundary: lo meets, hi (the first failing) does not.
 // `bracketed` is false when the SLO fails at the smallest or holds at the largest swept level.
@@ -46,9 +50,9 @@ struct SloBracket {
 SloBracket slo_bracket(const std::vector<const RunResult*>& sweep_runs, const SloTier& tier);
 ReadoffRow slo_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs, const SloTier& tier);
 
-// Every plan x target, in plan order then target order (speeds, then SLO tiers).
+// Every plan x target, in plan order then target order (speeds, SLO tiers, then single_agent).
 std::vector<ReadoffRow> all_readoffs(const Experiment& e, const std::vector<RunResult>& runs);
-// Per system (in experiment order) and target: the best plan's row.
+// Per system (in experiment order) and target: the best plan's row, naming the runner-up.
 std::vector<ReadoffRow> choose_plans(const Experiment& e, const std::vector<ReadoffRow>& all);
 
 }  // namespace agentsim::exp

@@ -126,6 +126,7 @@ std::vector<Column> readoff_columns(const std::vector<ReadoffRow>& rows) {
       {"in_swept_range", col(rows, [](const R& r) { return r.in_swept_range ? 1.0 : 0.0; })},
       {"concurrency", col(rows, [](const R& r) { return r.concurrency; })},
       {"note", scol(rows, [](const R& r) { return r.note; })},
+      {"runner_up", scol(rows, [](const R& r) { return r.runner_up; })},
   };
 }
 

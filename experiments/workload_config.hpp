@@ -16,8 +16,11 @@ struct WorkloadConfig {
   std::string trace_path;        // resolved relative to the experiment file; empty with a generator
   std::string format;            // a wl::trace_format_names() entry; empty = detect
   ReplayMode mode = ReplayMode::kClosedLoop;
-  std::vector<int> concurrency;  // closed loop: agents per run, one run each
-  std::vector<double> levels;    // per run: agents (closed), sessions/s (poisson), time scale (open)
+  std::vector<int> concurrency;  // closed loop: agents per run, one run each (empty with auto)
+  std::vector<double> levels;    // per run: agents (closed), sessions/s (poisson), time scale (open);
+                                 // with auto: the doubling ladder 1, 2, 4, ... max_concurrency it may run
+  bool auto_concurrency = false; // closed loop `concurrency: auto`: double until every target is bracketed
+  int max_concurrency = 16384;   // auto: the ladder's top
   double warmup_s = 0;
   double window_s = 0;
   double start_spread_s = 0;

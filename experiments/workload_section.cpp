@@ -17,7 +17,9 @@ namespace {
 constexpr std::array kWorkloadKeys = {
     OptionSpec{"trace", "path", "", "session trace, relative to this file (or use generator)"},
     OptionSpec{"format", "string", "detected", "trace format: agentsim, agentsim-h5, azure, claude-code-csv, claude-code-json, mooncake"},
-    OptionSpec{"concurrency", "list of integers", "", "closed-loop agents, one run each"},
+    OptionSpec{"concurrency", "list of integers or auto", "",
+               "closed-loop agents, one run each; auto: 1, 2, 4, ... until every read-off is bracketed, then bisect"},
+    OptionSpec{"max_concurrency", "integer", "16384", "concurrency auto: the largest level it may run"},
     OptionSpec{"warmup", "time", "", "excluded from the metrics"},
     OptionSpec{"window", "time", "", "measurement window after warm-up"},
     OptionSpec{"start_spread", "time", "0s", "agents start uniformly within this time"},
@@ -70,7 +72,17 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
   if (mode == "closed-loop") {
     w.mode = ReplayMode::kClosedLoop;
     const YamlNode conc = wl.at("concurrency");
-    for (const auto& item : conc.items()) {
+    if (!conc.is_sequence() && !conc.is_map() && conc.as_string() == "auto") {
+      w.auto_concurrency = true;
+      w.max_concurrency = static_cast<int>(bounded_int(wl, "max_concurrency", 16384, 1, 10'000'000));
+      for (long long c = 1; c <= w.max_concurrency; c *= 2) w.levels.push_back(static_cast<double>(c));
+      if (w.levels.back() < w.max_concurrency) w.levels.push_back(static_cast<double>(w.max_concurrency));
+    } else if (!conc.is_sequence()) {
+      throw conc.error("expected a list of concurrency levels or auto");
+    } else if (wl.has("max_concurrency")) {
+      throw wl.at("max_concurrency").error("max_concurrency applies to concurrency: auto only");
+    }
+    for (const auto& item : w.auto_concurrency ? std::vector<YamlNode>{} : conc.items()) {
       const long long c = item.as_integer();
       if (c < 1 || c > 10'000'000) throw item.error("expected a concurrency in [1, 10000000]");
       if (std::find(w.concurrency.begin(), w.concurrency.end(), c) != w.concurrency.end()) {
@@ -79,7 +91,9 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
       w.concurrency.push_back(static_cast<int>(c));
       w.levels.push_back(static_cast<double>(c));
     }
-    if (w.concurrency.empty()) throw conc.error("expected at least one concurrency level");
+    if (!w.auto_concurrency && w.concurrency.empty()) {
+      throw conc.error("expected a list of concurrency levels or auto");
+    }
   } else if (mode == "open-loop") {
     w.mode = ReplayMode::kOpenLoop;
     w.levels = wl.has("time_scales") ? positive_list(wl.at("time_scales")) : std::vector<double>{1.0};

@@ -113,7 +113,7 @@ std::vector<Row> rows() {
       {"WorkloadConcurrencyEmpty", "empty list",
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  generator: {}\n"
                      "  concurrency: []\n  warmup: 1s\n  window: 10s\n"}},
-       run, "exp.yaml:6: workload.concurrency: expected at least one concurrency level"},
+       run, "exp.yaml:6: workload.concurrency: expected a list of concurrency levels or auto"},
       {"WorkloadConcurrencyDuplicate", "duplicate ids",
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  generator: {}\n"
                      "  concurrency: [4, 4]\n  warmup: 1s\n  window: 10s\n"}},

@@ -124,7 +124,7 @@ TEST(CsvOutput, ReadoffsQuoteTheDeploymentAndLeaveMissingValuesEmpty) {
   std::istringstream lines(py);
   std::string s;
   std::getline(lines, s);
-  EXPECT_EQ(s, "10 10 10");
+  EXPECT_EQ(s, "11 11 11");
   std::getline(lines, s);
   EXPECT_EQ(s, "'tp=4,ep=4,dp=2'|''|'false'|'outside, \"above\" the swept range'");
   fs::remove_all(dir);

@@ -1,0 +1,117 @@
+// concurrency: auto doubles load until every read-off is bracketed, then bisects each target to
+// within 2% of concurrency; a fixed list that stops too early leaves the same target outside the
+// swept range. The single-agent read-off is the concurrency-1 run's p50 per-agent speed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/core/csv_reader.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+using agentsim::core::CsvReader;
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+
+class AutoConcurrency : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("agentsim_autoconc_" + std::to_string(::getpid()));
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  fs::path run(const std::string& concurrency, const std::string& name) {
+    const fs::path p = dir / (name + ".yaml");
+    std::ofstream(p) << "name: auto\nseed: 3\nmodel: llama-3.1-70b\nsystem: hgx-h200\ndeployment: {tp: 8}\n"
+                        "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
+                        "readoffs: {agent_speeds: [30]}\n"
+                        "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
+                        "  concurrency: " + concurrency + "\n  warmup: \"10s\"\n  window: \"120s\"\n  start_spread: \"5s\"\n";
+    const auto r = agentsim::test_support::run("run " + p.string() + " -j 2 --out " + (dir / name).string());
+    EXPECT_EQ(r.code, 0) << r.output;
+    return dir / name;
+  }
+};
+
+struct Row {
+  std::map<std::string, std::string> f;
+};
+std::vector<Row> rows(const fs::path& csv_path) {
+  std::ifstream in(csv_path);
+  CsvReader csv(in, csv_path.string());
+  std::vector<std::string> names = {"system", "target_kind", "target_agent_tok_s", "in_swept_range", "note",
+                                    "total_tok_s_per_mw"};
+  std::vector<Row> out;
+  while (csv.next()) {
+    Row r;
+    for (const auto& n : names) r.f[n] = csv.field(csv.column(n));
+    out.push_back(r);
+  }
+  return out;
+}
+
+TEST_F(AutoConcurrency, BracketsATargetAFixedListMisses) {
+  const auto fixed = rows(run("[1, 2, 4, 8]", "fixed") / "readoffs.csv");
+  ASSERT_EQ(fixed.size(), 2u);  // speed 30, single_agent
+  EXPECT_EQ(fixed[0].f.at("target_kind"), "speed");
+  EXPECT_EQ(fixed[0].f.at("in_swept_range"), "false") << fixed[0].f.at("note");
+  EXPECT_EQ(fixed[0].f.at("total_tok_s_per_mw"), "");
+
+  const fs::path out = run("auto", "auto");
+  const auto aut = rows(out / "readoffs.csv");
+  ASSERT_EQ(aut.size(), 2u);
+  EXPECT_EQ(aut[0].f.at("in_swept_range"), "true") << aut[0].f.at("note");
+  EXPECT_GT(std::stod(aut[0].f.at("total_tok_s_per_mw")), 0);
+
+  // The runs: the ladder 1, 2, 4, ... up to the first level below 30 tok/s, then the bisection.
+  std::ifstream in(out / "summary.csv");
+  CsvReader csv(in, "summary.csv");
+  std::vector<std::pair<long long, double>> ladder, probes;
+  while (csv.next()) {
+    const long long c = csv.integer(csv.column("concurrency"));
+    const double speed = csv.number(csv.column("agent_output_tok_s_p50"));
+    (csv.integer(csv.column("bisection")) ? probes : ladder).emplace_back(c, speed);
+  }
+  ASSERT_GE(ladder.size(), 2u);
+  for (std::size_t i = 0; i < ladder.size(); ++i) EXPECT_EQ(ladder[i].first, 1LL << i) << "doubling from 1";
+  EXPECT_LT(ladder.back().second, 30) << "stops at the first level below the target";
+  EXPECT_GE(ladder[ladder.size() - 2].second, 30);
+  EXPECT_FALSE(probes.empty()) << "a bracket wider than 2% is bisected";
+  // The final bracket: the fastest-failing and slowest-meeting probes (or ladder ends) within 2%.
+  long long good = ladder[ladder.size() - 2].first, bad = ladder.back().first;
+  for (const auto& [c, s] : probes) {
+    if (s >= 30) good = std::max(good, c);
+    else bad = std::min(bad, c);
+  }
+  EXPECT_LE(bad - good, std::max<long long>(1, static_cast<long long>(0.02 * static_cast<double>(good))));
+  EXPECT_NE(aut[0].f.at("note").find("between concurrency " + std::to_string(good) + " and " + std::to_string(bad)),
+            std::string::npos)
+      << aut[0].f.at("note");
+}
+
+TEST_F(AutoConcurrency, SingleAgentIsTheConcurrencyOneSpeed) {
+  const fs::path out = run("[1, 4]", "single");
+  const auto ro = rows(out / "readoffs.csv");
+  ASSERT_EQ(ro.size(), 2u);
+  EXPECT_EQ(ro[1].f.at("target_kind"), "single_agent");
+  EXPECT_EQ(ro[1].f.at("in_swept_range"), "true");
+  std::ifstream in(out / "summary.csv");
+  CsvReader csv(in, "summary.csv");
+  ASSERT_TRUE(csv.next());
+  ASSERT_EQ(csv.integer(csv.column("concurrency")), 1);
+  EXPECT_DOUBLE_EQ(std::stod(ro[1].f.at("target_agent_tok_s")), csv.number(csv.column("agent_output_tok_s_p50")));
+
+  const auto none = rows(run("[2, 4]", "nosingle") / "readoffs.csv");
+  EXPECT_EQ(none[1].f.at("in_swept_range"), "false");
+  EXPECT_NE(none[1].f.at("note").find("no concurrency-1 run"), std::string::npos);
+}
+
+}  // namespace
