@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_describe_command(app, ctx));
   commands.push_back(cli::add_plan_command(app, ctx));
   commands.push_back(cli::add_explain_command(app, ctx));
+  commands.push_back(cli::add_report_command(app, ctx));
 
   try {
     app.parse(argc, argv);
