@@ -1,5 +1,6 @@
 #include "experiments/report_charts.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -19,6 +20,17 @@ std::string fmt(double v, const char* f) {
 std::string series_name(const std::vector<RunTable>& tables, const RunTable& t, const std::string& system,
                         const std::string& deployment) {
   return (tables.size() > 1 ? t.label + ": " : std::string()) + system + " " + deployment;
+}
+
+// One colour per system across every table, so a system's runs share it (the baseline dashed).
+int system_color(const std::vector<RunTable>& tables, const std::string& system) {
+  std::vector<std::string> all;
+  for (const RunTable& t : tables) {
+    for (const auto& s : table_systems(t)) {
+      if (std::find(all.begin(), all.end(), s) == all.end()) all.push_back(s);
+    }
+  }
+  return static_cast<int>(std::find(all.begin(), all.end(), system) - all.begin());
 }
 
 // The hover text of one run: who it is and its numbers.
@@ -50,6 +62,8 @@ LineChart headline_chart(const std::vector<RunTable>& tables) {
       Series s;
       s.name = series_name(tables, t, system, dep);
       s.dashed = tables.size() > 1 && ti == 0;
+      s.labels_below = s.dashed;
+      s.color = system_color(tables, system);
       for (const RunPoint& p : curve_points(t, system, dep, false)) {
         s.points.emplace_back(p.agent_output_tok_s_p50, p.total_tok_s_per_mw);
         s.point_titles.push_back(point_title(s.name, p));
@@ -81,6 +95,7 @@ LineChart ttft_chart(const std::vector<RunTable>& tables) {
       Series s;
       s.name = series_name(tables, t, system, dep);
       s.dashed = tables.size() > 1 && ti == 0;
+      s.color = system_color(tables, system);
       for (const RunPoint& p : curve_points(t, system, dep, true)) {
         s.points.emplace_back(p.level, p.ttft_s_p90);
         s.point_titles.push_back(point_title(s.name, p));
@@ -96,7 +111,8 @@ BarChart single_agent_chart(const std::vector<RunTable>& tables) {
   c.id = "single-agent";
   c.value_label = "per-agent output speed, p50 (tok/s)";
   bool all_one = true;
-  for (const RunTable& t : tables) {
+  for (std::size_t ti = 0; ti < tables.size(); ++ti) {
+    const RunTable& t = tables[ti];
     for (const auto& system : table_systems(t)) {
       const std::string dep = shown_deployment(t, system);
       const auto pts = curve_points(t, system, dep, false);
@@ -107,6 +123,8 @@ BarChart single_agent_chart(const std::vector<RunTable>& tables) {
       c.bars.push_back(name + (p.level == 1 ? "" : " (at " + fmt(p.level, "%g") + ")"));
       c.values.push_back(p.agent_output_tok_s_p50);
       c.titles.push_back(point_title(name, p));
+      c.colors.push_back(system_color(tables, system));
+      c.faded.push_back(tables.size() > 1 && ti == 0);
     }
   }
   c.title = all_one ? "Single-agent speed (concurrency 1)"

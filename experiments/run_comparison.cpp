@@ -77,8 +77,10 @@ std::string comparison_html(std::vector<RunTable> tables) {
        "<th class=\"l\">system</th><th class=\"l\">target</th><th class=\"l\">baseline</th><th class=\"l\">run</th>"
        "<th>baseline tok/s per MW</th><th>run tok/s per MW</th><th>delta</th><th class=\"l\">deployments</th></tr>\n";
   const auto deltas = readoff_deltas(tables);
-  for (const ReadoffDelta& d : deltas) {
-    const char* cls = !std::isfinite(d.delta_pct) ? "" : d.delta_pct > 0 ? " class=\"up\"" : " class=\"down\"";
+  for (ReadoffDelta d : deltas) {
+    if (std::fabs(d.delta_pct) < 0.05) d.delta_pct = 0;  // "+0.0%", not "-0.0%", for an unchanged figure
+    const char* cls = "";
+    if (std::isfinite(d.delta_pct) && d.delta_pct != 0) cls = d.delta_pct > 0 ? " class=\"up\"" : " class=\"down\"";
     h += "<tr class=\"delta\"><td class=\"l\">" + html_escape(d.system) + "</td><td class=\"l\">" +
          html_escape(d.target) + "</td><td class=\"l\">" + html_escape(d.baseline_label) + "</td><td class=\"l\">" +
          html_escape(d.run_label) + "</td><td>" + cell(d.baseline_tok_s_per_mw, "%.0f") + "</td><td>" +

@@ -96,11 +96,14 @@ std::string svg_line_chart(const LineChart& c) {
   }
   const Axis xa = Axis::make(xr, c.log_x, false);
   const Axis ya = Axis::make(yr, c.log_y, c.y_from_zero);
-  const double pw = kW - kL - kR, ph = kH - kT - kB;
+  // The legend sits under the plot, two entries a row, so long names never crowd the plot.
+  const double pw = kW - kL - 24, ph = kH - kT - kB;
+  const std::size_t legend_rows = (c.series.size() + 1) / 2;
+  const double height = kH + 20.0 * static_cast<double>(legend_rows) + 10;
   auto px = [&](double x) { return kL + xa.unit(x) * pw; };
   auto py = [&](double y) { return kT + ph - ya.unit(y / unit) * ph; };
   auto ok = [&](double x, double y) { return xa.fits(x) && ya.fits(y); };
-  std::string out = header(c.id, c.title, kW, kH);
+  std::string out = header(c.id, c.title, kW, height);
   for (double t : ya.ticks) {
     const double ys = kT + ph - ya.unit(t) * ph;
     out += "<line x1=\"" + f(kL) + "\" x2=\"" + f(kL + pw) + "\" y1=\"" + f(ys) + "\" y2=\"" + f(ys) +
@@ -121,45 +124,50 @@ std::string svg_line_chart(const LineChart& c) {
          ") rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">" + html_escape(c.y_label) + "</text>\n";
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
+    const char* col = color(s.color >= 0 ? static_cast<std::size_t>(s.color) : i);
     std::string pts;
     for (const auto& [x, y] : s.points) {
       if (ok(x, y)) pts += (pts.empty() ? "" : " ") + f(px(x)) + "," + f(py(y));
     }
     out += "<g class=\"series\" data-name=\"" + html_escape(s.name) + "\">";
     if (!pts.empty()) {
-      out += "<polyline fill=\"none\" stroke=\"" + std::string(color(i)) + "\" stroke-width=\"2.5\"" +
+      out += "<polyline fill=\"none\" stroke=\"" + std::string(col) + "\" stroke-width=\"2.5\"" +
              (s.dashed ? " stroke-dasharray=\"7 4\"" : "") + " points=\"" + pts + "\"/>";
     }
     for (std::size_t p = 0; p < s.points.size(); ++p) {
       const auto [x, y] = s.points[p];
       if (!ok(x, y)) continue;
-      out += "<circle class=\"point\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) + "\" r=\"4.5\" fill=\"" + color(i) +
+      out += "<circle class=\"point\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) + "\" r=\"4.5\" fill=\"" + col +
              "\">" + title_child(s.point_titles, p) + "</circle>";
     }
     for (std::size_t m = 0; m < s.markers.size(); ++m) {
       const auto [x, y] = s.markers[m];
       if (!ok(x, y)) continue;
       out += "<circle class=\"readoff\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) +
-             "\" r=\"8\" fill=\"none\" stroke=\"" + color(i) + "\" stroke-width=\"2\">" +
+             "\" r=\"8\" fill=\"none\" stroke=\"" + col + "\" stroke-width=\"2\">" +
              title_child(s.marker_labels, m) + "</circle>";
       if (m < s.marker_labels.size() && !s.marker_labels[m].empty()) {
-        out += "<text class=\"readoff-label\" x=\"" + f(px(x) + 11) + "\" y=\"" + f(py(y) - 9) +
-               "\" font-size=\"12\" fill=\"" + color(i) + "\" stroke=\"#fff\" stroke-width=\"3\" "
+        const double label_y = py(y) + (s.labels_below ? 20 : -9);
+        out += "<text class=\"readoff-label\" x=\"" + f(px(x) + 11) + "\" y=\"" + f(label_y) + "\" font-size=\"12\" fill=\"" + col + "\" stroke=\"#fff\" stroke-width=\"3\" "
                "paint-order=\"stroke\">" + html_escape(s.marker_labels[m]) + "</text>";
       }
     }
     out += "</g>\n";
-    const double ly = kT + 12 + 20.0 * static_cast<double>(i);
-    out += "<line x1=\"" + f(kW - kR + 14) + "\" x2=\"" + f(kW - kR + 36) + "\" y1=\"" + f(ly) + "\" y2=\"" + f(ly) +
-           "\" stroke=\"" + color(i) + "\" stroke-width=\"3\"" + (s.dashed ? " stroke-dasharray=\"7 4\"" : "") +
-           "/><text class=\"legend\" x=\"" + f(kW - kR + 42) + "\" y=\"" + f(ly + 4) + "\" font-size=\"12\">" +
+    const double lx = kL + (i % 2 == 0 ? 0 : pw / 2);
+    const double ly = kH + 8 + 20.0 * static_cast<double>(i / 2);
+    out += "<line x1=\"" + f(lx) + "\" x2=\"" + f(lx + 26) + "\" y1=\"" + f(ly) + "\" y2=\"" + f(ly) +
+           "\" stroke=\"" + col + "\" stroke-width=\"3\"" + (s.dashed ? " stroke-dasharray=\"7 4\"" : "") +
+           "/><text class=\"legend\" x=\"" + f(lx + 32) + "\" y=\"" + f(ly + 4) + "\" font-size=\"12\">" +
            html_escape(s.name) + "</text>\n";
   }
   return out + "</svg>\n";
 }
 
 std::string svg_bar_chart(const BarChart& c) {
-  const double row = 34, left = 190, right = 60;
+  std::size_t longest = 0;
+  for (const auto& b : c.bars) longest = std::max(longest, b.size());
+  const double row = 34, right = 60;
+  const double left = std::clamp(24.0 + 7.2 * static_cast<double>(longest), 120.0, kW / 2);
   const double h = kT + kB + row * static_cast<double>(std::max<std::size_t>(c.bars.size(), 1));
   const double pw = kW - left - right;
   Range r;
@@ -181,7 +189,8 @@ std::string svg_bar_chart(const BarChart& c) {
     out += "<text class=\"bar-label\" x=\"" + f(left - 8) + "\" y=\"" + f(y + row / 2 + 4) +
            "\" text-anchor=\"end\" font-size=\"13\">" + html_escape(c.bars[b]) + "</text>";
     out += "<rect class=\"bar\" x=\"" + f(left) + "\" y=\"" + f(y + 5) + "\" width=\"" + f(w) + "\" height=\"" +
-           f(row - 10) + "\" fill=\"" + color(b) + "\">" + title_child(c.titles, b) + "</rect>";
+           f(row - 10) + "\" fill=\"" + color(b < c.colors.size() ? static_cast<std::size_t>(c.colors[b]) : b) + "\"" +
+           (b < c.faded.size() && c.faded[b] ? " fill-opacity=\"0.5\"" : "") + ">" + title_child(c.titles, b) + "</rect>";
     out += "<text class=\"bar-value\" x=\"" + f(left + w + 6) + "\" y=\"" + f(y + row / 2 + 4) +
            "\" font-size=\"12\">" + tick_label(v) + "</text>";
   }

@@ -60,8 +60,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     const bool lead = cluster.rank() == 0;
     const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
     // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
-    std::vector<exp::RunTable> compared;
-    if (!args->baseline.empty()) compared = exp::read_run_tables({args->baseline});
+    if (!args->baseline.empty()) exp::read_run_table(args->baseline);
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;
@@ -136,11 +135,10 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     core::write_file_atomically((out / "readoffs.csv").string(), exp::readoffs_csv(outcome.readoffs));
     exp::write_results_h5((out / "results.h5").string(), e, outcome);
     core::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome, ctx.root));
-    if (!compared.empty()) {
-      std::string label = out.lexically_normal().filename().string();
-      if (label.empty()) label = out.lexically_normal().parent_path().filename().string();
-      compared.push_back(exp::run_table_from_outcome(outcome, label));
-      core::write_file_atomically((out / "compare.html").string(), exp::comparison_html(compared));
+    if (!args->baseline.empty()) {
+      // Read back from both folders, exactly as `agentsim report BASELINE DIR` would.
+      core::write_file_atomically((out / "compare.html").string(),
+                                  exp::comparison_html(exp::read_run_tables({args->baseline, args->out})));
       std::printf("wrote %s/compare.html against the baseline %s\n", args->out.c_str(), args->baseline.c_str());
     }
     fs::remove_all(opt.cache_dir);

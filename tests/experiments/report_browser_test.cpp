@@ -157,7 +157,8 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
   for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.]+ M"))) << l;
   // Hover: every point carries the run's numbers.
   const auto titles = matches(headline, "<circle class=\"point\"[^>]*><title>([^<]*)</title>");
-  EXPECT_EQ(titles.size(), 6u);
+  EXPECT_GE(titles.size(), 4u);
+  EXPECT_EQ(static_cast<int>(titles.size()), count(headline, "<circle class=\"point\"")) << "every point has one";
   for (const auto& t : titles) {
     EXPECT_NE(t.find("concurrency"), std::string::npos) << t;
     EXPECT_NE(t.find("TTFT p90"), std::string::npos) << t;
