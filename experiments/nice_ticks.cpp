@@ -67,9 +67,12 @@ std::string tick_label(double v, double step) {
   if (a < 1e-12 || (step > 0 && a < step * 1e-6)) return "0";
   double scale = 1;
   const char* suffix = "";
-  if (a >= 1e9) scale = 1e9, suffix = "G";
-  else if (a >= 1e6) scale = 1e6, suffix = "M";
-  else if (a >= 1e4) scale = 1e3, suffix = "k";
+  if (a >= 1e9)
+    scale = 1e9, suffix = "G";
+  else if (a >= 1e6)
+    scale = 1e6, suffix = "M";
+  else if (a >= 1e4)
+    scale = 1e3, suffix = "k";
   const double s = step / scale;
   int decimals;
   if (s > 0) {

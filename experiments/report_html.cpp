@@ -41,7 +41,8 @@ std::string report_page_head(const std::string& title) {
          "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td.l,th.l{text-align:left}"
          "th{background:#f4f4f4}.out{color:#a00}.up{color:#060}.down{color:#a00}"
          "svg.plot{display:block;margin:1em 0;width:100%;height:auto;max-width:1100px}"
-         ".wide{overflow-x:auto}code{font-size:12px}table.assumed td:first-child{white-space:nowrap}</style></head><body>\n";
+         ".wide{overflow-x:auto}code{font-size:12px}table.assumed td:first-child{white-space:nowrap}"
+         "</style></head><body>\n";
 }
 
 std::string report_page_tail() {

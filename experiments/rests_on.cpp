@@ -28,8 +28,8 @@ std::string assumed_rows(const std::string& root, const std::string& rel, const 
   for (int n = 1; std::getline(in, line); ++n) {
     if (line.find("assumed") == std::string::npos) continue;
     const auto first = line.find_first_not_of(' ');
-    rows += "<tr><td class=\"l\">" + html_escape(entry) + "</td><td class=\"l\"><code>" + html_escape(rel) + ":" +
-            std::to_string(n) + "</code></td><td class=\"l\"><code>" +
+    rows += "<tr><td class=\"l\">" + html_escape(entry) + "</td><td class=\"l\"><code>" + html_escape(rel) +
+            ":" + std::to_string(n) + "</code></td><td class=\"l\"><code>" +
             html_escape(first == std::string::npos ? line : line.substr(first)) + "</code></td></tr>\n";
   }
   return rows;
@@ -55,8 +55,10 @@ std::vector<std::string> validation_ids(const Experiment& e, const std::string& 
 }  // namespace
 
 std::string rests_on_html(const Experiment& e, const std::string& root) {
-  std::string h = "<h2 id=\"rests-on\">What this rests on</h2>\n<h3>Efficiencies and calibration tables</h3>\n";
-  h += "<p>Constant efficiencies from <code>serving.efficiency</code> (achieved &divide; datasheet peak): compute " +
+  std::string h =
+      "<h2 id=\"rests-on\">What this rests on</h2>\n<h3>Efficiencies and calibration tables</h3>\n";
+  h += "<p>Constant efficiencies from <code>serving.efficiency</code> (achieved &divide; datasheet peak): "
+       "compute " +
        num(e.serving.efficiency.compute) + ", memory " + num(e.serving.efficiency.memory) + ", network " +
        num(e.serving.efficiency.network) + ".</p>\n<ul class=\"calibration\">\n";
   std::set<std::string> accelerators;
@@ -84,12 +86,16 @@ std::string rests_on_html(const Experiment& e, const std::string& root) {
   if (rows.empty()) {
     h += "<p>No catalog value of the entries this run used is marked <code>assumed</code>.</p>\n";
   } else {
-    h += "<p>Catalog lines marked <code>assumed</code> in the entries this run used (the rest are sourced in the "
-         "files' comments).</p>\n<table class=\"assumed\"><tr><th class=\"l\">entry</th><th class=\"l\">file:line</th>"
-         "<th class=\"l\">value and reason</th></tr>\n" + rows + "</table>\n";
+    h += "<p>Catalog lines marked <code>assumed</code> in the entries this run used (the rest are sourced in "
+         "the "
+         "files' comments).</p>\n<table class=\"assumed\"><tr><th class=\"l\">entry</th><th "
+         "class=\"l\">file:line</th>"
+         "<th class=\"l\">value and reason</th></tr>\n" +
+         rows + "</table>\n";
   }
   if (e.resolved_yaml.find("what_if") != std::string::npos) {
-    h += "<p>This experiment overrides catalog values with <code>what_if</code> (the resolved configuration is in "
+    h += "<p>This experiment overrides catalog values with <code>what_if</code> (the resolved configuration "
+         "is in "
          "results.h5); the lines above are the catalog's, before the overrides.</p>\n";
   }
   h += "<h3>Validation</h3>\n";
@@ -103,7 +109,8 @@ std::string rests_on_html(const Experiment& e, const std::string& root) {
     for (const auto& id : ids) list += (list.empty() ? "" : ", ") + html_escape(id);
     h += "<p class=\"validation\">Measured points exist for " + html_escape(e.model.name) + " here: " + list +
          ". Their errors (the band) come from <code>agentsim validate experiments/validation/validate.yaml "
-         "--measured experiments/validation/measured_runs.csv</code>; the figures shipped today are in the README's "
+         "--measured experiments/validation/measured_runs.csv</code>; the figures shipped today are in the "
+         "README's "
          "validation table.</p>\n";
   }
   return h;

@@ -32,8 +32,9 @@ RunTable run_table_from_outcome(const SweepOutcome& o, const std::string& label)
   for (const RunResult& r : o.runs) {
     if (!r.skipped.empty()) continue;
     const auto& s = r.summary;
-    t.points.push_back(RunPoint{r.system, r.deployment, r.level, s.agent_output_tok_s_p50, per_mw(s.total_tok_s, r),
-                                per_mw(s.output_tok_s, r), s.ttft_s_p90, r.bisection});
+    t.points.push_back(RunPoint{r.system, r.deployment, r.level, s.agent_output_tok_s_p50,
+                                per_mw(s.total_tok_s, r), per_mw(s.output_tok_s, r), s.ttft_s_p90,
+                                r.bisection});
   }
   t.readoffs = o.readoffs;
   return t;
@@ -43,11 +44,13 @@ RunTable read_run_table(const std::string& dir) {
   if (!fs::is_directory(dir)) throw file_error(dir, "not a run folder (agentsim run --out DIR writes one)");
   RunTable t;
   t.label = fs::path(dir).lexically_normal().filename().string();
-  if (t.label.empty() || t.label == ".") t.label = fs::path(dir).lexically_normal().parent_path().filename().string();
+  if (t.label.empty() || t.label == ".")
+    t.label = fs::path(dir).lexically_normal().parent_path().filename().string();
   const std::string summary = (fs::path(dir) / "summary.csv").string();
   const std::string readoffs = (fs::path(dir) / "readoffs.csv").string();
   for (const auto& f : {summary, readoffs}) {
-    if (!fs::is_regular_file(f)) throw file_error(f, "missing: not the output folder of a finished `agentsim run`");
+    if (!fs::is_regular_file(f))
+      throw file_error(f, "missing: not the output folder of a finished `agentsim run`");
   }
   {
     std::ifstream in(summary);
@@ -59,7 +62,8 @@ RunTable read_run_table(const std::string& dir) {
     while (csv.next()) {
       if (!csv.field(skipped).empty()) continue;
       t.points.push_back(RunPoint{csv.field(sys), csv.field(dep), csv.number(level), figure(csv, speed),
-                                  figure(csv, total), figure(csv, output), figure(csv, ttft), csv.integer(bis) != 0});
+                                  figure(csv, total), figure(csv, output), figure(csv, ttft),
+                                  csv.integer(bis) != 0});
     }
   }
   {
@@ -68,7 +72,8 @@ RunTable read_run_table(const std::string& dir) {
     const auto sys = csv.column("system"), dep = csv.column("deployment"), kind = csv.column("target_kind"),
                target = csv.column("target_agent_tok_s"), total = csv.column("total_tok_s_per_mw"),
                output = csv.column("output_tok_s_per_mw"), agents = csv.column("agents_per_mw"),
-               in_range = csv.column("in_swept_range"), conc = csv.column("concurrency"), note = csv.column("note");
+               in_range = csv.column("in_swept_range"), conc = csv.column("concurrency"),
+               note = csv.column("note");
     while (csv.next()) {
       ReadoffRow r;
       r.system = csv.field(sys);
@@ -79,7 +84,8 @@ RunTable read_run_table(const std::string& dir) {
       r.output_tok_s_per_mw = figure(csv, output);
       r.agents_per_mw = figure(csv, agents);
       const std::string& b = csv.field(in_range);
-      if (b != "true" && b != "false") throw csv.error_at(in_range, "expected true or false, got '" + b + "'");
+      if (b != "true" && b != "false")
+        throw csv.error_at(in_range, "expected true or false, got '" + b + "'");
       r.in_swept_range = b == "true";
       r.concurrency = figure(csv, conc);
       r.note = csv.field(note);
@@ -110,13 +116,15 @@ std::vector<std::string> table_systems(const RunTable& t) {
   return out;
 }
 
-std::vector<RunPoint> curve_points(const RunTable& t, const std::string& system, const std::string& deployment,
-                                   bool with_bisection) {
+std::vector<RunPoint> curve_points(const RunTable& t, const std::string& system,
+                                   const std::string& deployment, bool with_bisection) {
   std::vector<RunPoint> out;
   for (const auto& p : t.points) {
-    if (p.system == system && p.deployment == deployment && (with_bisection || !p.bisection)) out.push_back(p);
+    if (p.system == system && p.deployment == deployment && (with_bisection || !p.bisection))
+      out.push_back(p);
   }
-  std::stable_sort(out.begin(), out.end(), [](const RunPoint& a, const RunPoint& b) { return a.level < b.level; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RunPoint& a, const RunPoint& b) { return a.level < b.level; });
   return out;
 }
 

@@ -11,18 +11,18 @@ namespace agentsim::exp {
 
 struct RunPoint {
   std::string system, deployment;
-  double level = 0;                     // agents (closed loop), sessions/s or time scale
+  double level = 0;  // agents (closed loop), sessions/s or time scale
   double agent_output_tok_s_p50 = 0;
-  double total_tok_s_per_mw = 0;        // NaN without power
+  double total_tok_s_per_mw = 0;  // NaN without power
   double output_tok_s_per_mw = 0;
   double ttft_s_p90 = 0;
   bool bisection = false;
 };
 
 struct RunTable {
-  std::string label;                    // how the comparison names this run (the folder's name)
-  std::vector<RunPoint> points;         // runs that ran, in file order
-  std::vector<ReadoffRow> readoffs;     // per system and target, the chosen plan (plan index unknown: -1)
+  std::string label;                 // how the comparison names this run (the folder's name)
+  std::vector<RunPoint> points;      // runs that ran, in file order
+  std::vector<ReadoffRow> readoffs;  // per system and target, the chosen plan (plan index unknown: -1)
 };
 
 RunTable run_table_from_outcome(const SweepOutcome& o, const std::string& label);
@@ -36,7 +36,7 @@ std::string shown_deployment(const RunTable& t, const std::string& system);
 // Systems in first-appearance order (read-offs first, then runs).
 std::vector<std::string> table_systems(const RunTable& t);
 // Sweep points (no bisection runs unless asked) of one system and deployment, by level.
-std::vector<RunPoint> curve_points(const RunTable& t, const std::string& system, const std::string& deployment,
-                                   bool with_bisection);
+std::vector<RunPoint> curve_points(const RunTable& t, const std::string& system,
+                                   const std::string& deployment, bool with_bisection);
 
 }  // namespace agentsim::exp

@@ -34,7 +34,7 @@ struct Range {
 struct Axis {
   bool log = false;
   std::vector<double> ticks;
-  double step = 0;  // linear tick step (for labels)
+  double step = 0;      // linear tick step (for labels)
   double a = 0, b = 1;  // axis ends, in data units (log axes: their log10)
   static Axis make(Range r, bool log, bool from_zero) {
     Axis x;
@@ -59,9 +59,11 @@ struct Axis {
 std::string header(const std::string& id, const std::string& title, double w, double h) {
   return "<svg class=\"plot\"" + (id.empty() ? std::string() : " id=\"" + html_escape(id) + "\"") +
          " xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " + f(w) + " " + f(h) +
-         "\" width=\"100%\" preserveAspectRatio=\"xMidYMid meet\" role=\"img\" aria-label=\"" + html_escape(title) +
-         "\">\n<text class=\"title\" x=\"" + f(w / 2) + "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\" "
-         "font-weight=\"bold\">" + html_escape(title) + "</text>\n";
+         "\" width=\"100%\" preserveAspectRatio=\"xMidYMid meet\" role=\"img\" aria-label=\"" +
+         html_escape(title) + "\">\n<text class=\"title\" x=\"" + f(w / 2) +
+         "\" y=\"20\" text-anchor=\"middle\" font-size=\"15\" "
+         "font-weight=\"bold\">" +
+         html_escape(title) + "</text>\n";
 }
 
 std::string title_child(const std::vector<std::string>& titles, std::size_t i) {
@@ -74,11 +76,20 @@ std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -88,7 +99,8 @@ std::string svg_line_chart(const LineChart& c) {
   const double unit = c.y_unit > 0 ? c.y_unit : 1;
   Range xr, yr;
   auto add = [&](double x, double y) {
-    if (std::isfinite(x) && std::isfinite(y) && (!c.log_x || x > 0) && (!c.log_y || y > 0)) xr.add(x), yr.add(y / unit);
+    if (std::isfinite(x) && std::isfinite(y) && (!c.log_x || x > 0) && (!c.log_y || y > 0))
+      xr.add(x), yr.add(y / unit);
   };
   for (const auto& s : c.series) {
     for (const auto& [x, y] : s.points) add(x, y);
@@ -137,8 +149,8 @@ std::string svg_line_chart(const LineChart& c) {
     for (std::size_t p = 0; p < s.points.size(); ++p) {
       const auto [x, y] = s.points[p];
       if (!ok(x, y)) continue;
-      out += "<circle class=\"point\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) + "\" r=\"4.5\" fill=\"" + col +
-             "\">" + title_child(s.point_titles, p) + "</circle>";
+      out += "<circle class=\"point\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) + "\" r=\"4.5\" fill=\"" +
+             col + "\">" + title_child(s.point_titles, p) + "</circle>";
     }
     for (std::size_t m = 0; m < s.markers.size(); ++m) {
       const auto [x, y] = s.markers[m];
@@ -148,8 +160,11 @@ std::string svg_line_chart(const LineChart& c) {
              title_child(s.marker_labels, m) + "</circle>";
       if (m < s.marker_labels.size() && !s.marker_labels[m].empty()) {
         const double label_y = py(y) + (s.labels_below ? 20 : -9);
-        out += "<text class=\"readoff-label\" x=\"" + f(px(x) + 11) + "\" y=\"" + f(label_y) + "\" font-size=\"12\" fill=\"" + col + "\" stroke=\"#fff\" stroke-width=\"3\" "
-               "paint-order=\"stroke\">" + html_escape(s.marker_labels[m]) + "</text>";
+        out += "<text class=\"readoff-label\" x=\"" + f(px(x) + 11) + "\" y=\"" + f(label_y) +
+               "\" font-size=\"12\" fill=\"" + col +
+               "\" stroke=\"#fff\" stroke-width=\"3\" "
+               "paint-order=\"stroke\">" +
+               html_escape(s.marker_labels[m]) + "</text>";
       }
     }
     out += "</g>\n";
@@ -188,9 +203,11 @@ std::string svg_bar_chart(const BarChart& c) {
     const double w = xa.unit(v) * pw;
     out += "<text class=\"bar-label\" x=\"" + f(left - 8) + "\" y=\"" + f(y + row / 2 + 4) +
            "\" text-anchor=\"end\" font-size=\"13\">" + html_escape(c.bars[b]) + "</text>";
-    out += "<rect class=\"bar\" x=\"" + f(left) + "\" y=\"" + f(y + 5) + "\" width=\"" + f(w) + "\" height=\"" +
-           f(row - 10) + "\" fill=\"" + color(b < c.colors.size() ? static_cast<std::size_t>(c.colors[b]) : b) + "\"" +
-           (b < c.faded.size() && c.faded[b] ? " fill-opacity=\"0.5\"" : "") + ">" + title_child(c.titles, b) + "</rect>";
+    out += "<rect class=\"bar\" x=\"" + f(left) + "\" y=\"" + f(y + 5) + "\" width=\"" + f(w) +
+           "\" height=\"" + f(row - 10) + "\" fill=\"" +
+           color(b < c.colors.size() ? static_cast<std::size_t>(c.colors[b]) : b) + "\"" +
+           (b < c.faded.size() && c.faded[b] ? " fill-opacity=\"0.5\"" : "") + ">" +
+           title_child(c.titles, b) + "</rect>";
     out += "<text class=\"bar-value\" x=\"" + f(left + w + 6) + "\" y=\"" + f(y + row / 2 + 4) +
            "\" font-size=\"12\">" + tick_label(v) + "</text>";
   }
@@ -230,8 +247,8 @@ std::string svg_stacked_bars(const StackedBars& c) {
            color(p) + "\"/><text class=\"legend\" x=\"" + f(kW - kR + 38) + "\" y=\"" + f(ly + 4) +
            "\" font-size=\"12\">" + html_escape(c.parts[p]) + "</text>\n";
   }
-  out += "<text x=\"" + f(left + pw / 2) + "\" y=\"" + f(h - 12) + "\" text-anchor=\"middle\" font-size=\"13\">" +
-         html_escape(c.x_label) + "</text>\n";
+  out += "<text x=\"" + f(left + pw / 2) + "\" y=\"" + f(h - 12) +
+         "\" text-anchor=\"middle\" font-size=\"13\">" + html_escape(c.x_label) + "</text>\n";
   return out + "</svg>\n";
 }
 

@@ -15,8 +15,8 @@ struct Series {
   std::vector<std::pair<double, double>> markers;  // highlighted points (e.g. read-offs)
   std::vector<std::string> marker_labels;          // text drawn beside each marker (empty: none)
   bool dashed = false;
-  int color = -1;            // palette index (-1: the series' position)
-  bool labels_below = false; // marker labels under the marker (keeps two overlaid runs' labels apart)
+  int color = -1;             // palette index (-1: the series' position)
+  bool labels_below = false;  // marker labels under the marker (keeps two overlaid runs' labels apart)
 };
 
 struct LineChart {
@@ -32,17 +32,17 @@ struct LineChart {
 struct BarChart {
   std::string id;
   std::string title, value_label;
-  std::vector<std::string> bars;     // one horizontal bar per entry
-  std::vector<double> values;        // >= 0
-  std::vector<std::string> titles;   // hover text per bar (empty: none)
-  std::vector<int> colors;           // palette index per bar (empty: the bar's position)
-  std::vector<bool> faded;           // drawn lighter (a comparison's baseline)
+  std::vector<std::string> bars;    // one horizontal bar per entry
+  std::vector<double> values;       // >= 0
+  std::vector<std::string> titles;  // hover text per bar (empty: none)
+  std::vector<int> colors;          // palette index per bar (empty: the bar's position)
+  std::vector<bool> faded;          // drawn lighter (a comparison's baseline)
 };
 
 struct StackedBars {
   std::string title, x_label;
-  std::vector<std::string> parts;   // stack components, legend order
-  std::vector<std::string> bars;    // one bar per entry
+  std::vector<std::string> parts;           // stack components, legend order
+  std::vector<std::string> bars;            // one bar per entry
   std::vector<std::vector<double>> values;  // [bar][part], >= 0
 };
 

@@ -2,7 +2,6 @@
 // no console errors, every plot laid out, readable ticks, one curve per system with
 // labelled read-offs, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -41,11 +40,15 @@ const fs::path& dir() {
 }
 
 std::string experiment(const std::string& name, const std::string& extra) {
-  return "name: " + name + "\nmodel: llama-3.1-70b\nsystems: [hgx-h200, hgx-b200]\n"
+  return "name: " + name +
+         "\nmodel: llama-3.1-70b\nsystems: [hgx-h200, hgx-b200]\n"
          "deployment: {tp: 8}\nreadoffs: {agent_speeds: [40]}\n"
          "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8}}\n"
-         "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
-         "  concurrency: [1, 8, 32]\n  warmup: \"10s\"\n  window: \"30s\"\n" + extra;
+         "workload:\n  trace: " +
+         kRoot +
+         "/workloads/traces/claude-code-sample/requests.csv\n"
+         "  concurrency: [1, 8, 32]\n  warmup: \"10s\"\n  window: \"30s\"\n" +
+         extra;
 }
 
 // Chromium's DOM after scripts ran; `console` gets the page's console and script-error lines.
@@ -54,14 +57,16 @@ std::string render(const fs::path& page, std::string* console) {
   int code = -1;
   const std::string dom =
       sh("/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
-         "--disable-component-update --disable-sync --no-first-run --enable-logging=stderr --v=0 --user-data-dir=" +
+         "--disable-component-update --disable-sync --no-first-run --enable-logging=stderr --v=0 "
+         "--user-data-dir=" +
              (dir() / "profile").string() + " --dump-dom file://" + page.string() + " 2>" + log.string(),
          &code);
   EXPECT_EQ(code, 0);
   console->clear();
   std::istringstream in(slurp(log));
   for (std::string line; std::getline(in, line);) {
-    if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) *console += line + "\n";
+    if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos)
+      *console += line + "\n";
   }
   return dom;
 }
@@ -108,7 +113,8 @@ class ReportBrowser : public ::testing::Test {
     fs::remove_all(dir());
     fs::create_directories(dir());
     std::ofstream(dir() / "base.yaml") << experiment("base", "");
-    std::ofstream(dir() / "whatif.yaml") << experiment("whatif", "what_if: {h200: {hbm_bandwidth: \"5.6TB/s\"}}\n");
+    std::ofstream(dir() / "whatif.yaml")
+        << experiment("whatif", "what_if: {h200: {hbm_bandwidth: \"5.6TB/s\"}}\n");
     int code = -1;
     base_log_ = sh(kBin + " run " + (dir() / "base.yaml").string() + " -j 2 --no-run-table --out " +
                        (dir() / "base").string() + " 2>&1",
@@ -131,7 +137,8 @@ class ReportBrowser : public ::testing::Test {
 
 TEST_F(ReportBrowser, ConsoleErrorsAreCaught) {
   // The check below is only worth something if a broken page fails it.
-  std::ofstream(dir() / "broken.html") << "<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>";
+  std::ofstream(dir() / "broken.html")
+      << "<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>";
   std::string console;
   render(dir() / "broken.html", &console);
   EXPECT_NE(console.find("no_such_function"), std::string::npos) << console;
@@ -151,14 +158,16 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
   ASSERT_FALSE(headline.empty());
   EXPECT_NE(headline.find("(millions)"), std::string::npos);
   EXPECT_EQ(count(headline, "<polyline"), 2) << "one curve per system";
-  EXPECT_EQ(matches(headline, "data-name=\"([^\"]*)\""), (std::vector<std::string>{"hgx-h200 tp=8", "hgx-b200 tp=8"}));
+  EXPECT_EQ(matches(headline, "data-name=\"([^\"]*)\""),
+            (std::vector<std::string>{"hgx-h200 tp=8", "hgx-b200 tp=8"}));
   const auto labels = matches(headline, "<text class=\"readoff-label\"[^>]*>([^<]*)</text>");
   EXPECT_GE(labels.size(), 1u);
   for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.]+ M"))) << l;
   // Hover: every point carries the run's numbers.
   const auto titles = matches(headline, "<circle class=\"point\"[^>]*><title>([^<]*)</title>");
   EXPECT_GE(titles.size(), 4u);
-  EXPECT_EQ(static_cast<int>(titles.size()), count(headline, "<circle class=\"point\"")) << "every point has one";
+  EXPECT_EQ(static_cast<int>(titles.size()), count(headline, "<circle class=\"point\""))
+      << "every point has one";
   for (const auto& t : titles) {
     EXPECT_NE(t.find("concurrency"), std::string::npos) << t;
     EXPECT_NE(t.find("TTFT p90"), std::string::npos) << t;
@@ -183,8 +192,8 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
 TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
   const fs::path page = dir() / "compare.html";
   int code = -1;
-  const std::string out = sh(kBin + " report " + (dir() / "base").string() + " " + (dir() / "whatif").string() +
-                                 " --out " + page.string() + " 2>&1",
+  const std::string out = sh(kBin + " report " + (dir() / "base").string() + " " +
+                                 (dir() / "whatif").string() + " --out " + page.string() + " 2>&1",
                              &code);
   ASSERT_EQ(code, 0) << out;
   std::string console;
@@ -193,7 +202,8 @@ TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
   expect_readable_ticks(dom);
   const std::string headline = svg_by_id(dom, "headline");
   EXPECT_EQ(count(headline, "<polyline"), 4) << "two systems in each of two runs";
-  EXPECT_EQ(count(headline, "stroke-dasharray"), 2 + 2) << "the baseline's curves (and legend lines) are dashed";
+  EXPECT_EQ(count(headline, "stroke-dasharray"), 2 + 2)
+      << "the baseline's curves (and legend lines) are dashed";
   EXPECT_NE(headline.find("data-name=\"whatif: hgx-h200 tp=8\""), std::string::npos);
   const auto rows = matches(dom, "<tr class=\"delta\">(.*?)</tr>");
   ASSERT_EQ(rows.size(), 2u) << "one per system at the one target";
@@ -210,7 +220,8 @@ TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
   EXPECT_NE(h200[6], "+0.0%") << "more HBM bandwidth moves the H200's read-off";
   // `run --baseline` wrote the same comparison table.
   const std::string from_run = slurp(dir() / "whatif" / "compare.html");
-  EXPECT_EQ(matches(from_run, "<tr class=\"delta\">(.*?)</tr>"), matches(slurp(page), "<tr class=\"delta\">(.*?)</tr>"));
+  EXPECT_EQ(matches(from_run, "<tr class=\"delta\">(.*?)</tr>"),
+            matches(slurp(page), "<tr class=\"delta\">(.*?)</tr>"));
 }
 
 TEST_F(ReportBrowser, BadRunFolderIsExitTwoAndWritesNothing) {

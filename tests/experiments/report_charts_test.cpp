@@ -1,5 +1,5 @@
 // The report's building blocks: 1-2-5 ticks and their labels, the SVG line chart's
-// axes and hover titles, read-off deltas and reading a run folder back.
+// axes and hover titles, read-off deltas, reading a run folder back and "what this rests on".
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,7 +7,9 @@
 #include <fstream>
 #include <regex>
 
+#include "experiments/experiment.hpp"
 #include "experiments/nice_ticks.hpp"
+#include "experiments/rests_on.hpp"
 #include "experiments/run_comparison.hpp"
 #include "experiments/run_table.hpp"
 #include "experiments/svg_plot.hpp"
@@ -19,11 +21,13 @@ namespace fs = std::filesystem;
 
 void expect_ticks(const std::vector<double>& got, const std::vector<double>& want) {
   ASSERT_EQ(got.size(), want.size());
-  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12 + 1e-9 * std::fabs(want[i])) << i;
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], 1e-12 + 1e-9 * std::fabs(want[i])) << i;
 }
 
 TEST(ReportTicks, NiceNumbersCoverTheRangeInOneTwoFiveSteps) {
-  // 94.8 / 5 = 19 -> step 20; 9.48 / 5 -> step 2; (194 - 35.3) / 5 = 31.7 -> step 50, from floor(35.3 / 50) x 50.
+  // 94.8 / 5 = 19 -> step 20; 9.48 / 5 -> step 2; (194 - 35.3) / 5 = 31.7 -> step 50, from floor(35.3 / 50)
+  // x 50.
   expect_ticks(nice_ticks(0, 94.8), {0, 20, 40, 60, 80, 100});
   expect_ticks(nice_ticks(0, 9.48), {0, 2, 4, 6, 8, 10});
   expect_ticks(nice_ticks(35.3, 194), {0, 50, 100, 150, 200});
@@ -145,9 +149,10 @@ TEST(ReportCompare, ReadingARunFolderNamesTheMissingOrBadFile) {
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find((dir / "readoffs.csv").string()), std::string::npos) << e.what();
   }
-  std::ofstream(dir / "readoffs.csv") << "system,deployment,target_kind,target_agent_tok_s,total_tok_s_per_mw,"
-                                          "output_tok_s_per_mw,agents_per_mw,in_swept_range,concurrency,note\n"
-                                          "hgx-h200,tp=8,speed,70,1.5e6,nan,3,true,4.5,between\n";
+  std::ofstream(dir / "readoffs.csv")
+      << "system,deployment,target_kind,target_agent_tok_s,total_tok_s_per_mw,"
+         "output_tok_s_per_mw,agents_per_mw,in_swept_range,concurrency,note\n"
+         "hgx-h200,tp=8,speed,70,1.5e6,nan,3,true,4.5,between\n";
   const RunTable t = read_run_table(dir.string());
   EXPECT_EQ(t.label, "agentsim_report_readback");
   ASSERT_EQ(t.points.size(), 2u);
@@ -169,6 +174,51 @@ TEST(ReportCompare, ReadingARunFolderNamesTheMissingOrBadFile) {
     EXPECT_NE(std::string(e.what()).find("nope"), std::string::npos) << e.what();
   }
   fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace agentsim::exp
+
+namespace agentsim::exp {
+namespace {
+
+Experiment experiment_of(const std::string& model, const std::string& system, const std::string& extra) {
+  const std::string root = AGENTSIM_SOURCE_DIR;
+  return parse_experiment("name: t\nmodel: " + model + "\nsystem: " + system +
+                              "\ndeployment: {tp: 8}\nworkload:\n  trace: " + root +
+                              "/workloads/traces/claude-code-sample/requests.csv\n  concurrency: [1]\n  "
+                              "warmup: 1s\n  window: 10s\n" +
+                              extra,
+                          root + "/experiments/examples/t.yaml", root);
+}
+
+TEST(ReportRestsOn, AssumedLinesOfTheEntriesUsedAndTheValidationBand) {
+  const std::string root = AGENTSIM_SOURCE_DIR;
+  const std::string ds = rests_on_html(
+      experiment_of("deepseek-r1", "hgx-h200", "serving: {efficiency: {compute: 0.6, memory: 0.75}}\n"),
+      root);
+  EXPECT_NE(ds.find("compute 0.6, memory 0.75, network 1"), std::string::npos) << ds;
+  // The H200 file's launch_floor line is marked assumed; its line number is where the file has it.
+  std::ifstream acc(root + "/hwmodels/catalog/accelerators/h200.yaml");
+  int n = 0, launch_line = 0;
+  for (std::string line; std::getline(acc, line);) {
+    ++n;
+    if (line.rfind("launch_floor:", 0) == 0 && line.find("assumed") != std::string::npos) launch_line = n;
+  }
+  ASSERT_GT(launch_line, 0);
+  EXPECT_NE(ds.find("hwmodels/catalog/accelerators/h200.yaml:" + std::to_string(launch_line)),
+            std::string::npos);
+  EXPECT_EQ(ds.find("b200.yaml"), std::string::npos) << "only the entries used";
+  EXPECT_NE(ds.find("Measured points exist"), std::string::npos);
+  EXPECT_NE(ds.find("ix870-c8 (hgx-h200)"), std::string::npos);
+  EXPECT_EQ(ds.find("No validation band"), std::string::npos);
+  const std::string llama = rests_on_html(experiment_of("llama-3.1-70b", "hgx-b200", ""), root);
+  EXPECT_NE(llama.find("No validation band for this regime"), std::string::npos);
+  EXPECT_NE(llama.find("systems/hgx-b200.yaml:"), std::string::npos);
+  EXPECT_EQ(llama.find("what_if"), std::string::npos);
+  const std::string whatif = rests_on_html(
+      experiment_of("llama-3.1-70b", "hgx-h200", "what_if: {h200: {hbm_bandwidth: \"5.6TB/s\"}}\n"), root);
+  EXPECT_NE(whatif.find("overrides catalog values with <code>what_if</code>"), std::string::npos);
 }
 
 }  // namespace
