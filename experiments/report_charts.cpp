@@ -120,7 +120,7 @@ BarChart single_agent_chart(const std::vector<RunTable>& tables) {
       const RunPoint& p = pts.front();  // the lowest level
       all_one = all_one && p.level == 1;
       const std::string name = series_name(tables, t, system, dep);
-      c.bars.push_back(name + (p.level == 1 ? "" : " (at " + fmt(p.level, "%g") + ")"));
+      c.bars.push_back(name + (p.level == 1 ? "" : " (at " + fmt(p.level, "%g") + " agents)"));
       c.values.push_back(p.agent_output_tok_s_p50);
       c.titles.push_back(point_title(name, p));
       c.colors.push_back(system_color(tables, system));

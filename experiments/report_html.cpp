@@ -40,7 +40,7 @@ std::string report_page_head(const std::string& title) {
          "color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px;margin:.5em 0}"
          "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td.l,th.l{text-align:left}"
          "th{background:#f4f4f4}.out{color:#a00}.up{color:#060}.down{color:#a00}"
-         "svg.plot{display:block;margin:1em 0;width:100%;height:auto;max-width:1100px}"
+         "svg.plot{display:block;margin:1em 0;width:100%;height:auto;max-width:1100px;min-width:560px}"
          ".wide{overflow-x:auto}code{font-size:12px}table.assumed td:first-child{white-space:nowrap}"
          "</style></head><body>\n";
 }
