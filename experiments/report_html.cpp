@@ -3,7 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "experiments/report_charts.hpp"
+#include "experiments/rests_on.hpp"
 #include "experiments/results_h5.hpp"
+#include "experiments/run_table.hpp"
 #include "experiments/svg_plot.hpp"
 
 namespace agentsim::exp {
@@ -30,11 +33,33 @@ int shown_plan(const Experiment& e, const SweepOutcome& o, std::size_t system) {
 
 }  // namespace
 
-std::string report_html(const Experiment& e, const SweepOutcome& o) {
-  LineChart per_mw_chart{"Total tokens/s per MW vs per-agent output speed (p50), sweep points; circles: read-offs",
-                         "per-agent output speed p50 (tok/s)", "total tok/s per MW", false, {}};
-  LineChart ttft_chart{"TTFT p90 vs concurrency", "agents", "TTFT p90 (s)", true, {}};
-  LineChart cache_chart{"Prefix-cache hit rate vs concurrency", "agents", "cache hit rate", true, {}};
+std::string report_page_head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>" + html_escape(title) +
+         "</title>\n<style>body{font-family:system-ui,sans-serif;margin:1.5em auto;max-width:1200px;padding:0 1em;"
+         "color:#222;line-height:1.4}table{border-collapse:collapse;font-size:13px;margin:.5em 0}"
+         "td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}td.l,th.l{text-align:left}"
+         "th{background:#f4f4f4}.out{color:#a00}.up{color:#060}.down{color:#a00}"
+         "svg.plot{display:block;margin:1em 0;width:100%;height:auto;max-width:1100px;min-width:560px}"
+         ".wide{overflow-x:auto}code{font-size:12px}table.assumed td:first-child{white-space:nowrap}"
+         "</style></head><body>\n";
+}
+
+std::string report_page_tail() {
+  // Records what the browser actually laid out, so a headless-browser test can check the plots render.
+  return "<script>for(const s of document.querySelectorAll('svg.plot')){let a=0;"
+         "for(const g of s.querySelectorAll('.series')){const b=g.getBBox();a+=b.width*b.height;}"
+         "s.setAttribute('data-drawn-area',String(Math.round(a)));}</script>\n</body></html>\n";
+}
+
+std::string report_html(const Experiment& e, const SweepOutcome& o, const std::string& root) {
+  const std::vector<RunTable> tables{run_table_from_outcome(o, e.name)};
+  LineChart cache_chart;
+  cache_chart.id = "cache";
+  cache_chart.title = "Prefix-cache hit rate vs concurrency";
+  cache_chart.x_label = "concurrency (agents, log scale)";
+  cache_chart.y_label = "cache hit rate";
+  cache_chart.log_x = true;
   StackedBars breakdown{"Step-time breakdown at the largest swept concurrency (share of summed terms)",
                         "compute | memory | communication | overhead",
                         {"compute", "memory", "communication", "overhead"}, {}, {}};
@@ -42,20 +67,11 @@ std::string report_html(const Experiment& e, const SweepOutcome& o) {
     const int plan = shown_plan(e, o, s);
     if (plan < 0) continue;
     const std::string name = e.systems[s].name + " " + e.plans[static_cast<std::size_t>(plan)].label;
-    Series mw{name, {}, {}}, ttft{name, {}, {}}, cache{name, {}, {}};
-    for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), false)) {
-      mw.points.emplace_back(r->summary.agent_output_tok_s_p50, per_mw(r->summary.total_tok_s, *r));
-    }
+    Series cache{name, {}, {}, {}, {}, false};
     for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), true)) {
-      ttft.points.emplace_back(r->level, r->summary.ttft_s_p90);
       const double in = r->summary.input_tok_s;
       cache.points.emplace_back(r->level, in > 0 ? (in - r->summary.computed_input_tok_s) / in : std::nan(""));
     }
-    for (const auto& row : o.readoffs) {
-      if (row.plan == plan && row.target_kind == "speed") mw.markers.emplace_back(row.target_agent_tok_s, row.total_tok_s_per_mw);
-    }
-    per_mw_chart.series.push_back(mw);
-    ttft_chart.series.push_back(ttft);
     cache_chart.series.push_back(cache);
     const auto sweep = plan_runs(o.runs, plan_prefix(e, plan), false);
     if (!sweep.empty()) {
@@ -65,20 +81,20 @@ std::string report_html(const Experiment& e, const SweepOutcome& o) {
     }
   }
 
-  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>agentsim: " +
-                  html_escape(e.name) +
-                  "</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
-                  "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;"
-                  "text-align:right}td.l,th.l{text-align:left}.out{color:#a00}svg.plot{display:block;margin:1em 0}"
-                  "</style></head><body>\n";
+  std::string h = report_page_head("agentsim: " + e.name);
   h += "<h1>" + html_escape(e.name) + "</h1>\n<p>Model <b>" + html_escape(e.model.name) + "</b>; " +
        std::to_string(e.systems.size()) + " system(s); " + std::to_string(o.runs.size()) + " runs; seed " +
        std::to_string(e.seed) + "; source revision " + html_escape(source_revision()) +
        ". Per-MW figures divide the modelled runtime facility power (wall power of every occupied system, "
-       "idle accelerators included, &times; PUE " + cell(e.power.pue, "%.2f") + ").</p>\n";
-  h += "<h2>Read-offs</h2>\n<table><tr><th class=\"l\">system</th><th class=\"l\">deployment</th><th>target</th>"
-       "<th>agent tok/s</th><th>total tok/s per MW</th><th>output tok/s per MW</th><th>agents per MW</th>"
-       "<th>agents</th><th class=\"l\">note</th></tr>\n";
+       "idle accelerators included, &times; PUE " + cell(e.power.pue, "%.2f") +
+       "). Hover a point for the run's numbers.</p>\n";
+  h += svg_line_chart(headline_chart(tables));
+  h += "<p>One curve per system: its chosen deployment, one point per swept concurrency. Circles mark the speed "
+       "read-offs, interpolated between the two bracketing sweep points, never extrapolated.</p>\n";
+  h += svg_bar_chart(single_agent_chart(tables)) + svg_line_chart(ttft_chart(tables));
+  h += "<h2>Read-offs</h2>\n<div class=\"wide\"><table class=\"readoffs\"><tr><th class=\"l\">system</th>"
+       "<th class=\"l\">deployment</th><th>target</th><th>agent tok/s</th><th>total tok/s per MW</th>"
+       "<th>output tok/s per MW</th><th>agents per MW</th><th>agents</th><th class=\"l\">note</th></tr>\n";
   for (const auto& r : o.readoffs) {
     h += std::string("<tr") + (r.in_swept_range ? "" : " class=\"out\"") + "><td class=\"l\">" +
          html_escape(r.system) + "</td><td class=\"l\">" + html_escape(r.deployment) + "</td><td>" + r.target_kind +
@@ -87,25 +103,20 @@ std::string report_html(const Experiment& e, const SweepOutcome& o) {
          "</td><td>" + cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" +
          (r.in_swept_range ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
   }
-  h += "</table>\n<p>Speed targets read the per-agent p50 speed curve, interpolated between the two bracketing "
-       "sweep points, never extrapolated. SLO targets are the largest concurrency (found by bisection) meeting the "
-       "tier.</p>\n<h2>Plots</h2>\n";
-  h += svg_line_chart(per_mw_chart) + svg_line_chart(ttft_chart) + svg_stacked_bars(breakdown) +
-       svg_line_chart(cache_chart);
-  h += "<p>KV occupancy is not recorded by the engine yet; the cache hit rate is (input &minus; computed input) "
-       "/ input tokens over the window.</p>\n<h2>Plans</h2>\n<table><tr><th class=\"l\">system</th>"
-       "<th class=\"l\">deployment</th><th class=\"l\">status</th></tr>\n";
+  h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier.</p>\n"
+       "<h2>Engine detail</h2>\n";
+  h += svg_stacked_bars(breakdown) + svg_line_chart(cache_chart);
+  h += "<p>The cache hit rate is (input &minus; computed input) / input tokens over the window.</p>\n";
+  h += rests_on_html(e, root);
+  h += "<h2>Plans</h2>\n<table><tr><th class=\"l\">system</th><th class=\"l\">deployment</th>"
+       "<th class=\"l\">status</th></tr>\n";
   for (const auto& p : e.plans) {
     h += "<tr><td class=\"l\">" + html_escape(e.systems[static_cast<std::size_t>(p.system)].name) +
          "</td><td class=\"l\">" + html_escape(p.label) + "</td><td class=\"l\">" +
          (p.pruned.empty() ? std::string("searched") : "pruned: " + html_escape(p.pruned)) + "</td></tr>\n";
   }
   h += "</table>\n";
-  // Records what the browser actually laid out, so a headless-browser test can check the plots render.
-  h += "<script>for(const s of document.querySelectorAll('svg.plot')){let a=0;"
-       "for(const g of s.querySelectorAll('.series')){const b=g.getBBox();a+=b.width*b.height;}"
-       "s.setAttribute('data-drawn-area',String(Math.round(a)));}</script>\n";
-  return h + "</body></html>\n";
+  return h + report_page_tail();
 }
 
 }  // namespace agentsim::exp

@@ -1,8 +1,8 @@
 #pragma once
 // The report.html sink: one self-contained page (inline CSS and SVG, no external
-// resources) with the read-off table and plots: tokens/s per MW against per-agent
-// speed (read-offs marked), TTFT against concurrency, the step-time breakdown and
-// the cache hit rate. It formats; every figure comes from the outcome.
+// resources): the headline chart (total tokens/s per MW against per-agent speed, read-offs
+// labelled), single-agent speed, TTFT (log), the read-off table, the step-time breakdown,
+// the cache hit rate and what the figures rest on. It formats; every figure comes from the outcome.
 #include <string>
 
 #include "experiments/experiment.hpp"
@@ -10,6 +10,12 @@
 
 namespace agentsim::exp {
 
-std::string report_html(const Experiment& e, const SweepOutcome& outcome);
+// `root` is where the catalogs live (for the assumed catalog values the run used).
+std::string report_html(const Experiment& e, const SweepOutcome& outcome, const std::string& root);
+
+// The page's <head> and style, shared with the comparison page.
+std::string report_page_head(const std::string& title);
+// The page's end: a tiny script recording each plot's drawn area (for the browser test), </body>.
+std::string report_page_tail();
 
 }  // namespace agentsim::exp

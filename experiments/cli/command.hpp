@@ -28,5 +28,6 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx);
 Command add_describe_command(CLI::App& app, const Context& ctx);
 Command add_plan_command(CLI::App& app, const Context& ctx);
 Command add_explain_command(CLI::App& app, const Context& ctx);
+Command add_report_command(CLI::App& app, const Context& ctx);
 
 }  // namespace agentsim::cli

@@ -35,7 +35,11 @@ constexpr std::pair<std::string_view, std::string_view> kExamples[] = {
     {"plan", "agentsim plan --model deepseek-v4.1-flash --agents 20000 --agent-speed 100 --ttft-p90 2s "
              "--systems gb300-nvl72,hgx-b300"},
     {"explain", "agentsim explain --model deepseek-r1 --system hgx-h200 --plan tp=8,ep=8 --batch decode=64@1536"},
-    {"report", "agentsim report out-baseline out-whatif --out compare.html"},
+    {"report", "agentsim run experiments/examples/report-demo.yaml --out out/base\n"
+               "  agentsim run experiments/examples/report-demo-whatif.yaml --out out/whatif\n"
+               "  agentsim report out/base out/whatif --out compare.html\n"
+               "Each folder needs its summary.csv and readoffs.csv; a missing one is an error (exit 2) and nothing is "
+               "written."},
 };
 
 // Sets the example footer of `sub` and of its subcommands (path: "trace import").
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
   commands.push_back(cli::add_describe_command(app, ctx));
   commands.push_back(cli::add_plan_command(app, ctx));
   commands.push_back(cli::add_explain_command(app, ctx));
+  commands.push_back(cli::add_report_command(app, ctx));
 
   for (const auto& c : commands) add_examples(c.app, c.app->get_name());
 

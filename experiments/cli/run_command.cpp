@@ -1,4 +1,4 @@
-// agentsim run EXPERIMENT --out DIR [-j N] [--set PATH=VALUE]... [--resume] [--max-memory SIZE]
+// agentsim run EXPERIMENT --out DIR [-j N] [--set PATH=VALUE]... [--resume] [--max-memory SIZE] [--baseline DIR]
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "experiments/readoff_sinks.hpp"
 #include "experiments/report_html.hpp"
 #include "experiments/results_h5.hpp"
+#include "experiments/run_comparison.hpp"
 #include "experiments/runner.hpp"
 #include "experiments/summary_csv.hpp"
 #include "experiments/sweep_outcome.hpp"
@@ -34,6 +35,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     long long stop_after = -1;
     bool quiet_runs = false;
     std::string max_memory;
+    std::string baseline;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand(
@@ -49,11 +51,16 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--max-memory", args->max_memory,
                   "fail before simulating if the estimated peak memory exceeds SIZE, e.g. 16GB (see limits.memory)");
 
+  sub->add_option("--baseline", args->baseline,
+                  "a finished run folder to compare against: also write DIR/compare.html (as `agentsim report`)");
+
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
     exp::Cluster cluster;
     const bool lead = cluster.rank() == 0;
     const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
+    // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
+    if (!args->baseline.empty()) exp::read_run_table(args->baseline);
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;
@@ -127,7 +134,13 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     core::write_file_atomically((out / "summary.csv").string(), exp::summary_csv(outcome.runs));
     core::write_file_atomically((out / "readoffs.csv").string(), exp::readoffs_csv(outcome.readoffs));
     exp::write_results_h5((out / "results.h5").string(), e, outcome);
-    core::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome));
+    core::write_file_atomically((out / "report.html").string(), exp::report_html(e, outcome, ctx.root));
+    if (!args->baseline.empty()) {
+      // Read back from both folders, exactly as `agentsim report BASELINE DIR` would.
+      core::write_file_atomically((out / "compare.html").string(),
+                                  exp::comparison_html(exp::read_run_tables({args->baseline, args->out})));
+      std::printf("wrote %s/compare.html against the baseline %s\n", args->out.c_str(), args->baseline.c_str());
+    }
     fs::remove_all(opt.cache_dir);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("wrote %s/{summary.csv,readoffs.csv,results.h5,report.html} (%zu runs, %lld reused) in %.2f s wall\n",

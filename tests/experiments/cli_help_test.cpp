@@ -47,8 +47,9 @@ TEST(CliHelp, EveryCommandHasAnExampleOfItself) {
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const auto h = run(paths[i] + " --help");
     ASSERT_EQ(h.code, 0) << paths[i] << "\n" << h.output;
-    const auto at = h.output.find("Example:\n  agentsim " + paths[i]);
-    EXPECT_NE(at, std::string::npos) << "`agentsim " << paths[i] << " --help` has no example of itself:\n" << h.output;
+    const auto example = h.output.find("Example:\n");
+    const auto at = h.output.find("\n  agentsim " + paths[i] + " ", example);
+    EXPECT_TRUE(example != std::string::npos && at != std::string::npos) << "`agentsim " << paths[i] << " --help` has no example of itself:\n" << h.output;
     ++checked;
     if (paths[i].find(' ') == std::string::npos) {
       for (const auto& child : subcommands(h.output)) paths.push_back(paths[i] + " " + child);

@@ -1,18 +1,20 @@
-// Renders a real sweep's report.html in headless Chromium and checks every plot
-// was laid out with non-empty geometry (the page records each SVG's drawn area).
+// Renders real sweeps' report.html and a two-run compare.html in headless Chromium:
+// no console errors, every plot laid out, readable ticks, one curve per system with
+// labelled read-offs, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 namespace {
 namespace fs = std::filesystem;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
+const std::string kBin = AGENTSIM_BINARY;
 
 std::string sh(const std::string& cmd, int* code) {
   std::string out;
@@ -25,38 +27,231 @@ std::string sh(const std::string& cmd, int* code) {
   return out;
 }
 
-TEST(ReportBrowser, ChromiumRendersEveryPlot) {
-  const fs::path dir = fs::temp_directory_path() / "agentsim_report_browser";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::ofstream(dir / "e.yaml") << "name: browser\nmodel: llama-3.1-70b\nsystems: [hgx-h200, hgx-b200]\n"
-                                   "deployment: {tp: 8}\nreadoffs: {agent_speeds: [40]}\n"
-                                   "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8}}\n"
-                                   "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
-                                   "  concurrency: [1, 8, 32]\n  warmup: \"10s\"\n  window: \"30s\"\n";
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const fs::path& dir() {
+  static const fs::path d = fs::temp_directory_path() / "agentsim_report_browser";
+  return d;
+}
+
+std::string experiment(const std::string& name, const std::string& extra) {
+  return "name: " + name +
+         "\nmodel: llama-3.1-70b\nsystems: [hgx-h200, hgx-b200]\n"
+         "deployment: {tp: 8}\nreadoffs: {agent_speeds: [40]}\n"
+         "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8}}\n"
+         "workload:\n  trace: " +
+         kRoot +
+         "/workloads/traces/claude-code-sample/requests.csv\n"
+         "  concurrency: [1, 8, 32]\n  warmup: \"10s\"\n  window: \"30s\"\n" +
+         extra;
+}
+
+// Chromium's DOM after scripts ran; `console` gets the page's console and script-error lines.
+std::string render(const fs::path& page, std::string* console) {
+  const fs::path log = dir() / "chromium.log";
   int code = -1;
-  const std::string run = sh(std::string(AGENTSIM_BINARY) + " run " + (dir / "e.yaml").string() + " -j 2 --out " +
-                                 (dir / "out").string() + " 2>&1",
-                             &code);
-  ASSERT_EQ(code, 0) << run;
-  ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "install Debian's chromium (cmake/install_deps.sh does)";
   const std::string dom =
       sh("/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
-         "--disable-component-update --disable-sync --no-first-run --user-data-dir=" + (dir / "profile").string() +
-             " --dump-dom file://" + (dir / "out" / "report.html").string() + " 2>/dev/null",
+         "--disable-component-update --disable-sync --no-first-run --enable-logging=stderr --v=0 "
+         "--user-data-dir=" +
+             (dir() / "profile").string() + " --dump-dom file://" + page.string() + " 2>" + log.string(),
          &code);
-  ASSERT_EQ(code, 0);
-  // Four plots: per-MW curves, TTFT, step breakdown, cache hit rate; each with a drawn area > 0.
-  const std::regex svg("<svg class=\"plot\"[^>]*data-drawn-area=\"([0-9]+)\"");
-  int plots = 0;
-  for (auto it = std::sregex_iterator(dom.begin(), dom.end(), svg); it != std::sregex_iterator(); ++it) {
-    ++plots;
-    EXPECT_GT(std::stol((*it)[1].str()), 1000) << "plot " << plots << " drew nothing";
+  EXPECT_EQ(code, 0);
+  console->clear();
+  std::istringstream in(slurp(log));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos)
+      *console += line + "\n";
   }
-  EXPECT_EQ(plots, 4) << dom.substr(0, 2000);
-  EXPECT_NE(dom.find("<polyline"), std::string::npos);
+  return dom;
+}
+
+// The markup of the <svg> with this id.
+std::string svg_by_id(const std::string& dom, const std::string& id) {
+  const auto at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const auto start = dom.rfind("<svg", at);
+  return dom.substr(start, dom.find("</svg>", at) - start);
+}
+
+int count(const std::string& s, const std::string& what) {
+  int n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+std::vector<std::string> matches(const std::string& s, const std::string& re) {
+  const std::regex r(re);
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(s.begin(), s.end(), r); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str());
+  }
+  return out;
+}
+
+// Every axis tick label is a short plain number: at most 4 significant characters, no exponent.
+void expect_readable_ticks(const std::string& dom) {
+  const auto ticks = matches(dom, "<text class=\"tick [xy]\"[^>]*>([^<]*)</text>");
+  EXPECT_GE(ticks.size(), 20u);
+  const std::regex plain("-?[0-9]+(\\.[0-9]+)?[kMG]?");
+  for (const auto& t : ticks) {
+    EXPECT_TRUE(std::regex_match(t, plain)) << "tick '" << t << "'";
+    std::size_t digits = 0;
+    for (char c : t) digits += (c >= '0' && c <= '9') ? 1 : 0;
+    EXPECT_LE(digits, 4u) << "tick '" << t << "'";
+  }
+}
+
+class ReportBrowser : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    fs::remove_all(dir());
+    fs::create_directories(dir());
+    std::ofstream(dir() / "base.yaml") << experiment("base", "");
+    std::ofstream(dir() / "whatif.yaml")
+        << experiment("whatif", "what_if: {h200: {hbm_bandwidth: \"5.6TB/s\"}}\n");
+    int code = -1;
+    base_log_ = sh(kBin + " run " + (dir() / "base.yaml").string() + " -j 2 --no-run-table --out " +
+                       (dir() / "base").string() + " 2>&1",
+                   &code);
+    base_rc_ = code;
+    whatif_log_ = sh(kBin + " run " + (dir() / "whatif.yaml").string() + " -j 2 --no-run-table --out " +
+                         (dir() / "whatif").string() + " --baseline " + (dir() / "base").string() + " 2>&1",
+                     &code);
+    whatif_rc_ = code;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir()); }
+  void SetUp() override {
+    ASSERT_EQ(base_rc_, 0) << base_log_;
+    ASSERT_EQ(whatif_rc_, 0) << whatif_log_;
+    ASSERT_TRUE(fs::exists("/usr/bin/chromium")) << "install Debian's chromium (cmake/install_deps.sh does)";
+  }
+  static inline int base_rc_ = -1, whatif_rc_ = -1;
+  static inline std::string base_log_, whatif_log_;
+};
+
+TEST_F(ReportBrowser, ConsoleErrorsAreCaught) {
+  // The check below is only worth something if a broken page fails it.
+  std::ofstream(dir() / "broken.html")
+      << "<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>";
+  std::string console;
+  render(dir() / "broken.html", &console);
+  EXPECT_NE(console.find("no_such_function"), std::string::npos) << console;
+}
+
+TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
+  std::string console;
+  const std::string dom = render(dir() / "base" / "report.html", &console);
+  EXPECT_EQ(console, "");
+  // Five plots: headline, single-agent speed, TTFT, step breakdown, cache hit rate; each drawn.
+  const auto areas = matches(dom, "<svg class=\"plot\"[^>]*data-drawn-area=\"([0-9]+)\"");
+  EXPECT_EQ(areas.size(), 5u) << dom.substr(0, 2000);
+  for (const auto& a : areas) EXPECT_GT(std::stol(a), 1000);
+  for (const auto& w : matches(dom, "<svg class=\"plot\"[^>]*width=\"([^\"]*)\"")) EXPECT_EQ(w, "100%");
+  expect_readable_ticks(dom);
+  const std::string headline = svg_by_id(dom, "headline");
+  ASSERT_FALSE(headline.empty());
+  EXPECT_NE(headline.find("(millions)"), std::string::npos);
+  EXPECT_EQ(count(headline, "<polyline"), 2) << "one curve per system";
+  EXPECT_EQ(matches(headline, "data-name=\"([^\"]*)\""),
+            (std::vector<std::string>{"hgx-h200 tp=8", "hgx-b200 tp=8"}));
+  const auto labels = matches(headline, "<text class=\"readoff-label\"[^>]*>([^<]*)</text>");
+  EXPECT_GE(labels.size(), 1u);
+  for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.]+ M"))) << l;
+  // Hover: every point carries the run's numbers.
+  const auto titles = matches(headline, "<circle class=\"point\"[^>]*><title>([^<]*)</title>");
+  EXPECT_GE(titles.size(), 4u);
+  EXPECT_EQ(static_cast<int>(titles.size()), count(headline, "<circle class=\"point\""))
+      << "every point has one";
+  for (const auto& t : titles) {
+    EXPECT_NE(t.find("concurrency"), std::string::npos) << t;
+    EXPECT_NE(t.find("TTFT p90"), std::string::npos) << t;
+  }
+  // TTFT on a log axis: decade ticks only.
+  for (const auto& t : matches(svg_by_id(dom, "ttft"), "<text class=\"tick y\"[^>]*>([^<]*)</text>")) {
+    EXPECT_TRUE(std::regex_match(t, std::regex("0\\.0*1|10*"))) << t;
+  }
+  EXPECT_NE(svg_by_id(dom, "single-agent").find("Single-agent speed (concurrency 1)"), std::string::npos);
+  EXPECT_EQ(count(svg_by_id(dom, "single-agent"), "<rect class=\"bar\""), 2);
+  // What this rests on: efficiencies, assumed catalog lines of the entries used, the validation band.
+  EXPECT_NE(dom.find("What this rests on"), std::string::npos);
+  EXPECT_NE(dom.find("compute 0.7, memory 0.8"), std::string::npos);
+  EXPECT_NE(dom.find("hwmodels/catalog/accelerators/h200.yaml:"), std::string::npos);
+  EXPECT_NE(dom.find("hwmodels/catalog/systems/hgx-b200.yaml:"), std::string::npos);
+  EXPECT_EQ(dom.find("mi300x.yaml"), std::string::npos) << "only the entries the run used";
+  EXPECT_NE(dom.find("No validation band for this regime"), std::string::npos);
   EXPECT_EQ(dom.find("src=\"http"), std::string::npos) << "the report is self-contained";
-  fs::remove_all(dir);
+  EXPECT_EQ(dom.find("href=\"http"), std::string::npos);
+}
+
+TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
+  const fs::path page = dir() / "compare.html";
+  int code = -1;
+  const std::string out = sh(kBin + " report " + (dir() / "base").string() + " " +
+                                 (dir() / "whatif").string() + " --out " + page.string() + " 2>&1",
+                             &code);
+  ASSERT_EQ(code, 0) << out;
+  std::string console;
+  const std::string dom = render(page, &console);
+  EXPECT_EQ(console, "");
+  expect_readable_ticks(dom);
+  const std::string headline = svg_by_id(dom, "headline");
+  EXPECT_EQ(count(headline, "<polyline"), 4) << "two systems in each of two runs";
+  EXPECT_EQ(count(headline, "stroke-dasharray"), 2 + 2)
+      << "the baseline's curves (and legend lines) are dashed";
+  EXPECT_NE(headline.find("data-name=\"whatif: hgx-h200 tp=8\""), std::string::npos);
+  const auto rows = matches(dom, "<tr class=\"delta\">(.*?)</tr>");
+  ASSERT_EQ(rows.size(), 2u) << "one per system at the one target";
+  const auto cells = [](const std::string& row) { return matches(row, "<td[^>]*>([^<]*)</td>"); };
+  const auto h200 = cells(rows[0]), b200 = cells(rows[1]);
+  ASSERT_GE(h200.size(), 7u);
+  ASSERT_GE(b200.size(), 7u);
+  EXPECT_EQ(h200[0], "hgx-h200");
+  EXPECT_EQ(h200[1], "40 tok/s");
+  EXPECT_EQ(h200[2], "base");
+  EXPECT_EQ(h200[3], "whatif");
+  EXPECT_EQ(b200[0], "hgx-b200");
+  EXPECT_EQ(b200[6], "+0.0%") << "the what-if leaves the B200 alone";
+  EXPECT_NE(h200[6], "+0.0%") << "more HBM bandwidth moves the H200's read-off";
+  // `run --baseline` wrote the same comparison table.
+  const std::string from_run = slurp(dir() / "whatif" / "compare.html");
+  EXPECT_EQ(matches(from_run, "<tr class=\"delta\">(.*?)</tr>"),
+            matches(slurp(page), "<tr class=\"delta\">(.*?)</tr>"));
+}
+
+TEST_F(ReportBrowser, BadRunFolderIsExitTwoAndWritesNothing) {
+  int code = -1;
+  const fs::path page = dir() / "bad.html";
+  std::string out = sh(kBin + " report " + (dir() / "base").string() + " " + (dir() / "missing").string() +
+                           " --out " + page.string() + " 2>&1",
+                       &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find((dir() / "missing").string()), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(page));
+  fs::create_directories(dir() / "half");
+  fs::copy_file(dir() / "base" / "summary.csv", dir() / "half" / "summary.csv");
+  out = sh(kBin + " report " + (dir() / "base").string() + " " + (dir() / "half").string() + " --out " +
+               page.string() + " 2>&1",
+           &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find((dir() / "half" / "readoffs.csv").string()), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(page));
+  out = sh(kBin + " report " + (dir() / "base").string() + " --out " + page.string() + " 2>&1", &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_FALSE(fs::exists(page));
+  out = sh(kBin + " run " + (dir() / "base.yaml").string() + " --out " + (dir() / "never").string() +
+               " --baseline " + (dir() / "missing").string() + " 2>&1",
+           &code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_FALSE(fs::exists(dir() / "never")) << "the baseline is checked before simulating";
+  out = sh(kBin + " report --help 2>&1", &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(out.find("agentsim report out/base out/whatif --out compare.html"), std::string::npos) << out;
 }
 
 }  // namespace
