@@ -17,10 +17,11 @@ core::Error file_error(const std::string& file, const std::string& what) {
   return core::Error(core::SourceLocation{file, 0, ""}, what);
 }
 
-// The sinks write NaN (no power, not read off) as "nan"; anything else must be a number.
+// The sinks write a missing value (no power, not read off) as an empty cell (older outputs: "nan");
+// anything else must be a number.
 double figure(const core::CsvReader& csv, std::size_t col) {
   const std::string& v = csv.field(col);
-  if (v == "nan" || v == "-nan") return std::numeric_limits<double>::quiet_NaN();
+  if (v.empty() || v == "nan" || v == "-nan") return std::numeric_limits<double>::quiet_NaN();
   return csv.number(col);
 }
 
@@ -61,7 +62,7 @@ RunTable read_run_table(const std::string& dir) {
                bis = csv.column("bisection"), skipped = csv.column("skipped");
     while (csv.next()) {
       if (!csv.field(skipped).empty()) continue;
-      t.points.push_back(RunPoint{csv.field(sys), csv.field(dep), csv.number(level), figure(csv, speed),
+      t.points.push_back(RunPoint{csv.field(sys), csv.field(dep), figure(csv, level), figure(csv, speed),
                                   figure(csv, total), figure(csv, output), figure(csv, ttft),
                                   csv.integer(bis) != 0});
     }

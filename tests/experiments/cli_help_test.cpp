@@ -48,7 +48,12 @@ TEST(CliHelp, EveryCommandHasAnExampleOfItself) {
     const auto h = run(paths[i] + " --help");
     ASSERT_EQ(h.code, 0) << paths[i] << "\n" << h.output;
     const auto example = h.output.find("Example:\n");
-    const auto at = h.output.find("\n  agentsim " + paths[i] + " ", example);
+    const std::string line = "\n  agentsim " + paths[i];
+    auto at = h.output.find(line, example);
+    while (at != std::string::npos && h.output.size() > at + line.size() &&
+           h.output[at + line.size()] != ' ' && h.output[at + line.size()] != '\n') {
+      at = h.output.find(line, at + 1);
+    }
     EXPECT_TRUE(example != std::string::npos && at != std::string::npos) << "`agentsim " << paths[i] << " --help` has no example of itself:\n" << h.output;
     ++checked;
     if (paths[i].find(' ') == std::string::npos) {

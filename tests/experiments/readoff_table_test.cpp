@@ -107,12 +107,15 @@ TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
       run(0, 4, 150, 120, 1, 1000, 1e6), run(0, 8, 50, 40, 1, 2000, 1e6),  // tp=4: 1000 + 0.5 x 1000
       run(1, 4, 150, 120, 1, 1000, 1e6), run(1, 8, 50, 40, 1, 3000, 1e6)};
   const auto all = all_readoffs(e, runs);
-  ASSERT_EQ(all.size(), 4u);  // 2 plans x (1 speed + 1 tier)
+  ASSERT_EQ(all.size(), 6u);  // 2 plans x (1 speed + 1 tier + single agent)
   EXPECT_DOUBLE_EQ(all[0].total_tok_s_per_mw, 1500);
+  EXPECT_EQ(all[2].target_kind, "single_agent");
+  EXPECT_FALSE(all[2].in_swept_range) << "no concurrency-1 run";
   const auto chosen = choose_plans(e, all);
-  ASSERT_EQ(chosen.size(), 2u);
+  ASSERT_EQ(chosen.size(), 3u);
   EXPECT_EQ(chosen[0].deployment, "tp=8");
   EXPECT_DOUBLE_EQ(chosen[0].total_tok_s_per_mw, 2000);
+  EXPECT_EQ(chosen[0].runner_up, "tp=4") << "the second-best in-range plan is named";
 }
 
 TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
