@@ -15,12 +15,17 @@ namespace agentsim::serving {
 
 class StepCoster;
 
+// A step's time by part, as a StepRecord carries it.
+struct StepParts {
+  double compute_s = 0, memory_s = 0, comm_s = 0, overhead_s = 0;
+};
+
 class DecodeSegment {
  public:
-  // A piece's step time is checked to this fraction of the exact price (above the
-  // pricing's rounding noise, ~1e-15).
+  // A piece's step time is checked to this fraction of the exact price (well above
+  // the pricing's rounding noise, ~1e-15).
   static constexpr double kRelTolerance = 1e-12;
-  // Pieces shorter than this are priced step by step (exactly).
+  // Pieces this short are priced step by step.
   static constexpr long long kExactPieceSteps = 4;
 
   // Prices steps [0, k) of `base` (k >= 1): every step's ticks and their running sum.
@@ -28,7 +33,6 @@ class DecodeSegment {
 
   long long steps() const { return static_cast<long long>(end_ticks_.size()) - 1; }
   long long next_step = 0;  // index of the next step within the segment
-  const StepCost& first_cost() const { return first_; }
   long long evaluations() const { return evaluations_; }  // exact step prices plan() ran
   std::size_t pieces() const { return pieces_.size(); }
 
@@ -38,20 +42,23 @@ class DecodeSegment {
   // Smallest j in [1, k] with run_ticks(i0, j) >= dt (k when none): the step of a run of
   // k steps from i0 that is in progress (or ends exactly) dt ticks after the run began.
   long long steps_covering(long long i0, long long k, core::Ticks dt) const;
+  // Mean parts of steps [i0, i0 + k), each interpolated within its piece.
+  StepParts mean_parts(long long i0, long long k) const;
 
  private:
   struct Piece {
     long long i0 = 0;    // first step of the piece
     double t0_s = 0;     // exact price of step i0
     double slope_s = 0;  // seconds added per step
+    StepParts parts, parts_slope;  // exact parts of step i0; per step to the next piece
   };
-  double price(long long i);
-  void fit(long long lo, double t_lo, long long hi, double t_hi);
+  StepCost price(long long i);
+  void fit(long long lo, const StepCost& c_lo, long long hi, const StepCost& c_hi);
+  void add_piece(long long i0, const StepCost& c, double slope_s);
 
   const StepCoster* coster_ = nullptr;
   const StepBatch* base_ = nullptr;
   StepBatch scratch_;
-  StepCost first_;
   std::vector<Piece> pieces_;
   std::vector<core::Ticks> end_ticks_;  // [0] = 0, [i + 1] = ticks of steps [0, i]
   long long evaluations_ = 0;

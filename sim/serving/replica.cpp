@@ -99,6 +99,11 @@ void Replica::interrupt() {
   sim_.cancel(run_.event);
   run_.k = j;
   run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, j), [this] { end_run(); });
+  const StepParts parts = seg_.mean_parts(run_.i0, j);
+  run_.step.compute_s = parts.compute_s;
+  run_.step.memory_s = parts.memory_s;
+  run_.step.comm_s = parts.comm_s;
+  run_.step.overhead_s = parts.overhead_s;
 }
 
 void Replica::preempt_last() {
@@ -266,19 +271,15 @@ void Replica::maybe_start_step() {
     const long long k = segment_steps();
     if (!seg_valid_ || seg_.next_step + k > seg_.steps()) {
       seg_.plan(coster_, batch, k);
-      const StepCost& c0 = seg_.first_cost();
-      seg_record_ = step;
-      seg_record_.compute_s = c0.compute_s;
-      seg_record_.memory_s = c0.memory_s;
-      seg_record_.comm_s = c0.comm_latency_s + c0.comm_transfer_s;
-      seg_record_.overhead_s = c0.overhead_s;
       seg_valid_ = true;
     }
-    step.compute_s = seg_record_.compute_s;
-    step.memory_s = seg_record_.memory_s;
-    step.comm_s = seg_record_.comm_s;
-    step.overhead_s = seg_record_.overhead_s;
     const long long run = run_steps(sim_.now(), k);
+    // The record's parts: the mean over its steps (accounting multiplies by `steps`).
+    const StepParts parts = seg_.mean_parts(seg_.next_step, std::max(1LL, run));
+    step.compute_s = parts.compute_s;
+    step.memory_s = parts.memory_s;
+    step.comm_s = parts.comm_s;
+    step.overhead_s = parts.overhead_s;
     if (run >= 2) {
       busy_ = true;
       run_.active = true;

@@ -133,7 +133,6 @@ class Replica : public RequestSink {
   std::vector<Active> leaving_;  // scratch of retire_finished
   DecodeSegment seg_;            // fast-forward's priced decode-only segment
   bool seg_valid_ = false;       // running set unchanged since seg_ was planned
-  metrics::StepRecord seg_record_;
   Run run_;
   // The step in flight (built by maybe_start_step, read by end_step).
   StepBatch batch_;
