@@ -73,17 +73,21 @@ void DecodeSegment::fit(long long lo, const StepCost& c_lo, long long hi, const 
     for (long long i = lo + 1; i < hi; ++i) add_piece(i, price(i), 0.0);
     return;
   }
-  const double t_lo = c_lo.total_s, t_hi = c_hi.total_s;
-  const double slope_s = (t_hi - t_lo) / static_cast<double>(hi - lo);
-  const double tol_s = kRelTolerance * std::max(std::abs(t_lo), std::abs(t_hi));
-  auto on_chord = [&](long long i, double t_s) {
-    return std::abs(t_s - (t_lo + slope_s * static_cast<double>(i - lo))) <= tol_s;
+  const double tol_s = kRelTolerance * std::max(std::abs(c_lo.total_s), std::abs(c_hi.total_s));
+  const StepParts p_lo = parts_of(c_lo), p_hi = parts_of(c_hi);
+  // The step time and its parts (the record's) all on their chords.
+  auto on_chord = [&](long long i, const StepCost& c) {
+    const double f = static_cast<double>(i - lo) / static_cast<double>(hi - lo);
+    auto near = [&](double x, double a, double b) { return std::abs(x - (a + (b - a) * f)) <= tol_s; };
+    const StepParts p = parts_of(c);
+    return near(c.total_s, c_lo.total_s, c_hi.total_s) && near(p.compute_s, p_lo.compute_s, p_hi.compute_s) &&
+           near(p.memory_s, p_lo.memory_s, p_hi.memory_s) && near(p.comm_s, p_lo.comm_s, p_hi.comm_s) &&
+           near(p.overhead_s, p_lo.overhead_s, p_hi.overhead_s);
   };
   const long long mid = lo + (hi - lo) / 2;
   const StepCost c_mid = price(mid);
-  if (on_chord(mid, c_mid.total_s) && on_chord(lo + 1, price(lo + 1).total_s) &&
-      on_chord(hi - 1, price(hi - 1).total_s)) {
-    add_piece(lo, c_lo, slope_s);
+  if (on_chord(mid, c_mid) && on_chord(lo + 1, price(lo + 1)) && on_chord(hi - 1, price(hi - 1))) {
+    add_piece(lo, c_lo, (c_hi.total_s - c_lo.total_s) / static_cast<double>(hi - lo));
     return;
   }
   fit(lo, c_lo, mid, c_mid);
