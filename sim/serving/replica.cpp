@@ -6,7 +6,8 @@
 namespace agentsim::serving {
 
 namespace {
-constexpr long long kMaxRunSteps = 1LL << 24;
+// Steps a segment plans at most (its tick table: 8 bytes a step); longer runs re-plan.
+constexpr long long kMaxRunSteps = 1LL << 15;
 }  // namespace
 
 long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& system, int tp,
@@ -98,6 +99,11 @@ void Replica::interrupt() {
   sim_.cancel(run_.event);
   run_.k = j;
   run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, j), [this] { end_run(); });
+  const StepParts parts = seg_.mean_parts(run_.i0, j);
+  run_.step.compute_s = parts.compute_s;
+  run_.step.memory_s = parts.memory_s;
+  run_.step.comm_s = parts.comm_s;
+  run_.step.overhead_s = parts.overhead_s;
 }
 
 void Replica::preempt_last() {
@@ -164,7 +170,7 @@ bool Replica::try_admit(Active& a, double& load_s) {
   return true;
 }
 
-long long Replica::fast_forward_steps(core::Ticks now) const {
+long long Replica::segment_steps() const {
   long long k = kMaxRunSteps;
   for (const Active& a : running_) {
     k = std::min(k, a.req.output_tokens - a.generated);
@@ -172,15 +178,19 @@ long long Replica::fast_forward_steps(core::Ticks now) const {
       k = std::min(k, a.hold.units() * kv_->unit_tokens() - (a.req.input_tokens + a.generated) + 1);
     }
   }
+  return std::max(1LL, k);
+}
+
+long long Replica::run_steps(core::Ticks now, long long k) const {
   if (k < 2) return k;
+  const long long i0 = seg_.next_step;
   // Every step of a run must fall on the same side of each barrier (windows count step ends).
   for (double b : opt_.barriers_s) {
-    const core::Ticks first_end = now + seg_.step_ticks(seg_.next_step);
-    if (core::to_seconds(first_end) >= b) continue;
+    if (core::to_seconds(now + seg_.step_ticks(i0)) >= b) continue;
     long long lo = 1, hi = k;  // largest j with every end < b
     while (lo < hi) {
       const long long mid = lo + (hi - lo + 1) / 2;
-      if (core::to_seconds(now + seg_.run_ticks(seg_.next_step, mid)) < b) lo = mid; else hi = mid - 1;
+      if (core::to_seconds(now + seg_.run_ticks(i0, mid)) < b) lo = mid; else hi = mid - 1;
     }
     k = lo;
     break;
@@ -253,41 +263,32 @@ void Replica::maybe_start_step() {
   step.kv_used_fraction = kv_->used_fraction();
 
   core::Ticks ticks = 0;
-  const bool segment_step = batch.prefills.empty() && load_s == 0 && pending_swap_out_s_ == 0;
+  // Stepping prices every step exactly; fast-forward prices a decode-only segment's
+  // steps from its verified affine pieces (decode_segment.hpp).
+  const bool segment_step =
+      opt_.fast_forward && batch.prefills.empty() && load_s == 0 && pending_swap_out_s_ == 0;
   if (segment_step) {
-    if (!seg_valid_) {
-      // Time of this composition as an affine function of the step index.
-      const StepCost c0 = coster_.totals(batch);
-      StepBatch& next = next_batch_;  // reused: assign keeps its capacity
-      next.decodes.assign(batch.decodes.begin(), batch.decodes.end());
-      for (auto& d : next.decodes) ++d.context_tokens;
-      const StepCost c1 = coster_.totals(next);
-      seg_.a = core::to_ticks(c0.total_s);
-      seg_.b = std::max<core::Ticks>(0, core::to_ticks(c1.total_s) - seg_.a);
-      seg_.next_step = 0;
-      seg_record_ = step;
-      seg_record_.compute_s = c0.compute_s;
-      seg_record_.memory_s = c0.memory_s;
-      seg_record_.comm_s = c0.comm_latency_s + c0.comm_transfer_s;
-      seg_record_.overhead_s = c0.overhead_s;
+    const long long k = segment_steps();
+    if (!seg_valid_ || seg_.next_step + k > seg_.steps()) {
+      seg_.plan(coster_, batch, k);
       seg_valid_ = true;
     }
-    step.compute_s = seg_record_.compute_s;
-    step.memory_s = seg_record_.memory_s;
-    step.comm_s = seg_record_.comm_s;
-    step.overhead_s = seg_record_.overhead_s;
-    if (opt_.fast_forward) {
-      const long long k = fast_forward_steps(sim_.now());
-      if (k >= 2) {
-        busy_ = true;
-        run_.active = true;
-        run_.start = sim_.now();
-        run_.i0 = seg_.next_step;
-        run_.k = k;
-        run_.step = step;
-        run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, k), [this] { end_run(); });
-        return;
-      }
+    const long long run = run_steps(sim_.now(), k);
+    // The record's parts: the mean over its steps (accounting multiplies by `steps`).
+    const StepParts parts = seg_.mean_parts(seg_.next_step, std::max(1LL, run));
+    step.compute_s = parts.compute_s;
+    step.memory_s = parts.memory_s;
+    step.comm_s = parts.comm_s;
+    step.overhead_s = parts.overhead_s;
+    if (run >= 2) {
+      busy_ = true;
+      run_.active = true;
+      run_.start = sim_.now();
+      run_.i0 = seg_.next_step;
+      run_.k = run;
+      run_.step = step;
+      run_.event = sim_.at(run_.start + seg_.run_ticks(run_.i0, run), [this] { end_run(); });
+      return;
     }
     ticks = seg_.step_ticks(seg_.next_step);
     ++seg_.next_step;

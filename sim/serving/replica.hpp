@@ -5,7 +5,8 @@
 // prompt's cached prefix is reused (loaded back from lower tiers at a cost) and
 // the rest reserved up front (prompt + answer) or on demand (prompt, then one
 // block at a time, preempting the newest sequence by recompute or swap when HBM
-// runs out). Decode-only stretches can be fast-forwarded in closed form.
+// runs out). Every step is priced exactly; decode-only stretches can instead be
+// fast-forwarded over verified affine pieces of their step cost (decode_segment.hpp).
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -40,7 +41,7 @@ struct ReplicaOptions {
   Admission admission = Admission::kReserveFull;
   Preemption preemption = Preemption::kRecompute;
   bool overlap_load = true;         // load-back overlaps the step layer by layer (max, not sum)
-  bool fast_forward = false;        // advance decode-only stretches in closed form
+  bool fast_forward = false;        // advance decode-only stretches in runs (decode_segment.hpp)
   std::vector<double> barriers_s;   // fast-forwarded runs never straddle these (measurement window)
   ReplicaRole role = ReplicaRole::kUnified;
 };
@@ -109,7 +110,10 @@ class Replica : public RequestSink {
   void end_step();
   void end_run();
   void retire_finished();
-  long long fast_forward_steps(core::Ticks now) const;
+  // Steps the segment's composition lasts from now (completions, block growth, cap).
+  long long segment_steps() const;
+  // Of those k, the steps a run from `now` may take without straddling a barrier.
+  long long run_steps(core::Ticks now, long long k) const;
 
   core::Simulator& sim_;
   const wl::ModelSpec& model_;
@@ -127,13 +131,11 @@ class Replica : public RequestSink {
   std::deque<Active> waiting_;
   std::vector<Active> running_;  // in admission order
   std::vector<Active> leaving_;  // scratch of retire_finished
-  DecodeSegment seg_;
-  bool seg_valid_ = false;       // running set unchanged since the last decode-only step
-  metrics::StepRecord seg_record_;
+  DecodeSegment seg_;            // fast-forward's priced decode-only segment
+  bool seg_valid_ = false;       // running set unchanged since seg_ was planned
   Run run_;
   // The step in flight (built by maybe_start_step, read by end_step).
   StepBatch batch_;
-  StepBatch next_batch_;  // the segment's second step, for its slope
   std::vector<std::size_t> decode_slots_, prefill_slots_;
   std::vector<long long> chunks_;
   metrics::StepRecord step_;

@@ -78,6 +78,8 @@ void expect_same(const std::vector<metrics::RequestRecord>& a, const std::vector
   }
 }
 
+// Stepping prices every step exactly; fast-forward prices runs from affine pieces checked
+// against it (fast_forward_exact_test.cpp), and lands on the same ticks.
 TEST_F(Engine, FastForwardEqualsSteppingOnEveryMetric) {
   for (Admission adm : {Admission::kReserveFull, Admission::kOnDemand}) {
     ReplicaOptions o = options();
