@@ -53,7 +53,8 @@ long long bounded_int(const YamlNode& parent, std::string_view key, long long fa
   return v;
 }
 
-std::string unknown_name_message(std::string_view what, const std::string& name, const std::vector<std::string>& valid) {
+std::string unknown_name_message(std::string_view what, const std::string& name,
+                                 const std::vector<std::string>& valid) {
   std::string msg = "unknown " + std::string(what) + " '" + name + "'";
   const std::string guess = core::closest_match(name, valid);
   if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";

@@ -26,7 +26,8 @@ long long bounded_int(const YamlNode& parent, std::string_view key, long long fa
                       long long hi);
 
 // "unknown <what> '<name>' (did you mean '<closest>'?); valid: a, b, c".
-std::string unknown_name_message(std::string_view what, const std::string& name, const std::vector<std::string>& valid);
+std::string unknown_name_message(std::string_view what, const std::string& name,
+                                 const std::vector<std::string>& valid);
 
 // The value `n` names in `table`; an unknown name is an error at `n` naming the valid ones.
 template <class E, std::size_t N>

@@ -84,12 +84,16 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   x.serving.efficiency = {e[0], e[1], e[2]};
   x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
   const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
-  if (!overlap) throw core::Error("--overlap: " + exp::unknown_name_message("overlap", a.overlap, core::names_of(serving::kOverlapNames)));
+  if (!overlap) {
+    throw core::Error("--overlap: " +
+                      exp::unknown_name_message("overlap", a.overlap, core::names_of(serving::kOverlapNames)));
+  }
   d.overlap = *overlap;
   if (a.fidelity != "analytical" && a.fidelity != "flow") {
     throw core::Error("--fidelity: unknown '" + a.fidelity + "'; valid: analytical, flow");
   }
-  d.collective_fidelity = a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical;
+  d.collective_fidelity =
+      a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical;
   d.cuda_graph = a.cuda_graph;
   if (a.ep_imbalance < 1) throw core::Error("--ep-imbalance must be >= 1");
   d.ep_imbalance = a.ep_imbalance;

@@ -16,10 +16,11 @@ namespace agentsim::serving {
 
 enum class RouterPolicy { kRoundRobin, kLeastLoaded, kSessionAffinity, kKvAware };
 // The names of `serving.router`.
-inline constexpr core::NameTable<RouterPolicy, 4> kRouterPolicyNames = {{{"round_robin", RouterPolicy::kRoundRobin},
-                                                                         {"least_loaded", RouterPolicy::kLeastLoaded},
-                                                                         {"session_affinity", RouterPolicy::kSessionAffinity},
-                                                                         {"kv_aware", RouterPolicy::kKvAware}}};
+inline constexpr core::NameTable<RouterPolicy, 4> kRouterPolicyNames = {{
+    {"round_robin", RouterPolicy::kRoundRobin},
+    {"least_loaded", RouterPolicy::kLeastLoaded},
+    {"session_affinity", RouterPolicy::kSessionAffinity},
+    {"kv_aware", RouterPolicy::kKvAware}}};
 
 class Router {
  public:

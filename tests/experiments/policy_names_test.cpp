@@ -102,7 +102,8 @@ TEST(PolicyNames, AnUnknownNameIsAnErrorAtItsFileLineAndKey) {
   EXPECT_EQ(error_of({{"admission", "lazy"}}),
             kFile + ":9: serving.admission: unknown admission 'lazy'; valid: reserve, on_demand");
   EXPECT_EQ(error_of({{"preemption", "swapp"}}),
-            kFile + ":10: serving.preemption: unknown preemption 'swapp' (did you mean 'swap'?); valid: recompute, swap");
+            kFile + ":10: serving.preemption: unknown preemption 'swapp' (did you mean 'swap'?); valid: recompute, "
+                    "swap");
   EXPECT_EQ(error_of({{"retention", "ttll"}}),
             kFile + ":12: serving.kv_cache.retention: unknown retention 'ttll' (did you mean 'ttl'?); valid: lru, ttl, "
                     "offload");
