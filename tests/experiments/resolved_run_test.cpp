@@ -5,7 +5,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include "experiments/experiment.hpp"
 #include "experiments/profile_efficiency.hpp"
@@ -154,6 +156,49 @@ TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
   ASSERT_GT(b.summary.steps, 0);
   EXPECT_GT(b.power.memory_s / static_cast<double>(b.summary.steps),
             a.power.memory_s / static_cast<double>(a.summary.steps));
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A catalog root whose h200 names the profile by a path relative to the root, as catalog files do.
+std::string root_with_profile() {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "agentsim_resolved_run_root";
+  fs::remove_all(root);
+  fs::create_directories(root / "workloads/catalog");
+  fs::create_directories(root / "hwmodels");
+  fs::copy(kRoot + "/hwmodels/catalog", root / "hwmodels/catalog", fs::copy_options::recursive);
+  fs::copy(kRoot + "/workloads/catalog/models", root / "workloads/catalog/models", fs::copy_options::recursive);
+  fs::copy_file(write_profile(), root / "profile.yaml");
+  std::ofstream(root / "hwmodels/catalog/accelerators/h200.yaml", std::ios::app) << "efficiency_profile: profile.yaml\n";
+  return root.string();
+}
+
+TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
+  const std::string root = root_with_profile();
+  const Experiment e = parse_experiment(body("{tp: 4, pp: 2}", 1), root + "/resolved.yaml", root);
+  const RunSpec spec = resolve_run(e, first_valid_plan(e));
+  ASSERT_NE(spec.replica.cost.kernels, nullptr);
+  serving::StepBatch batch;
+  batch.decodes.assign(16, serving::DecodeItem{8192});
+  const double run_s = serving::step_cost(batch, e.model, spec.system, spec.replica.cost).total_s;
+
+  // explain with the experiment's defaults: efficiencies 1, no step overhead.
+  const std::string out = root + "/explain.json";
+  const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + root +
+                          " explain --model llama-3.1-70b --system hgx-h200 --plan tp=4,pp=2 --batch decode=16@8192"
+                          " --efficiency 1,1,1 --step-overhead 0s --json > " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string j = slurp(out);
+  EXPECT_NE(j.find("\"efficiency\": \"profile fixture (test)\""), std::string::npos) << j.substr(0, 400);
+  const std::size_t at = j.find("\"total_s\": ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_DOUBLE_EQ(std::stod(j.substr(at + 11)), run_s);
 }
 
 }  // namespace
