@@ -56,7 +56,7 @@ void report(const char* what, double wall_s, unsigned long long events, const me
 serving::ReplicaOptions options(const wl::ModelSpec& m, const hw::System& sys, int tp, long long batch_tokens,
                                 int max_seqs) {
   serving::ReplicaOptions o;
-  o.cost.tp = tp;
+  o.cost.plan.tp = tp;
   o.cost.efficiency = hw::Efficiency{0.7, 0.8, 0.8};
   o.cost.step_overhead_s = 2e-3;
   o.max_batch_tokens = batch_tokens;

@@ -6,6 +6,7 @@
 
 #include "experiments/bisect.hpp"
 #include "experiments/readoff_table.hpp"
+#include "experiments/resolve_run.hpp"
 
 namespace agentsim::exp {
 
@@ -25,7 +26,8 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   a.deployment = p.label;
   a.feasible = true;
   a.agents_per_replica = static_cast<long long>(at.level);
-  const long long per_replica = std::max(1, at.power.accelerators);
+  // GPUs of one sized unit: the experiment's replicas x the plan's devices (tp x dp x pp).
+  const long long per_replica = std::max(1, resolve_run(e, p).accelerators());
   a.replicas = (q.agents + a.agents_per_replica - 1) / a.agents_per_replica;
   a.accelerators = a.replicas * per_replica;
   const long long replicas_per_system = std::max<long long>(1, s.accelerators / per_replica);

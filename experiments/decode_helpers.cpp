@@ -1,5 +1,7 @@
 #include "experiments/decode_helpers.hpp"
 
+#include "sim/core/suggest.hpp"
+
 namespace agentsim::exp {
 using core::Dimension;
 
@@ -49,6 +51,14 @@ long long bounded_int(const YamlNode& parent, std::string_view key, long long fa
     throw n.error("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return v;
+}
+
+std::string unknown_name_message(std::string_view what, const std::string& name,
+                                 const std::vector<std::string>& valid) {
+  std::string msg = "unknown " + std::string(what) + " '" + name + "'";
+  const std::string guess = core::closest_match(name, valid);
+  if (!guess.empty()) msg += " (did you mean '" + guess + "'?)";
+  return msg + "; valid: " + core::join_names(valid);
 }
 
 }  // namespace agentsim::exp

@@ -14,14 +14,15 @@
 namespace agentsim::exp {
 
 struct DeploymentConfig {
-  int tp = 1;                   // tensor-parallel degree (= plan.tp)
-  wl::ParallelPlan plan;        // tp, ep, pp, attention dp, Engram placement
-  serving::Overlap overlap = serving::Overlap::kNone;
+  wl::ParallelPlan plan;        // tp, ep, pp, attention dp, Engram placement: the one home of the degrees
+  serving::Overlap overlap = serving::Overlap::kNone;  // serving::kOverlapNames
   bool cuda_graph = false;
   double ep_imbalance = 1.0;
   int micro_batches = 1;
   bool host_prefetch = false;
   serving::SpecDecodeOptions spec;
+  // How collectives are priced: analytical in runs; `explain --fidelity flow` picks the flow model.
+  serving::CollectiveFidelity collective_fidelity = serving::CollectiveFidelity::kAnalytical;
 };
 
 // The declarations of the keys above, for `agentsim describe` and the search space.
@@ -30,9 +31,5 @@ std::span<const OptionSpec> deployment_options();
 // Decodes `deployment` (absent = defaults) and checks the plan fits `model`
 // on `system` (serving::check_plan), reporting the reason at the section.
 DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system);
-
-// Copies the plan and engine options into step cost options, and prices the
-// plan's collectives over `system`'s topology once.
-void apply_deployment(const DeploymentConfig& d, const hw::System& system, serving::StepCostOptions& cost);
 
 }  // namespace agentsim::exp

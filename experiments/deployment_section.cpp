@@ -41,13 +41,7 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
     d.plan.pp = degree(*dep, "pp", system);
     d.plan.attn_dp = degree(*dep, "dp", system);
     if (auto v = dep->find("engram_on_host")) d.plan.engram_on_host = v->as_bool();
-    if (auto v = dep->find("overlap")) {
-      const std::string s = v->as_string();
-      if (s == "none") d.overlap = serving::Overlap::kNone;
-      else if (s == "comm") d.overlap = serving::Overlap::kCommCompute;
-      else if (s == "two_batch") d.overlap = serving::Overlap::kTwoBatch;
-      else throw v->error("unknown overlap '" + s + "'; valid: none, comm, two_batch");
-    }
+    d.overlap = named_or(*dep, "overlap", d.overlap, serving::kOverlapNames);
     if (auto v = dep->find("cuda_graph")) d.cuda_graph = v->as_bool();
     if (auto v = dep->find("ep_imbalance")) {
       d.ep_imbalance = v->as_number();
@@ -65,25 +59,12 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
       d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
     }
   }
-  d.tp = d.plan.tp;
   const serving::PlanCheck check = serving::check_plan(model, system, d.plan);
   if (!check.ok) {
     if (dep) throw dep->error(check.reason);
     throw core::Error(check.reason);
   }
   return d;
-}
-
-void apply_deployment(const DeploymentConfig& d, const hw::System& system, serving::StepCostOptions& cost) {
-  cost.tp = d.plan.tp;
-  cost.plan = d.plan;
-  cost.overlap = d.overlap;
-  cost.cuda_graph = d.cuda_graph;
-  cost.ep_imbalance = d.ep_imbalance;
-  cost.micro_batches = d.micro_batches;
-  cost.host_prefetch = d.host_prefetch;
-  cost.spec = d.spec;
-  cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan);
 }
 
 }  // namespace agentsim::exp

@@ -226,6 +226,7 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
 
   Experiment e;
   e.file = path;
+  e.root = root;
   {
     YAML::Emitter out;
     out << raw;
@@ -280,13 +281,6 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
   bool any_valid = false;
   for (const auto& p : e.plans) any_valid = any_valid || p.pruned.empty();
   if (!any_valid) throw core::Error(e.plans.front().pruned);
-  for (const auto& p : e.plans) {
-    if (p.pruned.empty()) {
-      e.system = e.systems[static_cast<std::size_t>(p.system)];
-      e.deployment = p.deployment;
-      break;
-    }
-  }
 
   const auto srv = doc.find("serving");
   e.serving = decode_serving(srv ? &*srv : nullptr);

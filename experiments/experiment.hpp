@@ -1,6 +1,7 @@
 #pragma once
 // A decoded experiment: everything a sweep needs, typed and validated, with
 // resolved catalog entries (after `what_if` overrides) and an absolute trace path.
+// One run of it is one plan resolved into a RunSpec (experiments/resolve_run.hpp).
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,11 +35,10 @@ struct SloTier {
 
 struct Experiment {
   std::string file;   // the YAML it came from
+  std::string root;   // the catalog root: relative catalog paths (efficiency_profile) resolve here
   std::string name;
   std::uint64_t seed = 1;
   wl::ModelSpec model;
-  hw::System system;               // the system of this run (systems[0] until a sweep picks one)
-  DeploymentConfig deployment;     // the deployment of this run (the first valid plan's)
   ServingConfig serving;
   WorkloadConfig workload;
   std::vector<hw::System> systems;  // `systems` (or the one `system`), in file order

@@ -89,10 +89,10 @@ PointBytes point_bytes(const Experiment& e, const wl::Trace& sessions, const Tra
     const double replica_kv_bytes_per_token = fp.kv_bytes_per_token * plan.deployment.plan.tp * plan.deployment.plan.pp;
     const hw::System& sys = e.systems[static_cast<std::size_t>(plan.system)];
     double tokens = sys.accelerator.hbm_bytes * sv.memory_fraction / std::max(fp.kv_bytes_per_token, 1.0);
-    // Per node: a replica holds its device share of each lower tier (kv_options in runner.cpp).
-    const double share = sv.tier_scope == "node" ? static_cast<double>(plan.deployment.plan.tp) /
-                                                       static_cast<double>(std::max(1, sys.accelerators))
-                                                 : 1.0;
+    // Per node: a replica holds its device share of each lower tier (resolve_run.cpp).
+    const double share = sv.tier_scope == TierScope::kNode ? static_cast<double>(plan.deployment.plan.devices()) /
+                                                                 static_cast<double>(std::max(1, sys.accelerators))
+                                                           : 1.0;
     tokens += (sv.host_bytes + sv.ssd_bytes + sv.remote_bytes) * share / std::max(replica_kv_bytes_per_token, 1.0);
     const double trace_units = ts.keyed_blocks * static_cast<double>(sessions.block_size_tokens) / unit;
     const double blocks = std::min(tokens / unit, trace_units);

@@ -4,10 +4,11 @@
 
 namespace agentsim::exp {
 
-void account_run(RunResult& r, const Experiment& e, const metrics::Recorder& rec, double start_s, double end_s,
+void account_run(RunResult& r, const Experiment& e, const RunSpec& spec, const metrics::Recorder& rec,
                  int accelerators_in_use) {
-  const hw::System& sys = e.system;
-  const int per_replica = std::max(1, e.deployment.tp);
+  const hw::System& sys = spec.system;
+  const double start_s = spec.warmup_s, end_s = spec.end_s;
+  const int per_replica = std::max(1, spec.devices_per_replica());
   RunPower& p = r.power;
   p.accelerators = accelerators_in_use;
   p.systems = std::max(1, (accelerators_in_use + sys.accelerators - 1) / std::max(1, sys.accelerators));

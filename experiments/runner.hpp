@@ -9,8 +9,6 @@
 
 #include "experiments/experiment.hpp"
 #include "sim/metrics/summary.hpp"
-#include "sim/serving/kv_manager.hpp"
-#include "workloads/footprint.hpp"
 #include "workloads/session.hpp"
 
 namespace agentsim::exp {
@@ -34,13 +32,15 @@ struct RunResult {
   std::vector<metrics::StepRecord> steps;        // ending in the window (if recorded)
 };
 
-// One run at `level` (see RunResult::level) over `sessions`, in the experiment's replay mode;
-// the pods of serving.pods run on up to `threads` threads (results do not depend on it).
-RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads = 1);
+struct RunSpec;
 
-// The KV cache of one replica: cache unit, bytes per token, retention, and the tiers with
-// their capacity and load-back bandwidth (per replica or per node, serving.kv_cache.tier_scope).
-serving::KvManagerOptions kv_options(const Experiment& e, const wl::Trace& sessions, const wl::Footprint& fp);
+// One run of `spec` (a plan of `e` resolved by resolve_run) at `level` (see RunResult::level)
+// over `sessions`, in the experiment's replay mode under `seed`; the pods of serving.pods run on
+// up to `threads` threads (results do not depend on it). Throws when no KV cache fits.
+RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                    std::uint64_t seed, int threads = 1);
+// The same for the experiment's first valid plan under its own seed.
+RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads = 1);
 
 // Loads the experiment's trace or generates its sessions (errors name the trace file).
 wl::Trace load_sessions(const Experiment& e);

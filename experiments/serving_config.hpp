@@ -2,12 +2,22 @@
 // The `serving` section: engine options of every replica (scheduler, KV cache
 // tiers and retention), the router, replica count and prefill/decode split.
 #include <span>
-#include <string>
 
 #include "experiments/yaml_node.hpp"
 #include "hwmodels/efficiency.hpp"
+#include "sim/core/name_table.hpp"
+#include "sim/serving/kv_manager.hpp"
+#include "sim/serving/replica.hpp"
+#include "sim/serving/router.hpp"
 
 namespace agentsim::exp {
+
+// "replica": the lower-tier sizes are each replica's and its devices use their links alone;
+// "node": they are each system's, split over its replicas by device share, and every
+// device of the system loads at once (static fair share of the host link and NICs).
+enum class TierScope { kReplica, kNode };
+inline constexpr core::NameTable<TierScope, 2> kTierScopeNames = {{
+    {"replica", TierScope::kReplica}, {"node", TierScope::kNode}}};
 
 struct ServingConfig {
   long long max_batch_tokens = 8192;
@@ -16,8 +26,8 @@ struct ServingConfig {
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
   // Scheduler.
-  std::string admission = "reserve";     // reserve | on_demand
-  std::string preemption = "recompute";  // recompute | swap (on_demand only)
+  serving::Admission admission = serving::Admission::kReserveFull;  // kAdmissionNames
+  serving::Preemption preemption = serving::Preemption::kRecompute;  // kPreemptionNames (on_demand only)
   bool fast_forward = true;              // closed-form decode-only stretches
   // KV cache.
   long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
@@ -25,14 +35,11 @@ struct ServingConfig {
   bool prefix_caching = true;
   bool overlap_load = true;
   double host_bytes = 0, ssd_bytes = 0, remote_bytes = 0;  // per replica (or per node); 0 = absent
-  // "replica": the sizes above are each replica's and its devices use their links alone;
-  // "node": they are each system's, split over its replicas by device share, and every
-  // device of the system loads at once (static fair share of the host link and NICs).
-  std::string tier_scope = "replica";
-  std::string retention = "lru";         // lru | ttl | offload
+  TierScope tier_scope = TierScope::kReplica;                         // kTierScopeNames
+  serving::Retention retention = serving::Retention::kLru;            // kRetentionNames
   double ttl_s = 0;
   // Cluster.
-  std::string router = "round_robin";    // round_robin | least_loaded | session_affinity | kv_aware
+  serving::RouterPolicy router = serving::RouterPolicy::kRoundRobin;  // kRouterPolicyNames
   int replicas = 1;
   int prefill_replicas = 0;              // > 0: disaggregated
   int decode_replicas = 0;

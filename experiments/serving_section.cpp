@@ -52,19 +52,6 @@ bool bool_key(const YamlNode& n, std::string_view key, bool fallback) {
   return v ? v->as_bool() : fallback;
 }
 
-std::string choice(const YamlNode& n, std::string_view key, std::string fallback,
-                   std::initializer_list<const char*> allowed) {
-  auto v = n.find(key);
-  if (!v) return fallback;
-  const std::string s = v->as_string();
-  std::string list;
-  for (const char* a : allowed) {
-    if (s == a) return s;
-    list += list.empty() ? a : std::string(", ") + a;
-  }
-  throw v->error("'" + s + "' is not one of: " + list);
-}
-
 }  // namespace
 
 std::span<const OptionSpec> serving_options() { return kServingKeys; }
@@ -86,8 +73,8 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.efficiency.memory = fraction(*eff, "memory", 1.0);
     s.efficiency.network = fraction(*eff, "network", 1.0);
   }
-  s.admission = choice(*srv, "admission", "reserve", {"reserve", "on_demand"});
-  s.preemption = choice(*srv, "preemption", "recompute", {"recompute", "swap"});
+  s.admission = named_or(*srv, "admission", s.admission, serving::kAdmissionNames);
+  s.preemption = named_or(*srv, "preemption", s.preemption, serving::kPreemptionNames);
   s.fast_forward = bool_key(*srv, "fast_forward", true);
   if (auto kv = srv->find("kv_cache")) {
     kv->check_keys(kKvKeys);
@@ -98,12 +85,14 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.host_bytes = kv->quantity_or("host", Dimension::kBytes, 0.0);
     s.ssd_bytes = kv->quantity_or("ssd", Dimension::kBytes, 0.0);
     s.remote_bytes = kv->quantity_or("remote", Dimension::kBytes, 0.0);
-    s.tier_scope = choice(*kv, "tier_scope", "replica", {"replica", "node"});
-    s.retention = choice(*kv, "retention", "lru", {"lru", "ttl", "offload"});
+    s.tier_scope = named_or(*kv, "tier_scope", s.tier_scope, kTierScopeNames);
+    s.retention = named_or(*kv, "retention", s.retention, serving::kRetentionNames);
     s.ttl_s = kv->quantity_or("ttl", Dimension::kTime, 0.0);
-    if (s.retention == "ttl" && !(s.ttl_s > 0)) throw kv->error("retention: ttl needs a positive ttl");
+    if (s.retention == serving::Retention::kTtlPin && !(s.ttl_s > 0)) {
+      throw kv->error("retention: ttl needs a positive ttl");
+    }
   }
-  s.router = choice(*srv, "router", "round_robin", {"round_robin", "least_loaded", "session_affinity", "kv_aware"});
+  s.router = named_or(*srv, "router", s.router, serving::kRouterPolicyNames);
   s.replicas = static_cast<int>(bounded_int(*srv, "replicas", 1, 1, 1 << 20));
   if (auto d = srv->find("disaggregation")) {
     d->check_keys(kDisaggKeys);

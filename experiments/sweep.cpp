@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "experiments/resolve_run.hpp"
 #include "sim/core/rng.hpp"
 
 namespace agentsim::exp {
@@ -38,13 +39,9 @@ std::vector<SweepPoint> expand_sweep(const Experiment& e) {
 
 RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, int threads) {
   const Plan& plan = e.plans[static_cast<std::size_t>(p.plan)];
-  Experiment one = e;
-  one.system = e.systems[static_cast<std::size_t>(plan.system)];
-  one.deployment = plan.deployment;
-  one.seed = p.seed;
   RunResult r;
   try {
-    r = run_point(one, sessions, p.level, threads);
+    r = run_point(e, resolve_run(e, plan, sessions.block_size_tokens), sessions, p.level, p.seed, threads);
   } catch (const core::Error& err) {
     r = RunResult{};
     r.level = p.level;
@@ -52,7 +49,7 @@ RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const 
     r.skipped = err.what();
   }
   r.id = p.id;
-  r.system = one.system.name;
+  r.system = e.systems[static_cast<std::size_t>(plan.system)].name;
   r.deployment = plan.label;
   r.seed = p.seed;
   r.bisection = p.bisection;

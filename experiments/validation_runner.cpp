@@ -4,45 +4,35 @@
 #include <limits>
 
 #include "experiments/catalog.hpp"
-#include "experiments/deployment_config.hpp"
 #include "experiments/runner.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
+#include "sim/serving/replica_plan.hpp"
+#include "workloads/parallel_plan.hpp"
 #include "workloads/session_generator.hpp"
 
 namespace agentsim::exp {
 namespace {
-
-// "tp=8,ep=1" as a YAML mapping, so the strict deployment decoder checks it.
-YAML::Node plan_node(const std::string& plan, const core::SourceLocation& where) {
-  YAML::Node n(YAML::NodeType::Map);
-  std::size_t start = 0;
-  while (start < plan.size()) {
-    const std::size_t comma = plan.find(',', start);
-    const std::string item = plan.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
-      throw core::Error(where, "expected a plan like tp=8,ep=1, found '" + plan + "'");
-    }
-    n[item.substr(0, eq)] = item.substr(eq + 1);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return n;
-}
 
 Experiment row_experiment(const Experiment& base, const Catalog& catalog, const calib::MeasuredRun& row,
                           const std::string& file) {
   const auto at = [&](const char* col) { return core::SourceLocation{file, row.line, col}; };
   Experiment e = base;
   e.model = catalog.models.get(row.model, at("model"));
-  e.system = catalog.systems.get(row.system, at("system"));
-  const YamlNode plan(plan_node(row.plan, at("plan")), file, "plan");
+  const hw::System system = catalog.systems.get(row.system, at("system"));
+  // The row's plan with the deployment's engine options at their defaults, checked as a YAML plan is.
+  Plan plan;
+  plan.label = row.plan;
   try {
-    e.deployment = decode_deployment(&plan, e.model, e.system);
+    plan.deployment.plan = wl::parse_parallel_plan(row.plan);
   } catch (const core::Error& err) {
     throw core::Error(at("plan"), err.detail());
   }
+  plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
+  const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan);
+  if (!check.ok) throw core::Error(at("plan"), check.reason);
+  e.systems = {system};
+  e.plans = {plan};
   // Fixed-length one-turn sessions: isl tokens in, osl out, sent back to back.
   WorkloadConfig& w = e.workload;
   w.mode = ReplayMode::kClosedLoop;

@@ -11,7 +11,8 @@
 
 #include "experiments/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/profile_efficiency.hpp"
+#include "experiments/decode_helpers.hpp"
+#include "experiments/resolve_run.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/batch_text.hpp"
@@ -67,36 +68,44 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const serving::PlanCheck check = serving::check_plan(model, system, plan);
   if (!check.ok) throw core::Error(check.reason);
 
-  serving::StepCostOptions opt;
+  // The step is priced as a run of this plan would price it (experiments/resolve_run.hpp).
+  exp::Experiment x;
+  x.root = ctx.root;
+  x.model = model;
+  x.systems = {system};
+  exp::Plan& p = x.plans.emplace_back();
+  p.label = plan.to_string();
+  exp::DeploymentConfig& d = p.deployment;
+  d.plan = plan;
   const std::vector<double> e = numbers(a.efficiency, "--efficiency");
   if (e.size() != 3 || e[0] <= 0 || e[0] > 1 || e[1] <= 0 || e[1] > 1 || e[2] <= 0 || e[2] > 1) {
     throw core::Error("--efficiency: expected compute,memory,network fractions in (0, 1]");
   }
-  opt.efficiency = {e[0], e[1], e[2]};
-  opt.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
-  opt.plan = plan;
-  opt.tp = plan.tp;
-  if (a.overlap == "none") opt.overlap = serving::Overlap::kNone;
-  else if (a.overlap == "comm") opt.overlap = serving::Overlap::kCommCompute;
-  else if (a.overlap == "two_batch") opt.overlap = serving::Overlap::kTwoBatch;
-  else throw core::Error("--overlap: unknown '" + a.overlap + "'; valid: none, comm, two_batch");
+  x.serving.efficiency = {e[0], e[1], e[2]};
+  x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
+  const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
+  if (!overlap) {
+    throw core::Error("--overlap: " +
+                      exp::unknown_name_message("overlap", a.overlap, core::names_of(serving::kOverlapNames)));
+  }
+  d.overlap = *overlap;
   if (a.fidelity != "analytical" && a.fidelity != "flow") {
     throw core::Error("--fidelity: unknown '" + a.fidelity + "'; valid: analytical, flow");
   }
-  opt.collectives = std::make_shared<const serving::CollectivePricer>(
-      system, plan, a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical);
-  opt.kernels = exp::load_profile_efficiency(system.accelerator, ctx.root, opt.efficiency);
-  opt.cuda_graph = a.cuda_graph;
+  d.collective_fidelity =
+      a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical;
+  d.cuda_graph = a.cuda_graph;
   if (a.ep_imbalance < 1) throw core::Error("--ep-imbalance must be >= 1");
-  opt.ep_imbalance = a.ep_imbalance;
-  opt.micro_batches = a.micro_batches;
-  opt.host_prefetch = a.host_prefetch;
-  opt.host_kv_load_tokens = a.host_kv_tokens;
+  d.ep_imbalance = a.ep_imbalance;
+  d.micro_batches = a.micro_batches;
+  d.host_prefetch = a.host_prefetch;
   if (!a.spec.empty()) {
-    opt.spec.acceptance = numbers(a.spec, "--spec");
-    opt.spec.draft_tokens = static_cast<int>(opt.spec.acceptance.size());
-    serving::check_spec_decode(opt.spec);
+    d.spec.acceptance = numbers(a.spec, "--spec");
+    d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
+    serving::check_spec_decode(d.spec);
   }
+  serving::StepCostOptions opt = exp::resolve_run(x, p).replica.cost;
+  opt.host_kv_load_tokens = a.host_kv_tokens;
   const serving::StepBatch batch = serving::parse_step_batch(a.batch);
   const serving::StepCost c = serving::step_cost(batch, model, system, opt);
   const serving::StepBreakdown& bd = c.breakdown;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/flat_index.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/cache_counters.hpp"
 #include "sim/serving/kv_block_cache.hpp"
@@ -17,6 +18,9 @@
 namespace agentsim::serving {
 
 enum class Retention { kLru, kTtlPin, kOffload };
+// The names of `serving.kv_cache.retention`.
+inline constexpr core::NameTable<Retention, 3> kRetentionNames = {{
+    {"lru", Retention::kLru}, {"ttl", Retention::kTtlPin}, {"offload", Retention::kOffload}}};
 
 struct KvTierSpec {
   std::string name;            // "hbm", "host", "ssd", "remote"

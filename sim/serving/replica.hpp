@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hwmodels/system.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/recorder.hpp"
 #include "sim/serving/decode_segment.hpp"
@@ -28,10 +29,15 @@ namespace agentsim::serving {
 
 enum class Admission { kReserveFull, kOnDemand };
 enum class Preemption { kRecompute, kSwap };
+// The names of `serving.admission` and `serving.preemption`.
+inline constexpr core::NameTable<Admission, 2> kAdmissionNames = {{
+    {"reserve", Admission::kReserveFull}, {"on_demand", Admission::kOnDemand}}};
+inline constexpr core::NameTable<Preemption, 2> kPreemptionNames = {{
+    {"recompute", Preemption::kRecompute}, {"swap", Preemption::kSwap}}};
 enum class ReplicaRole { kUnified, kPrefill, kDecode };
 
 struct ReplicaOptions {
-  StepCostOptions cost;             // tp, efficiencies, step overhead
+  StepCostOptions cost;             // plan, efficiencies, step overhead
   long long max_batch_tokens = 8192; // new tokens per step (decode + prefill)
   int max_sequences = 256;          // sequences in the running batch
   long long kv_capacity_tokens = 0; // KV cache size in tokens (from HBM left after weights)

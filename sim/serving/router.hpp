@@ -9,11 +9,18 @@
 #include <vector>
 
 #include "sim/core/flat_index.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/serving/replica.hpp"
 
 namespace agentsim::serving {
 
 enum class RouterPolicy { kRoundRobin, kLeastLoaded, kSessionAffinity, kKvAware };
+// The names of `serving.router`.
+inline constexpr core::NameTable<RouterPolicy, 4> kRouterPolicyNames = {{
+    {"round_robin", RouterPolicy::kRoundRobin},
+    {"least_loaded", RouterPolicy::kLeastLoaded},
+    {"session_affinity", RouterPolicy::kSessionAffinity},
+    {"kv_aware", RouterPolicy::kKvAware}}};
 
 class Router {
  public:

@@ -16,14 +16,7 @@
 
 namespace agentsim::serving {
 
-std::string_view to_string(Overlap o) {
-  switch (o) {
-    case Overlap::kNone: return "none";
-    case Overlap::kCommCompute: return "comm";
-    case Overlap::kTwoBatch: return "two_batch";
-  }
-  return "none";
-}
+std::string_view to_string(Overlap o) { return core::name_of(kOverlapNames, o); }
 
 std::string_view to_string(Cause c) {
   switch (c) {
@@ -35,13 +28,6 @@ std::string_view to_string(Cause c) {
     case Cause::kOverhead: return "overhead";
   }
   return "compute";
-}
-
-wl::ParallelPlan StepCostOptions::effective_plan() const {
-  if (plan) return *plan;
-  wl::ParallelPlan p;
-  p.tp = tp;
-  return p;
 }
 
 namespace {
@@ -314,7 +300,7 @@ StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::S
   if (batch.empty()) return c;
   const ConstantKernelEfficiency constant(opt.efficiency);
   const KernelEfficiency& eff = opt.kernels ? *opt.kernels : static_cast<const KernelEfficiency&>(constant);
-  Ctx ctx{model, system, opt, eff, opt.effective_plan(), 0, 0, 0, detail};
+  Ctx ctx{model, system, opt, eff, opt.plan, 0, 0, 0, detail};
   const double lf = eff.launch_floor_s(opt.cuda_graph);
   ctx.floor_s = lf >= 0 ? lf : system.accelerator.launch_floor_s * (opt.cuda_graph ? opt.graph_floor_fraction : 1.0);
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {

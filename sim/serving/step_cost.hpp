@@ -11,6 +11,7 @@
 
 #include "hwmodels/efficiency.hpp"
 #include "hwmodels/system.hpp"
+#include "sim/core/name_table.hpp"
 #include "sim/serving/collective_pricer.hpp"
 #include "sim/serving/kernel_efficiency.hpp"
 #include "sim/serving/spec_decode.hpp"
@@ -26,16 +27,20 @@ enum class Overlap {
   kCommCompute,  // collective transfer overlaps the ops (latency stays exposed)
   kTwoBatch,     // two micro-batches: one's collectives overlap the other's ops (MoE TBO)
 };
+// The names of `deployment.overlap` and `explain --overlap`.
+inline constexpr core::NameTable<Overlap, 3> kOverlapNames = {{
+    {"none", Overlap::kNone}, {"comm", Overlap::kCommCompute}, {"two_batch", Overlap::kTwoBatch}}};
 std::string_view to_string(Overlap o);
 
 struct StepCostOptions {
-  // The skeleton's three leading options; everything else keeps its default.
-  StepCostOptions(int tp_ = 1, hw::Efficiency eff = {}, double overhead_s = 0)
-      : tp(tp_), efficiency(eff), step_overhead_s(overhead_s) {}
-  int tp = 1;                    // tensor-parallel degree when `plan` is absent
+  // The skeleton's three leading options (a tp-only plan); everything else keeps its default.
+  StepCostOptions(int tp = 1, hw::Efficiency eff = {}, double overhead_s = 0)
+      : efficiency(eff), step_overhead_s(overhead_s) {
+    plan.tp = tp;
+  }
   hw::Efficiency efficiency;     // constant fractions of peak when `kernels` is absent
   double step_overhead_s = 0;    // scheduler + sampling + host work per step
-  std::optional<wl::ParallelPlan> plan;                  // absent: tp-only plan
+  wl::ParallelPlan plan;         // tp, ep, pp, attention dp, Engram placement
   std::shared_ptr<const KernelEfficiency> kernels;       // shape-dependent efficiencies (calibration profile)
   std::shared_ptr<const CollectivePricer> collectives;   // topology-priced collectives; absent: closed-form
                                                          // ring/direct alpha-beta on the scale-up figures
@@ -48,8 +53,6 @@ struct StepCostOptions {
   int host_link_users = 0;       // GPUs of the system loading from host at once (0: the plan's devices)
   double host_kv_load_tokens = 0;  // KV tokens loaded from host DRAM this step (summed over sequences)
   SpecDecodeOptions spec;        // speculative decoding / MTP on the decode tokens
-
-  wl::ParallelPlan effective_plan() const;
 };
 
 struct StepCost {

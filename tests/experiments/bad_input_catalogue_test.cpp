@@ -279,7 +279,7 @@ std::vector<Row> rows() {
        "validate exp.yaml --measured m.csv", "m.csv:2: concurrency: expected a concurrency in [1, 10000000]"},
       {"MeasuredBadPlan", "wrong type",
        {{"exp.yaml", kExp}, {"m.csv", kMeasuredHead + "a,src,hgx-h200,llama-3.1-8b,tp8,1,128,128,1,100,,,,,,\n"}},
-       "validate exp.yaml --measured m.csv", "m.csv:2: plan: expected a plan like tp=8,ep=1, found 'tp8'"},
+       "validate exp.yaml --measured m.csv", "m.csv:2: plan: plan 'tp8': 'tp8' is not key=value (expected e.g. tp=8,ep=8,pp=1,dp=1)"},
   };
 }
 

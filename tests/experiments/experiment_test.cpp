@@ -54,7 +54,7 @@ class ExperimentErrors : public ::testing::Test {
 
 TEST_F(ExperimentErrors, ValidExperimentLoads) {
   const Experiment e = load_experiment(write(valid_body()), kRoot);
-  EXPECT_EQ(e.deployment.tp, 8);
+  EXPECT_EQ(e.plans[0].deployment.plan.tp, 8);
   EXPECT_EQ(e.workload.concurrency, (std::vector<int>{1, 2}));
   EXPECT_DOUBLE_EQ(e.workload.window_s, 10.0);
   EXPECT_EQ(e.model.name, "llama-3.1-70b");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "experiments/experiment.hpp"
+#include "experiments/resolve_run.hpp"
 #include "experiments/runner.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "sim/core/error.hpp"
@@ -34,9 +35,8 @@ TEST(KvTierScope, NodeSizesAreSplitByDeviceShareAndLinksSharedByTheWholeNode) {
   const Experiment rep = parse("");
   const Experiment node = parse(", tier_scope: node");
   const wl::Trace sessions = load_sessions(rep);
-  const wl::Footprint fp = wl::footprint(rep.model, rep.deployment.plan);
-  const auto r = kv_options(rep, sessions, fp);
-  const auto n = kv_options(node, sessions, fp);
+  const auto r = resolve_run(rep, first_valid_plan(rep), sessions.block_size_tokens).replica.kv;
+  const auto n = resolve_run(node, first_valid_plan(node), sessions.block_size_tokens).replica.kv;
   ASSERT_EQ(r.tiers.size(), n.tiers.size());
   ASSERT_GE(r.tiers.size(), 3U);
   // A replica of 2 of the node's 8 GPUs holds 2/8 of the node's 2 TB host and 8 TB SSD tiers.
@@ -45,7 +45,7 @@ TEST(KvTierScope, NodeSizesAreSplitByDeviceShareAndLinksSharedByTheWholeNode) {
   EXPECT_EQ(n.tiers[1].capacity_tokens, static_cast<long long>(2e12 * 0.25 / per_token));
   EXPECT_EQ(n.tiers[2].capacity_tokens, static_cast<long long>(8e12 * 0.25 / per_token));
   // Load-back bandwidth: the replica's 2 GPUs alone vs all 8 GPUs of the node at once.
-  const auto tiers = hw::memory_tiers(rep.system);
+  const auto tiers = hw::memory_tiers(rep.systems[0]);
   for (std::size_t i = 1; i < 3; ++i) {
     EXPECT_EQ(r.tiers[i].bw_Bps, hw::per_gpu_bw_Bps(tiers[i], 2) * 2) << i;
     EXPECT_EQ(n.tiers[i].bw_Bps, hw::per_gpu_bw_Bps(tiers[i], 8) * 2) << i;
@@ -60,7 +60,7 @@ TEST(KvTierScope, UnknownScopeIsAnError) {
     parse(", tier_scope: rack");
     FAIL() << "accepted";
   } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("serving.kv_cache.tier_scope: 'rack' is not one of: replica, node"),
+    EXPECT_NE(std::string(e.what()).find("serving.kv_cache.tier_scope: unknown tier_scope 'rack'; valid: replica, node"),
               std::string::npos)
         << e.what();
   }

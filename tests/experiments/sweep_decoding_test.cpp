@@ -63,7 +63,7 @@ TEST_F(SweepDecoding, SystemsSearchAndTargetsDecode) {
   EXPECT_EQ(e.plans[1].label, "tp=16");
   EXPECT_NE(e.plans[1].pruned.find("deployment.tp"), std::string::npos) << e.plans[1].pruned;
   EXPECT_TRUE(e.plans[3].pruned.empty()) << "72 GPUs take tp=16";
-  EXPECT_EQ(e.plans[3].deployment.tp, 16);
+  EXPECT_EQ(e.plans[3].deployment.plan.tp, 16);
   EXPECT_EQ(e.readoff_speeds_tok_s, (std::vector<double>{50, 100}));
   ASSERT_EQ(e.slo_tiers.size(), 2u);
   EXPECT_EQ(e.slo_tiers[1].agent_tok_s, 60);
@@ -125,10 +125,10 @@ TEST_F(SweepDecoding, SetOverridesAndWhatIfChangeTheDecodedValues) {
   // Halving the H200's HBM bandwidth through what_if reaches the system that embeds it.
   const Experiment base = load_experiment(path, kRoot);
   const Experiment half = load_experiment(path, kRoot, {"what_if.h200.hbm_bandwidth=2.4TB/s"});
-  EXPECT_DOUBLE_EQ(half.system.accelerator.hbm_bw_Bps, 2.4e12);
-  EXPECT_GT(base.system.accelerator.hbm_bw_Bps, 4e12);
+  EXPECT_DOUBLE_EQ(half.systems[0].accelerator.hbm_bw_Bps, 2.4e12);
+  EXPECT_GT(base.systems[0].accelerator.hbm_bw_Bps, 4e12);
   const Experiment quiet = load_experiment(path, kRoot, {"what_if.hgx-h200.power.nameplate=5kW"});
-  EXPECT_DOUBLE_EQ(quiet.system.power.nameplate_w, 5000.0);
+  EXPECT_DOUBLE_EQ(quiet.systems[0].power.nameplate_w, 5000.0);
 }
 
 TEST(Describe, EverySectionListsItsDeclarations) {

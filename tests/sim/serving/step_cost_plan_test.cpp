@@ -27,7 +27,7 @@ struct Plans : ::testing::Test {
     StepCostOptions o;
     o.efficiency = {0.7, 0.8, 0.8};
     o.plan = wl::parse_parallel_plan(plan);
-    o.collectives = std::make_shared<const CollectivePricer>(s, *o.plan);
+    o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);
     return o;
   }
 };

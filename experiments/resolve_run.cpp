@@ -1,0 +1,124 @@
+#include "experiments/resolve_run.hpp"
+
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "experiments/profile_efficiency.hpp"
+#include "hwmodels/memory_tier.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/collective_pricer.hpp"
+#include "workloads/footprint.hpp"
+
+namespace agentsim::exp {
+
+namespace {
+
+// HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
+// full token budget and the runtime reserve, over KV bytes per token on that device.
+long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp) {
+  const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() -
+                            fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
+                            s.runtime_reserve_bytes;
+  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
+}
+
+// The KV cache of one replica of `devices` devices: cache unit, bytes per token, retention, and
+// the tiers with their capacity and load-back bandwidth (per replica or per node, tier_scope).
+serving::KvManagerOptions kv_options(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
+                                     int devices, long long trace_block_tokens) {
+  serving::KvManagerOptions kv;
+  kv.unit_tokens = serving::cache_unit_tokens(s.block_tokens, trace_block_tokens);
+  // Per replica: every device of a TP group and every pipeline stage holds its slice of a token's KV.
+  kv.kv_bytes_per_token = fp.kv_bytes_per_token * fp.plan.tp * fp.plan.pp;
+  kv.prefix_caching = s.prefix_caching;
+  kv.retention = s.retention;
+  kv.ttl_s = s.ttl_s;
+  const bool per_node = s.tier_scope == TierScope::kNode;
+  // Per node: the replica's share of the system's tier by devices, and the links loaded by all of them.
+  const double share = per_node ? static_cast<double>(devices) / static_cast<double>(system.accelerators) : 1.0;
+  const int link_users = per_node ? system.accelerators : devices;
+  const auto tiers = hw::memory_tiers(system);  // hbm, host, ssd, remote
+  const double capacity[] = {0, s.host_bytes, s.ssd_bytes, s.remote_bytes};
+  const char* names[] = {"hbm", "host", "ssd", "remote"};
+  for (std::size_t i = 0; i < tiers.size() && i < 4; ++i) {
+    serving::KvTierSpec t;
+    t.name = names[i];
+    t.link = std::string(tiers[i].link);
+    t.capacity_tokens = static_cast<long long>(capacity[i] * share / kv.kv_bytes_per_token);
+    t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], link_users) * devices;
+    t.latency_s = tiers[i].latency_s;
+    kv.tiers.push_back(t);
+  }
+  return kv;
+}
+
+// The plan and engine options priced per step, with the plan's collectives priced over the
+// system's topology once and the accelerator's efficiency profile when it names one.
+serving::StepCostOptions step_cost_options(const Experiment& e, const DeploymentConfig& d, const hw::System& system) {
+  serving::StepCostOptions cost;
+  cost.plan = d.plan;
+  cost.efficiency = e.serving.efficiency;
+  cost.step_overhead_s = e.serving.step_overhead_s;
+  cost.kernels = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
+  cost.overlap = d.overlap;
+  cost.cuda_graph = d.cuda_graph;
+  cost.ep_imbalance = d.ep_imbalance;
+  cost.micro_batches = d.micro_batches;
+  cost.host_prefetch = d.host_prefetch;
+  cost.spec = d.spec;
+  cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
+  return cost;
+}
+
+}  // namespace
+
+int RunSpec::replicas() const {
+  return cluster.prefill_replicas > 0 ? cluster.prefill_replicas + cluster.decode_replicas : cluster.replicas;
+}
+
+const Plan& first_valid_plan(const Experiment& e) {
+  for (const Plan& p : e.plans) {
+    if (p.pruned.empty()) return p;
+  }
+  throw core::Error(core::SourceLocation{e.file, 0, "deployment"}, "no valid deployment plan");
+}
+
+RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block_tokens) {
+  RunSpec r;
+  r.system = e.systems.at(static_cast<std::size_t>(plan.system));
+  const DeploymentConfig& d = plan.deployment;
+  const int devices = d.plan.devices();
+
+  serving::ReplicaOptions& ro = r.replica;
+  ro.cost = step_cost_options(e, d, r.system);
+  ro.max_batch_tokens = e.serving.max_batch_tokens;
+  ro.max_sequences = e.serving.max_sequences;
+  // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
+  const wl::Footprint fp = wl::footprint(e.model, d.plan);
+  ro.kv_capacity_tokens = hbm_kv_tokens(e.serving, r.system, fp);
+  ro.kv = kv_options(e.serving, r.system, fp, devices, trace_block_tokens);
+  ro.admission = e.serving.admission;
+  ro.preemption = e.serving.preemption;
+  ro.overlap_load = e.serving.overlap_load;
+  ro.fast_forward = e.serving.fast_forward;
+  r.warmup_s = e.workload.warmup_s;
+  r.end_s = e.workload.warmup_s + e.workload.window_s;
+  ro.barriers_s = {r.warmup_s, r.end_s};
+
+  serving::ClusterOptions& clo = r.cluster;
+  clo.replicas = e.serving.replicas;
+  clo.prefill_replicas = e.serving.prefill_replicas;
+  clo.decode_replicas = e.serving.decode_replicas;
+  clo.router = e.serving.router;
+  clo.devices_per_replica = devices;
+
+  // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
+  r.kv_transfer.system = r.system;
+  const int accelerators = r.accelerators();
+  r.kv_transfer.systems =
+      clo.prefill_replicas > 0 ? (accelerators + r.system.accelerators - 1) / r.system.accelerators : 1;
+  return r;
+}
+
+}  // namespace agentsim::exp
