@@ -204,7 +204,7 @@ TEST_F(FastForwardExact, StepsAtAHalfTickRoundAsExactPricing) {
   const wl::ModelSpec& m = catalog.models.get(c.model);
   const hw::System& s = catalog.systems.get(c.system);
   StepCostOptions o = cost_options(c);
-  o.collectives = std::make_shared<const CollectivePricer>(s, o.effective_plan());  // as experiments price them
+  o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);  // as experiments price them
   const StepCoster coster(m, s, o);
   DecodeSegment seg;
   seg.plan(coster, decodes(c, 0), c.steps);
