@@ -22,8 +22,14 @@ std::string cell(double v, const char* fmt) {
 }
 
 std::string target_name(const ReadoffRow& r) {
+  if (r.target_kind == "single_agent") return "single agent";
   return (r.target_kind == "speed" ? std::string() : r.target_kind + " ") + tick_label(r.target_agent_tok_s) +
          " tok/s";
+}
+
+// The compared figure: per-MW throughput at a target; a single agent's own speed.
+double figure_of(const ReadoffRow& r) {
+  return r.target_kind == "single_agent" ? r.target_agent_tok_s : r.total_tok_s_per_mw;
 }
 
 }  // namespace
@@ -36,7 +42,7 @@ std::vector<ReadoffDelta> readoff_deltas(const std::vector<RunTable>& tables) {
     for (std::size_t j = 1; j < tables.size(); ++j) {
       for (const ReadoffRow& b : tables[j].readoffs) {
         if (b.system != a.system || b.target_kind != a.target_kind ||
-            b.target_agent_tok_s != a.target_agent_tok_s) {
+            (a.target_kind != "single_agent" && b.target_agent_tok_s != a.target_agent_tok_s)) {
           continue;
         }
         ReadoffDelta d{a.system,
@@ -45,12 +51,12 @@ std::vector<ReadoffDelta> readoff_deltas(const std::vector<RunTable>& tables) {
                        tables[j].label,
                        a.deployment,
                        b.deployment,
-                       a.total_tok_s_per_mw,
-                       b.total_tok_s_per_mw,
+                       a.target_kind == "single_agent" ? "tok/s per agent" : "total tok/s per MW",
+                       figure_of(a),
+                       figure_of(b),
                        std::numeric_limits<double>::quiet_NaN()};
-        if (std::isfinite(a.total_tok_s_per_mw) && std::isfinite(b.total_tok_s_per_mw) &&
-            a.total_tok_s_per_mw > 0) {
-          d.delta_pct = (b.total_tok_s_per_mw - a.total_tok_s_per_mw) / a.total_tok_s_per_mw * 100.0;
+        if (std::isfinite(d.baseline_value) && std::isfinite(d.run_value) && d.baseline_value > 0) {
+          d.delta_pct = (d.run_value - d.baseline_value) / d.baseline_value * 100.0;
         }
         out.push_back(d);
         break;
@@ -82,11 +88,12 @@ std::string comparison_html(std::vector<RunTable> tables) {
        ". Each curve is one system's chosen deployment in one run. "
        "Hover a point for the run's numbers.</p>\n";
   h += svg_line_chart(headline_chart(tables));
-  h += "<h2>Read-off deltas</h2>\n<p>Total tokens/s per MW at each target both runs read off, against the "
-       "baseline.</p>\n<div class=\"wide\"><table class=\"compare\" id=\"readoff-deltas\"><tr>"
+  h += "<h2>Read-off deltas</h2>\n<p>Total tokens/s per MW at each target both runs read off, and each "
+       "system's single-agent speed, against the baseline.</p>\n<div class=\"wide\"><table class=\"compare\" "
+       "id=\"readoff-deltas\"><tr>"
        "<th class=\"l\">system</th><th class=\"l\">target</th><th class=\"l\">baseline</th><th "
-       "class=\"l\">run</th>"
-       "<th>baseline tok/s per MW</th><th>run tok/s per MW</th><th>delta</th><th "
+       "class=\"l\">run</th><th class=\"l\">figure</th>"
+       "<th>baseline</th><th>run</th><th>delta</th><th "
        "class=\"l\">deployments</th></tr>\n";
   const auto deltas = readoff_deltas(tables);
   for (ReadoffDelta d : deltas) {
@@ -96,8 +103,8 @@ std::string comparison_html(std::vector<RunTable> tables) {
       cls = d.delta_pct > 0 ? " class=\"up\"" : " class=\"down\"";
     h += "<tr class=\"delta\"><td class=\"l\">" + html_escape(d.system) + "</td><td class=\"l\">" +
          html_escape(d.target) + "</td><td class=\"l\">" + html_escape(d.baseline_label) +
-         "</td><td class=\"l\">" + html_escape(d.run_label) + "</td><td>" +
-         cell(d.baseline_tok_s_per_mw, "%.0f") + "</td><td>" + cell(d.run_tok_s_per_mw, "%.0f") + "</td><td" +
+         "</td><td class=\"l\">" + html_escape(d.run_label) + "</td><td class=\"l\">" + html_escape(d.figure) +
+         "</td><td>" + cell(d.baseline_value, "%.0f") + "</td><td>" + cell(d.run_value, "%.0f") + "</td><td" +
          cls + ">" + cell(d.delta_pct, "%+.1f%%") + "</td><td class=\"l\">" +
          html_escape(d.baseline_deployment) +
          (d.run_deployment == d.baseline_deployment ? "" : " &rarr; " + html_escape(d.run_deployment)) +

@@ -10,10 +10,11 @@
 namespace agentsim::exp {
 
 struct ReadoffDelta {
-  std::string system, target;  // target: "40 tok/s" or "slo 40 tok/s"
+  std::string system, target;  // target: "40 tok/s", "slo 40 tok/s" or "single agent"
   std::string baseline_label, run_label;
   std::string baseline_deployment, run_deployment;
-  double baseline_tok_s_per_mw = 0, run_tok_s_per_mw = 0;  // total tok/s per MW (NaN: not read off)
+  std::string figure;          // "total tok/s per MW"; for single agent "tok/s per agent"
+  double baseline_value = 0, run_value = 0;  // the figure (NaN: not read off)
   double delta_pct = 0;  // (run - baseline) / baseline x 100; NaN when either is missing
 };
 

@@ -206,18 +206,25 @@ TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
       << "the baseline's curves (and legend lines) are dashed";
   EXPECT_NE(headline.find("data-name=\"whatif: hgx-h200 tp=8\""), std::string::npos);
   const auto rows = matches(dom, "<tr class=\"delta\">(.*?)</tr>");
-  ASSERT_EQ(rows.size(), 2u) << "one per system at the one target";
+  ASSERT_EQ(rows.size(), 4u) << "per system: the one speed target and the single-agent speed";
   const auto cells = [](const std::string& row) { return matches(row, "<td[^>]*>([^<]*)</td>"); };
-  const auto h200 = cells(rows[0]), b200 = cells(rows[1]);
-  ASSERT_GE(h200.size(), 7u);
-  ASSERT_GE(b200.size(), 7u);
+  const auto h200 = cells(rows[0]), h200_single = cells(rows[1]), b200 = cells(rows[2]), b200_single = cells(rows[3]);
+  ASSERT_GE(h200.size(), 8u);
+  ASSERT_GE(b200.size(), 8u);
+  ASSERT_GE(h200_single.size(), 8u);
+  ASSERT_GE(b200_single.size(), 8u);
   EXPECT_EQ(h200[0], "hgx-h200");
   EXPECT_EQ(h200[1], "40 tok/s");
   EXPECT_EQ(h200[2], "base");
   EXPECT_EQ(h200[3], "whatif");
+  EXPECT_EQ(h200[4], "total tok/s per MW");
+  EXPECT_EQ(h200_single[1], "single agent");
+  EXPECT_EQ(h200_single[4], "tok/s per agent");
   EXPECT_EQ(b200[0], "hgx-b200");
-  EXPECT_EQ(b200[6], "+0.0%") << "the what-if leaves the B200 alone";
-  EXPECT_NE(h200[6], "+0.0%") << "more HBM bandwidth moves the H200's read-off";
+  EXPECT_EQ(b200[7], "+0.0%") << "the what-if leaves the B200 alone";
+  EXPECT_EQ(b200_single[7], "+0.0%");
+  EXPECT_NE(h200[7], "+0.0%") << "more HBM bandwidth moves the H200's read-off";
+  EXPECT_EQ(h200_single[7].substr(0, 1), "+") << "and speeds up a single agent";
   // `run --baseline` wrote the same comparison table.
   const std::string from_run = slurp(dir() / "whatif" / "compare.html");
   EXPECT_EQ(matches(from_run, "<tr class=\"delta\">(.*?)</tr>"),
