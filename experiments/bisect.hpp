@@ -2,6 +2,7 @@
 // Bisection on integer concurrency for a predicate that is true up to some point and false after
 // it (e.g. "the SLO holds at x agents").
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace agentsim::exp {
@@ -14,6 +15,33 @@ inline long long narrow_bracket(long long good, long long bad, double fraction,
   while (bad - good > width()) {
     const long long mid = good + (bad - good) / 2;
     (pred(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+// Narrows a known bracket on a margin that is >= 0 where the target is met and < 0 where it is not
+// (m_good >= 0 at good, m_bad < 0 at bad), until bad - good <= max(1, fraction x good). Each probe
+// aims at the bracket's linear interpolation of the margin, alternately half a tolerance below and
+// above it, so a near-linear curve closes in two or three probes; after three probes on one side it
+// falls back to the midpoint. Returns the final good.
+inline long long narrow_bracket_interpolated(long long good, double m_good, long long bad, double m_bad,
+                                             double fraction, const std::function<double(long long)>& margin) {
+  auto width = [&] { return std::max<long long>(1, static_cast<long long>(fraction * static_cast<double>(good))); };
+  int side = 0, repeats = 0, probes = 0;
+  while (bad - good > width()) {
+    const double t = m_good - m_bad > 0 ? m_good / (m_good - m_bad) : 0.5;
+    const double estimate = static_cast<double>(good) + t * static_cast<double>(bad - good);
+    const double half = 0.5 * static_cast<double>(width());
+    long long x = static_cast<long long>(std::llround(probes % 2 == 0 ? estimate - half : estimate + half));
+    if (repeats >= 3) x = good + (bad - good) / 2;
+    x = std::clamp(x, good + 1, bad - 1);
+    const double m = margin(x);
+    const int now = m >= 0 ? 1 : -1;
+    (now > 0 ? good : bad) = x;
+    (now > 0 ? m_good : m_bad) = m;
+    repeats = now == side ? repeats + 1 : 1;
+    side = now;
+    ++probes;
   }
   return good;
 }

@@ -22,7 +22,9 @@ constexpr std::array kTopKeys = {
     OptionSpec{"system", "string", "", "one system catalog name (or use systems)"},
     OptionSpec{"systems", "list of strings", "", "system catalog names, one curve each"},
     OptionSpec{"deployment", "map", "{}", "parallel layout (see `describe deployment`)"},
-    OptionSpec{"search", "map of lists", "", "deployment search space: deployment option -> candidate values"},
+    OptionSpec{"search", "map of lists or auto", "",
+               "deployment search space: deployment option -> candidate values; auto: tp, ep and attention-dp "
+               "degrees up to the system, ranked by an analytic bound, the best few simulated"},
     OptionSpec{"serving", "map", "{}", "engine options (see `describe serving`)"},
     OptionSpec{"workload", "map", "", "sessions and replay (see `describe workload`)"},
     OptionSpec{"readoffs", "map", "{agent_speeds: [100]}", "read-off targets (see `describe readoffs`)"},
@@ -102,11 +104,38 @@ std::string scalar_text(const YAML::Node& n) {
   return out.c_str();
 }
 
+// One plan of one system from a deployment node; an invalid one is kept, pruned with the decoder's
+// reason (or, when `strict`, is an input error).
+void add_plan(Experiment& e, int system_index, const YAML::Node& node, const YamlNode* dep, bool searched,
+              bool strict) {
+  const hw::System& sys = e.systems[static_cast<std::size_t>(system_index)];
+  Plan p;
+  p.system = system_index;
+  for (const auto& kv : node) {
+    if (!p.label.empty()) p.label += ",";
+    p.label += kv.first.as<std::string>() + "=" + scalar_text(kv.second);
+  }
+  if (p.label.empty()) p.label = "default";
+  // Without a search the original node decodes, so errors keep their line numbers.
+  const YamlNode dn = !searched && dep ? *dep : YamlNode(node, dep ? dep->file() : e.file, "deployment");
+  try {
+    p.deployment = decode_deployment(node.size() > 0 ? &dn : nullptr, e.model, sys);
+  } catch (const core::Error& err) {
+    if (strict && node.size() == 0) {
+      throw core::Error(core::SourceLocation{e.file, 0, "deployment"},
+                        err.detail() + " (no deployment section, so the default plan applies)");
+    }
+    if (strict) throw;
+    // The merged plan has no line of its own: name the key, not a misleading line.
+    p.pruned = core::format_error(core::SourceLocation{"", 0, err.where().key_path}, err.detail());
+  }
+  e.plans.push_back(p);
+}
+
 // Plans of one system: the fixed deployment, or every combination of the search lists
 // merged into it. Invalid combinations are kept, pruned with the decoder's reason.
 void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::optional<YamlNode>& search,
                bool strict) {
-  const hw::System& sys = e.systems[static_cast<std::size_t>(system_index)];
   YAML::Node base = YAML::Node(YAML::NodeType::Map);
   if (dep) base = YAML::Clone(dep->raw());
   std::vector<std::string> keys;
@@ -122,27 +151,7 @@ void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::
   while (true) {
     YAML::Node node = YAML::Clone(base);
     for (std::size_t i = 0; i < keys.size(); ++i) node[keys[i]] = YAML::Clone(values[i][idx[i]]);
-    Plan p;
-    p.system = system_index;
-    for (const auto& kv : node) {
-      if (!p.label.empty()) p.label += ",";
-      p.label += kv.first.as<std::string>() + "=" + scalar_text(kv.second);
-    }
-    if (p.label.empty()) p.label = "default";
-    // Without a search the original node decodes, so errors keep their line numbers.
-    const YamlNode dn = keys.empty() && dep ? *dep : YamlNode(node, dep ? dep->file() : e.file, "deployment");
-    try {
-      p.deployment = decode_deployment(node.size() > 0 ? &dn : nullptr, e.model, sys);
-    } catch (const core::Error& err) {
-      if (strict && node.size() == 0) {
-        throw core::Error(core::SourceLocation{e.file, 0, "deployment"},
-                          err.detail() + " (no deployment section, so the default plan applies)");
-      }
-      if (strict) throw;
-      // The merged plan has no line of its own: name the key, not a misleading line.
-      p.pruned = core::format_error(core::SourceLocation{"", 0, err.where().key_path}, err.detail());
-    }
-    e.plans.push_back(p);
+    add_plan(e, system_index, node, dep, !keys.empty(), strict);
     // Odometer over the search lists, last key fastest.
     std::size_t k = keys.size();
     while (k > 0) {
@@ -152,6 +161,39 @@ void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::
       if (k == 0) return;
     }
     if (keys.empty()) return;
+  }
+}
+
+// search: auto. Degrees t = 1, 2, 4, ... that divide the system's GPUs, and the GPU count itself (so
+// the filled system idles no GPU: 8 GPUs hold 8/t replicas, an NVL72 rack 72/t): tensor parallel
+// {tp: t}; for MoE models also expert parallel over the TP group {tp: t, ep: t} and attention data
+// parallel with expert parallel {dp: t, ep: t}. Each merged into the deployment section's other keys;
+// the decoder prunes what cannot run (heads, experts, memory) with the reason.
+void add_auto_plans(Experiment& e, int system_index, const YamlNode* dep) {
+  const int gpus = e.systems[static_cast<std::size_t>(system_index)].accelerators;
+  std::vector<int> degrees;
+  for (int t = 1; t <= gpus; t *= 2) {
+    if (gpus % t == 0) degrees.push_back(t);
+  }
+  if (degrees.back() != gpus) degrees.push_back(gpus);
+  const bool moe = e.model.ffn.experts > 0;
+  for (int t : degrees) {
+    std::vector<std::vector<std::pair<const char*, int>>> shapes = {{{"tp", t}}};
+    if (moe && t > 1) {
+      shapes.push_back({{"tp", t}, {"ep", t}});
+      shapes.push_back({{"dp", t}, {"ep", t}});
+    }
+    for (const auto& shape : shapes) {
+      YAML::Node node = YAML::Node(YAML::NodeType::Map);
+      for (const auto& [k, v] : shape) node[k] = v;
+      if (dep) {
+        for (const auto& kv : dep->raw()) {
+          const std::string key = kv.first.as<std::string>();
+          if (key != "tp" && key != "ep" && key != "dp" && key != "pp") node[key] = YAML::Clone(kv.second);
+        }
+      }
+      add_plan(e, system_index, node, dep, true, false);
+    }
   }
 }
 
@@ -257,7 +299,10 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
   }
 
   const auto dep = doc.find("deployment");
-  const auto search = doc.find("search");
+  auto search = doc.find("search");
+  e.search_auto = search && !search->is_map() && !search->is_sequence() && search->as_string() == "auto";
+  if (search && !e.search_auto && !search->is_map()) throw search->error("expected auto or a map of candidate lists");
+  if (e.search_auto) search.reset();
   if (search) {
     search->check_keys(deployment_options());
     for (const auto& k : search->keys()) {
@@ -274,9 +319,13 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
     }
   }
   // A single fixed plan keeps the skeleton's behaviour: an invalid deployment is an input error.
-  const bool strict = e.systems.size() == 1 && !search;
+  const bool strict = e.systems.size() == 1 && !search && !e.search_auto;
   for (std::size_t i = 0; i < e.systems.size(); ++i) {
-    add_plans(e, static_cast<int>(i), dep ? &*dep : nullptr, search, strict);
+    if (e.search_auto) {
+      add_auto_plans(e, static_cast<int>(i), dep ? &*dep : nullptr);
+    } else {
+      add_plans(e, static_cast<int>(i), dep ? &*dep : nullptr, search, strict);
+    }
   }
   bool any_valid = false;
   for (const auto& p : e.plans) any_valid = any_valid || p.pruned.empty();

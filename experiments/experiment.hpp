@@ -43,6 +43,7 @@ struct Experiment {
   WorkloadConfig workload;
   std::vector<hw::System> systems;  // `systems` (or the one `system`), in file order
   std::vector<Plan> plans;          // per system, the fixed deployment or every search combination
+  bool search_auto = false;         // search: auto (plans ranked by rank_plans before the sweep)
   std::vector<double> readoff_speeds_tok_s;  // per-agent p50 speeds to read throughput per MW at
   std::vector<SloTier> slo_tiers;
   hw::PowerOptions power;

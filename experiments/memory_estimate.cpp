@@ -70,7 +70,10 @@ PointBytes point_bytes(const Experiment& e, const wl::Trace& sessions, const Tra
   const double dur_s = e.workload.warmup_s + e.workload.window_s;
   const double kept_fraction = dur_s > 0 ? e.workload.window_s / dur_s : 1.0;
   const auto& sv = e.serving;
-  const double replicas = sv.prefill_replicas > 0 ? sv.prefill_replicas + sv.decode_replicas : sv.replicas;
+  const double replicas = sv.prefill_replicas > 0 ? sv.prefill_replicas + sv.decode_replicas
+                          : sv.replicas > 0       ? sv.replicas
+                                                  : std::max(1, e.systems[static_cast<std::size_t>(plan.system)].accelerators /
+                                                                    plan.deployment.plan.devices());
   const double step_s = std::max(sv.step_overhead_s, kMinStepS);
 
   double agents = level;

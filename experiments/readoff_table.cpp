@@ -53,6 +53,13 @@ bool meets_slo(const RunResult& r, const SloTier& tier) {
   return true;
 }
 
+double slo_margin(const RunResult& r, const SloTier& tier) {
+  if (!r.skipped.empty() || r.summary.requests == 0) return -1;
+  double m = speed_at(r, tier.speed_percentile) / tier.agent_tok_s - 1;
+  if (tier.ttft_s > 0) m = std::min(m, 1 - ttft_at(r, tier.ttft_percentile) / tier.ttft_s);
+  return std::isnan(m) ? -1 : m;
+}
+
 std::string plan_prefix(const Experiment& e, int plan) {
   const Plan& p = e.plans[static_cast<std::size_t>(plan)];
   return e.systems[static_cast<std::size_t>(p.system)].name + "/" + p.label + "/";

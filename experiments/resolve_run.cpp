@@ -1,5 +1,6 @@
 #include "experiments/resolve_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -107,7 +108,12 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.barriers_s = {r.warmup_s, r.end_s};
 
   serving::ClusterOptions& clo = r.cluster;
-  clo.replicas = e.serving.replicas;
+  // fill: as many replicas as one system holds (plans stay within one system: the validator bounds them).
+  clo.replicas = e.serving.replicas > 0 ? e.serving.replicas : std::max(1, r.system.accelerators / devices);
+  if (e.serving.pods > 1 && clo.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
+    throw core::Error(core::SourceLocation{e.file, 0, "serving.pods"},
+                      "expected at most " + std::to_string(clo.replicas) + " pods: each pod needs at least one replica");
+  }
   clo.prefill_replicas = e.serving.prefill_replicas;
   clo.decode_replicas = e.serving.decode_replicas;
   clo.router = e.serving.router;

@@ -13,7 +13,8 @@ namespace agentsim::exp {
 struct RunSpec {
   hw::System system;                // the plan's system
   serving::ReplicaOptions replica;  // step cost (the plan, efficiency profile, collectives), scheduler, KV cache
-  serving::ClusterOptions cluster;  // replicas, router, devices per replica (= the plan's devices)
+  serving::ClusterOptions cluster;  // replicas (serving.replicas, or fill: system GPUs / plan devices), router,
+                                    // devices per replica (= the plan's devices)
   hw::Cluster kv_transfer;          // the systems a disaggregated deployment's KV crosses (one otherwise)
   double warmup_s = 0;              // measurement window [warmup_s, end_s)
   double end_s = 0;

@@ -40,7 +40,7 @@ struct ServingConfig {
   double ttl_s = 0;
   // Cluster.
   serving::RouterPolicy router = serving::RouterPolicy::kRoundRobin;  // kRouterPolicyNames
-  int replicas = 1;
+  int replicas = 0;                      // unified replicas; 0 = fill: as many as the system holds
   int prefill_replicas = 0;              // > 0: disaggregated
   int decode_replicas = 0;
   int pods = 1;                          // independent routing pods (sim/serving/pods.hpp)

@@ -21,7 +21,8 @@ constexpr std::array kServingKeys = {
     OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
     OptionSpec{"kv_cache", "map", "", "block size, prefix caching, lower tiers, retention"},
     OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
-    OptionSpec{"replicas", "integer", "1", "unified replicas behind the router"},
+    OptionSpec{"replicas", "integer or fill", "fill",
+               "unified replicas behind the router; fill: as many as one system holds (its GPUs / the plan's)"},
     OptionSpec{"disaggregation", "map", "", "prefill_replicas and decode_replicas"},
     OptionSpec{"pods", "integer", "1", "independent routing pods, each with its own router and an even share of replicas and load"},
 };
@@ -93,7 +94,11 @@ ServingConfig decode_serving(const YamlNode* srv) {
     }
   }
   s.router = named_or(*srv, "router", s.router, serving::kRouterPolicyNames);
-  s.replicas = static_cast<int>(bounded_int(*srv, "replicas", 1, 1, 1 << 20));
+  if (auto r = srv->find("replicas"); r && !r->is_sequence() && !r->is_map() && r->as_string() == "fill") {
+    s.replicas = 0;
+  } else {
+    s.replicas = static_cast<int>(bounded_int(*srv, "replicas", 0, 1, 1 << 20));
+  }
   if (auto d = srv->find("disaggregation")) {
     d->check_keys(kDisaggKeys);
     s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
@@ -101,7 +106,7 @@ ServingConfig decode_serving(const YamlNode* srv) {
   }
   s.pods = static_cast<int>(bounded_int(*srv, "pods", 1, 1, 1 << 20));
   const int fewest = s.prefill_replicas > 0 ? std::min(s.prefill_replicas, s.decode_replicas) : s.replicas;
-  if (s.pods > fewest) {
+  if (fewest > 0 && s.pods > fewest) {
     throw srv->at("pods").error("expected at most " + std::to_string(fewest) + " pods: each pod needs at least one " +
                                 (s.prefill_replicas > 0 ? "prefill and one decode replica" : "replica"));
   }

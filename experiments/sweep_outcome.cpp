@@ -65,8 +65,42 @@ std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions
 struct Bisection {
   int plan = 0;
   long long good = 0, bad = 0;
-  std::function<bool(const RunResult&)> meets;
+  double m_good = 0, m_bad = 0;                      // margins at good and bad (auto only)
+  std::function<double(const RunResult&)> margin;  // >= 0: the target is met
 };
+
+// concurrency: auto refines only the plan each (system, target) chose on the ladder: its bracket
+// narrowed to within 2% of concurrency by interpolated probes (bisect.hpp).
+std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<RunResult>& runs) {
+  std::vector<Bisection> tasks;
+  for (const ReadoffRow& row : choose_plans(e, all_readoffs(e, runs))) {
+    if (row.plan < 0 || !row.in_swept_range || row.target_kind == "single_agent") continue;
+    std::function<double(const RunResult&)> margin;
+    if (row.target_kind == "speed") {
+      const double s = row.target_agent_tok_s;
+      margin = [s](const RunResult& r) {
+        const double m = r.summary.agent_output_tok_s_p50 / s - 1;
+        return r.skipped.empty() && !std::isnan(m) ? m : -1.0;
+      };
+    } else {
+      for (const SloTier& tier : e.slo_tiers) {
+        if (tier.agent_tok_s == row.target_agent_tok_s) margin = [tier](const RunResult& r) { return slo_margin(r, tier); };
+      }
+    }
+    const auto ladder = plan_runs(runs, plan_prefix(e, row.plan), false);
+    for (std::size_t i = 1; i < ladder.size(); ++i) {
+      const double a = margin(*ladder[i - 1]), b = margin(*ladder[i]);
+      if (a >= 0 && b < 0) {
+        const auto lo = static_cast<long long>(ladder[i - 1]->level), hi = static_cast<long long>(ladder[i]->level);
+        if (hi - lo > std::max<long long>(1, static_cast<long long>(0.02 * static_cast<double>(lo)))) {
+          tasks.push_back({row.plan, lo, hi, a, b, margin});
+        }
+        break;
+      }
+    }
+  }
+  return tasks;
+}
 
 }  // namespace
 
@@ -85,32 +119,21 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
     }
   }
 
-  // Bisections: each SLO tier the sweep brackets (to the exact concurrency with a fixed list, within
-  // 2% with auto); with auto also each speed target, so its read-off interpolates over a narrow bracket.
+  // Bisections. A fixed list: each SLO tier the sweep brackets, to the exact concurrency. Auto: each
+  // target's chosen plan, within 2% of concurrency.
   const bool narrow = e.workload.auto_concurrency;
-  const double fraction = narrow ? 0.02 : 0.0;
   std::vector<Bisection> tasks;
-  if (e.workload.mode == ReplayMode::kClosedLoop) {
+  if (narrow) {
+    tasks = auto_refinements(e, out.runs);
+  } else if (e.workload.mode == ReplayMode::kClosedLoop) {
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (!e.plans[p].pruned.empty()) continue;
       const auto runs = plan_runs(out.runs, plan_prefix(e, static_cast<int>(p)), false);
       for (const auto& tier : e.slo_tiers) {
         const SloBracket b = slo_bracket(runs, tier);
         if (b.bracketed && b.hi - b.lo > 1) {
-          tasks.push_back({static_cast<int>(p), b.lo, b.hi, [tier](const RunResult& r) { return meets_slo(r, tier); }});
-        }
-      }
-      if (!narrow) continue;
-      for (double s : e.readoff_speeds_tok_s) {
-        auto fast_enough = [s](const RunResult& r) { return r.summary.agent_output_tok_s_p50 >= s; };
-        for (std::size_t i = 1; i < runs.size(); ++i) {
-          if (fast_enough(*runs[i - 1]) && !fast_enough(*runs[i])) {
-            const auto lo = static_cast<long long>(runs[i - 1]->level), hi = static_cast<long long>(runs[i]->level);
-            if (hi - lo > std::max<long long>(1, static_cast<long long>(fraction * static_cast<double>(lo)))) {
-              tasks.push_back({static_cast<int>(p), lo, hi, fast_enough});
-            }
-            break;
-          }
+          tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
+                           [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
         }
       }
     }
@@ -122,12 +145,12 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
         std::vector<RunResult> made;
         auto probe = [&](long long c) {
           made.push_back(cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt));
-          return t.meets(made.back());
+          return t.margin(made.back());
         };
         if (narrow) {
-          narrow_bracket(t.good, t.bad, fraction, probe);
+          narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, 0.02, probe);
         } else {
-          bisect_max_true(t.good + 1, t.bad - 1, probe);
+          bisect_max_true(t.good + 1, t.bad - 1, [&](long long c) { return probe(c) >= 0; });
         }
         return made;
       },

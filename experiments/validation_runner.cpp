@@ -1,5 +1,6 @@
 #include "experiments/validation_runner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -33,6 +34,8 @@ Experiment row_experiment(const Experiment& base, const Catalog& catalog, const 
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   e.systems = {system};
   e.plans = {plan};
+  // As many replicas as the measurement's GPUs hold (not the system filled: a 1-GPU row is one GPU).
+  e.serving.replicas = std::max(1, row.gpus / std::max(1, plan.deployment.plan.devices()));
   // Fixed-length one-turn sessions: isl tokens in, osl out, sent back to back.
   WorkloadConfig& w = e.workload;
   w.mode = ReplayMode::kClosedLoop;

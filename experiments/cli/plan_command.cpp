@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "experiments/capacity_plan.hpp"
+#include "experiments/plan_ranking.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/cluster.hpp"
 #include "experiments/experiment.hpp"
@@ -62,8 +63,11 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     const std::string base = args->experiment.empty()
                                  ? (std::filesystem::path(ctx.root) / "experiments/examples/agentic-v4.1-flash.yaml").string()
                                  : args->experiment;
-    const exp::Experiment e = exp::load_experiment(base, ctx.root, sets);
+    // Sized per replica: one replica per simulated deployment, whatever the base experiment fills.
+    sets.insert(sets.begin(), "serving.replicas=1");
+    exp::Experiment e = exp::load_experiment(base, ctx.root, sets);
     const auto sessions = exp::load_sessions(e);
+    exp::rank_plans(e, sessions);
     exp::CapacityQuestion q;
     q.agents = args->agents;
     q.slo.agent_tok_s = args->agent_speed;

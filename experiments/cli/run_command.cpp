@@ -18,6 +18,7 @@
 #include "experiments/results_h5.hpp"
 #include "experiments/run_comparison.hpp"
 #include "experiments/runner.hpp"
+#include "experiments/plan_ranking.hpp"
 #include "experiments/summary_csv.hpp"
 #include "experiments/sweep_outcome.hpp"
 #include "experiments/terminal_table.hpp"
@@ -58,7 +59,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     const auto t0 = std::chrono::steady_clock::now();
     exp::Cluster cluster;
     const bool lead = cluster.rank() == 0;
-    const exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
+    exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
     // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
     if (!args->baseline.empty()) exp::read_run_table(args->baseline);
     exp::ExecOptions opt;
@@ -89,6 +90,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
       exp::check_memory(e, before, available, limit_source);
     }
     const auto sessions = exp::load_sessions(e);
+    exp::rank_plans(e, sessions);  // search: auto simulates only the most promising plans
     const exp::MemoryEstimate mem = exp::estimate_memory(e, sessions, opt.threads, cluster.size());
     exp::check_memory(e, mem, available, limit_source);
     if (lead) {

@@ -35,5 +35,29 @@ TEST(Bisect, NarrowBracketStopsWithinTheFraction) {
   EXPECT_EQ(narrow_bracket(7, 8, 0.02, [](long long) -> bool { throw 1; }), 7) << "already narrow: no probe";
 }
 
+// Interpolated probes on a linear margin (root 1234 between 1024 and 2048) close a 2% bracket in a
+// few probes; a margin with its root at the bottom edge falls back to halving and still closes.
+TEST(Bisect, InterpolatedNarrowingClosesInAFewProbes) {
+  int calls = 0;
+  auto linear = [&](long long x) {
+    ++calls;
+    return (1234.0 - static_cast<double>(x)) / 1234.0;
+  };
+  const long long good = narrow_bracket_interpolated(1024, linear(1024), 2048, linear(2048), 0.02, linear);
+  calls -= 2;
+  EXPECT_LE(good, 1234);
+  EXPECT_GE(good, 1234 - static_cast<long long>(0.02 * 1234));
+  EXPECT_LE(calls, 3);
+  int steps = 0;
+  auto step = [&](long long x) {
+    ++steps;
+    return x <= 1030 ? 1.0 : -100.0;  // a cliff: interpolation aims far too low
+  };
+  const long long cliff = narrow_bracket_interpolated(1024, 1.0, 2048, -100.0, 0.02, step);
+  EXPECT_LE(cliff, 1030);
+  EXPECT_GE(cliff, 1030 - 20);
+  EXPECT_LE(steps, 12);
+}
+
 }  // namespace
 }  // namespace agentsim::exp
