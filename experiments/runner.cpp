@@ -39,6 +39,7 @@ namespace {
 // full token budget and the runtime reserve, over KV bytes per token on that device.
 long long hbm_kv_tokens(const Experiment& e, const wl::Footprint& fp) {
   const double per_device = e.system.accelerator.hbm_bytes * e.serving.memory_fraction - fp.weight_bytes() -
+                            fp.engram_hbm_bytes -
                             fp.activation_bytes_per_token * static_cast<double>(e.serving.max_batch_tokens) -
                             e.serving.runtime_reserve_bytes;
   return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
