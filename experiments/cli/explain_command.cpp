@@ -197,7 +197,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                 bd.host_link_bw_Bps / 1e9, bd.engram_host_transfer_s * 1e6, bd.engram_host_exposed_s * 1e6,
                 opt.engram_prefetch ? "on: gathered from step start" : "off");
   } else if (model.engram.table_bytes > 0) {
-    std::printf("\nEngram tables in HBM (%.1f GB per device)\n", model.engram.table_bytes_with_scales / plan.devices() / 1e9);
+    std::printf("\nEngram tables in HBM (%.1f GB per device)\n",
+                model.engram.table_bytes_with_scales / plan.devices() / 1e9);
   }
   const serving::CauseTotals& k = bd.causes;
   std::printf("\nby cause (ms): compute %.3f | HBM %.3f | host link %.3f | network %.3f | floors+latency %.3f | "

@@ -67,7 +67,8 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
   if (c.weight_bytes_per_device + c.kv_bytes_per_device > c.hbm_budget_bytes) {
     char frac[16];
     std::snprintf(frac, sizeof frac, "%.2f", memory_fraction);
-    const std::string engram = f.engram_hbm_bytes > 0 ? " (incl. Engram tables " + gb(f.engram_hbm_bytes) + " in HBM)" : "";
+    const std::string engram =
+        f.engram_hbm_bytes > 0 ? " (incl. Engram tables " + gb(f.engram_hbm_bytes) + " in HBM)" : "";
     return reject("weights " + gb(c.weight_bytes_per_device) + engram + " + KV of one " +
                   std::to_string(static_cast<long long>(min_kv_tokens)) + "-token sequence " +
                   gb(c.kv_bytes_per_device) + " per device exceed " + gb(system.accelerator.hbm_bytes) + " HBM x " +

@@ -1,10 +1,10 @@
 // Engram placement (issue #16 item 2): V4.1 Flash's tables on host by default, their rows
 // priced over each system's host link (PCIe Gen5 vs NVLink-C2C), prefetch overlap, and the
 // 2-GPU plans that host placement makes valid.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "experiments/catalog.hpp"
 #include "sim/serving/batch_text.hpp"
@@ -24,7 +24,8 @@ const wl::ModelSpec& flash() { return cat().models.get("deepseek-v4.1-flash"); }
 // V4.1 Flash's rows per token: 48 rows x (256 B + 8 B scales) = 12,672 B.
 constexpr double kRowBytesPerToken = 48.0 * 264.0;
 
-StepCostOptions options(const hw::System& s, const std::string& plan_text, bool on_host, bool prefetch = true) {
+StepCostOptions options(const hw::System& s, const std::string& plan_text, bool on_host,
+                        bool prefetch = true) {
   StepCostOptions o;
   o.efficiency = {0.7, 0.8, 0.8};
   wl::ParallelPlan p = wl::parse_parallel_plan(plan_text);
@@ -79,7 +80,8 @@ TEST(EngramHost, DefaultPlacementReadsRowsOverTheHostLinkNotHbm) {
 //   ratio 225 / 64 = 3.515625. Latencies (2 us PCIe, 1 us C2C) are added once per step.
 TEST(EngramHost, PcieAndC2cDifferByTheirPerGpuHostBandwidth) {
   const StepBatch b = parse_step_batch("decode=256@8192");
-  const double bytes = 256 * kRowBytesPerToken;  // 3,244,032 B per device (each TP rank reads its tokens' rows)
+  const double bytes =
+      256 * kRowBytesPerToken;  // 3,244,032 B per device (each TP rank reads its tokens' rows)
   const hw::System& pcie = cat().systems.get("hgx-b200");
   const hw::System& c2c = cat().systems.get("gb200-nvl72");
   const StepCost a = step_cost(b, flash(), pcie, options(pcie, "tp=8", true, false));
@@ -89,8 +91,8 @@ TEST(EngramHost, PcieAndC2cDifferByTheirPerGpuHostBandwidth) {
   // Without prefetch the whole transfer is exposed: 2 us + 50.69 us vs 1 us + 14.42 us.
   EXPECT_NEAR(a.breakdown.engram_host_exposed_s, 2e-6 + bytes / 64e9, 1e-12);
   EXPECT_NEAR(g.breakdown.engram_host_exposed_s, 1e-6 + bytes / 225e9, 1e-12);
-  EXPECT_NEAR((a.breakdown.engram_host_exposed_s - 2e-6) / (g.breakdown.engram_host_exposed_s - 1e-6), 225.0 / 64.0,
-              1e-9);
+  EXPECT_NEAR((a.breakdown.engram_host_exposed_s - 2e-6) / (g.breakdown.engram_host_exposed_s - 1e-6),
+              225.0 / 64.0, 1e-9);
   EXPECT_DOUBLE_EQ(a.breakdown.causes.host_link_s, a.breakdown.engram_host_exposed_s);
   EXPECT_DOUBLE_EQ(g.breakdown.causes.host_link_s, g.breakdown.engram_host_exposed_s);
 }
@@ -135,8 +137,8 @@ TEST(EngramHost, PrefetchInAStepFollowsTheRuleWithTheStepsLayerTime) {
   EXPECT_NEAR(on.breakdown.engram_host_exposed_s, stall1 + stall2, 1e-9);
   EXPECT_GT(on.breakdown.engram_host_exposed_s, 0.0);
   EXPECT_LT(on.breakdown.engram_host_exposed_s, off.breakdown.engram_host_exposed_s);
-  EXPECT_NEAR(off.total_s - on.total_s, off.breakdown.engram_host_exposed_s - on.breakdown.engram_host_exposed_s,
-              1e-12);
+  EXPECT_NEAR(off.total_s - on.total_s,
+              off.breakdown.engram_host_exposed_s - on.breakdown.engram_host_exposed_s, 1e-12);
 }
 
 // (d) tp=2 fits B200/B300-class GPUs only with the 202.8 GB of tables (with scales) on host.

@@ -125,7 +125,8 @@ std::vector<Variant> variants() {
       {"tp4 host kv", "tp=4", 1, Overlap::kNone, true, false, 20000, false},
       {"tp4 host kv prefetch graph", "tp=4", 1, Overlap::kCommCompute, true, false, 20000, true, true},
       {"tp8 engram on host prefetch", "tp=8", 1, Overlap::kNone, true, false, 0, true, false, true},
-      {"tp2 pp2 micro2 two batch engram on host", "tp=2,pp=2", 2, Overlap::kTwoBatch, true, false, 0, false, false, true},
+      {"tp2 pp2 micro2 two batch engram on host", "tp=2,pp=2", 2, Overlap::kTwoBatch, true, false, 0, false, false,
+       true},
       {"tp8 engram on host no prefetch", "tp=8", 1, Overlap::kNone, true, false, 0, false, false, true, false},
       {"tp4 engram in hbm", "tp=4", 1, Overlap::kNone, true, false, 0, false, false, false},
   };
