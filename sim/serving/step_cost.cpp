@@ -38,10 +38,11 @@ std::string_view to_string(Cause c) {
   return "compute";
 }
 
-wl::ParallelPlan StepCostOptions::effective_plan() const {
+wl::ParallelPlan StepCostOptions::effective_plan(const wl::ModelSpec& model) const {
   if (plan) return *plan;
   wl::ParallelPlan p;
   p.tp = tp;
+  p.engram_on_host = model.engram.host_resident;
   return p;
 }
 
@@ -330,7 +331,7 @@ StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::S
   if (batch.empty()) return c;
   const ConstantKernelEfficiency constant(opt.efficiency);
   const KernelEfficiency& eff = opt.kernels ? *opt.kernels : static_cast<const KernelEfficiency&>(constant);
-  Ctx ctx{model, system, opt, eff, opt.effective_plan(), 0, 0, 0, detail};
+  Ctx ctx{model, system, opt, eff, opt.effective_plan(model), 0, 0, 0, detail};
   const double lf = eff.launch_floor_s(opt.cuda_graph);
   ctx.floor_s = lf >= 0 ? lf : system.accelerator.launch_floor_s * (opt.cuda_graph ? opt.graph_floor_fraction : 1.0);
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {

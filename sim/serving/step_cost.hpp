@@ -52,7 +52,8 @@ struct StepCostOptions {
   double host_kv_load_tokens = 0;  // KV tokens loaded from host DRAM this step (summed over sequences)
   SpecDecodeOptions spec;        // speculative decoding / MTP on the decode tokens
 
-  wl::ParallelPlan effective_plan() const;
+  // `plan`, or without one a TP-only plan with Engram where `model` places it by default.
+  wl::ParallelPlan effective_plan(const wl::ModelSpec& model) const;
 };
 
 struct StepCost {

@@ -93,7 +93,7 @@ StepCoster::Kind::Kind(const wl::ModelSpec& m, const wl::LayerKind& k, double pp
       decode_attention(m, k.attention, wl::Phase::kDecode) {}
 
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
-    : model_(&model), system_(&system), plan_(opt.effective_plan()) {
+    : model_(&model), system_(&system), plan_(opt.effective_plan(model)) {
   const ConstantKernelEfficiency constant(opt.efficiency);
   const KernelEfficiency& eff = opt.kernels ? *opt.kernels : static_cast<const KernelEfficiency&>(constant);
   const double lf = eff.launch_floor_s(opt.cuda_graph);
