@@ -19,7 +19,8 @@ struct DeploymentConfig {
   bool cuda_graph = false;
   double ep_imbalance = 1.0;
   int micro_batches = 1;
-  bool host_prefetch = false;
+  bool host_prefetch = false;   // KV loads from host
+  bool engram_prefetch = true;  // Engram rows on host (see serving/engram_exposure.hpp)
   serving::SpecDecodeOptions spec;
   // How collectives are priced: analytical in runs; `explain --fidelity flow` picks the flow model.
   serving::CollectiveFidelity collective_fidelity = serving::CollectiveFidelity::kAnalytical;

@@ -14,12 +14,15 @@ constexpr std::array kDeploymentKeys = {
     OptionSpec{"ep", "integer", "1", "expert-parallel degree (divides tp x dp and the routed experts)"},
     OptionSpec{"pp", "integer", "1", "pipeline stages"},
     OptionSpec{"dp", "integer", "1", "attention data-parallel groups (with expert parallel)"},
-    OptionSpec{"engram_on_host", "bool", "model default", "Engram tables in host DRAM (true) or HBM"},
+    OptionSpec{"engram_on_host", "bool", "model default",
+               "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
     OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
     OptionSpec{"cuda_graph", "bool", "false", "decode kernels replayed from CUDA graphs (reduced launch floor)"},
     OptionSpec{"ep_imbalance", "number", "1", "busiest expert rank's load / mean, >= 1"},
     OptionSpec{"micro_batches", "integer", "1", "pipeline micro-batches per step"},
-    OptionSpec{"host_prefetch", "bool", "false", "host-link loads (Engram, KV) prefetched layer by layer"},
+    OptionSpec{"host_prefetch", "bool", "false", "KV loads from host prefetched layer by layer"},
+    OptionSpec{"engram_prefetch", "bool", "true",
+               "Engram rows on host gathered from step start, overlapping the layers before each Engram layer"},
     OptionSpec{"spec_acceptance", "list of numbers", "[]", "speculative decoding/MTP: per-draft-position acceptance (k = length)"},
 };
 
@@ -49,6 +52,7 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
     }
     d.micro_batches = static_cast<int>(bounded_int(*dep, "micro_batches", 1, 1, 1024));
     if (auto v = dep->find("host_prefetch")) d.host_prefetch = v->as_bool();
+    if (auto v = dep->find("engram_prefetch")) d.engram_prefetch = v->as_bool();
     if (auto v = dep->find("spec_acceptance")) {
       for (const YamlNode& x : v->items()) {
         const double p = x.as_number();

@@ -325,7 +325,12 @@ wl::ModelSpec decode_model(const YamlNode& n) {
     m.engram.published_params = n.number_or("published_engram_params", 0);
     int_or(*e, "rows_per_table", 0);
     if (auto l = e->find("layers")) {
-      for (const YamlNode& x : l->items()) x.as_integer();
+      for (const YamlNode& x : l->items()) {
+        const long long layer = x.as_integer();
+        if (layer < 0 || layer >= m.layers) throw x.error("Engram layer must be in [0, layers)");
+        if (!m.engram.layers.empty() && layer <= m.engram.layers.back()) throw x.error("Engram layers must ascend");
+        m.engram.layers.push_back(static_cast<int>(layer));
+      }
     }
     if (e->has("dtype")) dtype(e->at("dtype"));
     const std::string place = e->string_or("placement_default", "gpu");

@@ -18,7 +18,7 @@ namespace {
 // HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
 // full token budget and the runtime reserve, over KV bytes per token on that device.
 long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp) {
-  const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() -
+  const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() - fp.engram_hbm_bytes -
                             fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
                             s.runtime_reserve_bytes;
   return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
@@ -67,6 +67,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.ep_imbalance = d.ep_imbalance;
   cost.micro_batches = d.micro_batches;
   cost.host_prefetch = d.host_prefetch;
+  cost.engram_prefetch = d.engram_prefetch;
   cost.spec = d.spec;
   cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
   return cost;

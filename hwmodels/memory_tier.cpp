@@ -46,4 +46,12 @@ double per_gpu_bw_Bps(const MemoryTier& t, int active_gpus) {
   return std::min(t.link_bw_Bps / per_link_sharers, t.device_bw_Bps / active);
 }
 
+double packed_per_gpu_bw_Bps(const MemoryTier& t, int active_gpus) {
+  if (active_gpus <= 0) return 0;
+  if (t.kind == TierKind::kHbm) return t.device_bw_Bps;
+  const double active = static_cast<double>(active_gpus);
+  const double per_link_sharers = std::max(1.0, std::min(static_cast<double>(t.gpus_per_link), active));
+  return std::min(t.link_bw_Bps / per_link_sharers, t.device_bw_Bps / active);
+}
+
 }  // namespace agentsim::hw

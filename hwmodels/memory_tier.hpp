@@ -35,4 +35,9 @@ std::vector<MemoryTier> memory_tiers(const System& s);
 // by its share of the device bandwidth.
 double per_gpu_bw_Bps(const MemoryTier& t, int active_gpus);
 
+// Bandwidth one GPU gets from `t` when `active_gpus` consecutively numbered GPUs
+// (one replica's plan) use it: they fill each link before the next (a GB200 superchip's
+// two GPUs share one C2C link), so min(gpus_per_link, active) share a link.
+double packed_per_gpu_bw_Bps(const MemoryTier& t, int active_gpus);
+
 }  // namespace agentsim::hw

@@ -3,6 +3,7 @@
 // counts, KV bytes and per-token work are derived from the shape so they can
 // be checked by hand; layer_stack.hpp groups the layers into kinds.
 #include <string>
+#include <vector>
 
 #include "hwmodels/dtype.hpp"
 
@@ -95,6 +96,7 @@ struct EngramSpec {
   double scale_bytes_per_row = 0;
   bool host_resident = false;   // default placement: host memory (true) or HBM
   double published_params = 0;
+  std::vector<int> layers;      // transformer layers that read the tables (0-based, ascending)
 };
 
 struct ModelSpec {

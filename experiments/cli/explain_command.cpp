@@ -1,6 +1,7 @@
 // agentsim explain --model M --system S [--plan tp=8,ep=8] --batch decode=64@32768,prefill=1x4096@0
 //   [--overlap none|comm|two_batch] [--cuda-graph] [--ep-imbalance X] [--micro-batches N]
-//   [--host-kv-tokens N] [--host-prefetch] [--spec 0.8,0.6] [--efficiency 0.7,0.8,0.8]
+//   [--host-kv-tokens N] [--host-prefetch] [--engram default|gpu|host] [--no-engram-prefetch]
+//   [--spec 0.8,0.6] [--efficiency 0.7,0.8,0.8]
 //   [--step-overhead 2ms] [--fidelity analytical|flow] [--json]
 #include <cstdio>
 #include <memory>
@@ -25,8 +26,8 @@ namespace {
 
 struct ExplainArgs {
   std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec, efficiency = "0.7,0.8,0.8";
-  std::string step_overhead = "2ms", fidelity = "analytical";
-  bool cuda_graph = false, host_prefetch = false, json = false;
+  std::string step_overhead = "2ms", fidelity = "analytical", engram = "default";
+  bool cuda_graph = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
 };
@@ -57,14 +58,14 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const exp::Catalog catalog = exp::load_catalog(ctx.root);
   const wl::ModelSpec& model = catalog.models.get(a.model);
   const hw::System& system = catalog.systems.get(a.system);
-  wl::ParallelPlan plan;
-  plan.engram_on_host = model.engram.host_resident;
-  if (a.plan.empty()) {
-    plan = serving::choose_plan(model, system);
-  } else {
-    plan = wl::parse_parallel_plan(a.plan);
-    plan.engram_on_host = model.engram.host_resident;
+  if (a.engram != "default" && a.engram != "gpu" && a.engram != "host") {
+    throw core::Error("--engram: unknown '" + a.engram + "'; valid: default, gpu, host");
   }
+  // Engram where the model's catalog places it unless --engram says otherwise.
+  wl::ModelSpec placed = model;
+  if (a.engram != "default") placed.engram.host_resident = a.engram == "host";
+  wl::ParallelPlan plan = a.plan.empty() ? serving::choose_plan(placed, system) : wl::parse_parallel_plan(a.plan);
+  plan.engram_on_host = placed.engram.host_resident;
   const serving::PlanCheck check = serving::check_plan(model, system, plan);
   if (!check.ok) throw core::Error(check.reason);
 
@@ -99,6 +100,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   d.ep_imbalance = a.ep_imbalance;
   d.micro_batches = a.micro_batches;
   d.host_prefetch = a.host_prefetch;
+  d.engram_prefetch = !a.no_engram_prefetch;
   if (!a.spec.empty()) {
     d.spec.acceptance = numbers(a.spec, "--spec");
     d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
@@ -161,6 +163,13 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     j["hidden_comm_s"] = bd.hidden_comm_s;
     j["tokens_per_step"] = bd.tokens_per_step;
     j["tokens_per_s_per_sequence"] = tok_s;
+    j["engram"] = {{"placement", model.engram.table_bytes > 0 ? (plan.engram_on_host ? "host" : "hbm") : "none"},
+                   {"prefetch", opt.engram_prefetch},
+                   {"host_link", std::string(hw::to_string(system.host.gpu_link))},
+                   {"host_link_bw_Bps_per_gpu", bd.host_link_bw_Bps},
+                   {"host_bytes", bd.engram_host_bytes},
+                   {"host_transfer_s", bd.engram_host_transfer_s},
+                   {"host_exposed_s", bd.engram_host_exposed_s}};
     j["notes"] = bd.notes;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -190,6 +199,16 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                   r.count, r.payload_bytes / 1e3, r.algorithm.c_str(), r.latency_s * 1e6, r.transfer_s * 1e6);
     }
   }
+  if (model.engram.table_bytes > 0 && plan.engram_on_host) {
+    std::printf("\nEngram host link: %.3f MB of rows per device over %s at %.0f GB/s per GPU: transfer %.2f us, "
+                "exposed %.2f us (prefetch %s)\n",
+                bd.engram_host_bytes / 1e6, std::string(hw::to_string(system.host.gpu_link)).c_str(),
+                bd.host_link_bw_Bps / 1e9, bd.engram_host_transfer_s * 1e6, bd.engram_host_exposed_s * 1e6,
+                opt.engram_prefetch ? "on: gathered from step start" : "off");
+  } else if (model.engram.table_bytes > 0) {
+    std::printf("\nEngram tables in HBM (%.1f GB per device)\n",
+                model.engram.table_bytes_with_scales / plan.devices() / 1e9);
+  }
   const serving::CauseTotals& k = bd.causes;
   std::printf("\nby cause (ms): compute %.3f | HBM %.3f | host link %.3f | network %.3f | floors+latency %.3f | "
               "overhead %.3f\n",
@@ -218,7 +237,11 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--ep-imbalance", args->ep_imbalance, "busiest expert rank / mean load")->capture_default_str();
   sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")->capture_default_str();
   sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step");
-  sub->add_flag("--host-prefetch", args->host_prefetch, "host-link loads prefetched layer by layer");
+  sub->add_flag("--host-prefetch", args->host_prefetch, "KV loads from host prefetched layer by layer");
+  sub->add_option("--engram", args->engram, "Engram placement: default (the model's) | gpu | host")
+      ->capture_default_str();
+  sub->add_flag("--no-engram-prefetch", args->no_engram_prefetch,
+                "Engram rows on host gathered inside the Engram op instead of from step start");
   sub->add_option("--spec", args->spec, "speculative decoding acceptance per draft position, e.g. 0.8,0.6");
   sub->add_option("--efficiency", args->efficiency, "compute,memory,network fractions of peak")->capture_default_str();
   sub->add_option("--step-overhead", args->step_overhead, "host overhead per step")->capture_default_str();

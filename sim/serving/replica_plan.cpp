@@ -56,6 +56,10 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
                   std::to_string(model.kv_heads) + " KV heads");
   }
   if (plan.pp > model.layers) return reject("more pipeline stages than the model's " + std::to_string(model.layers) + " layers");
+  if (plan.devices() < model.min_devices) {
+    return reject("uses " + std::to_string(plan.devices()) + " device(s), below the model's min_gpus of " +
+                  std::to_string(model.min_devices));
+  }
   const wl::Footprint f = wl::footprint(model, plan);
   c.weight_bytes_per_device = f.weight_bytes() + f.engram_hbm_bytes;
   c.kv_bytes_per_device = f.kv_bytes_per_token * min_kv_tokens / plan.pp;
@@ -63,7 +67,9 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
   if (c.weight_bytes_per_device + c.kv_bytes_per_device > c.hbm_budget_bytes) {
     char frac[16];
     std::snprintf(frac, sizeof frac, "%.2f", memory_fraction);
-    return reject("weights " + gb(c.weight_bytes_per_device) + " + KV of one " +
+    const std::string engram =
+        f.engram_hbm_bytes > 0 ? " (incl. Engram tables " + gb(f.engram_hbm_bytes) + " in HBM)" : "";
+    return reject("weights " + gb(c.weight_bytes_per_device) + engram + " + KV of one " +
                   std::to_string(static_cast<long long>(min_kv_tokens)) + "-token sequence " +
                   gb(c.kv_bytes_per_device) + " per device exceed " + gb(system.accelerator.hbm_bytes) + " HBM x " +
                   frac);
@@ -85,6 +91,7 @@ wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& syste
         p.attn_dp = stage / tp;
         p.pp = pp;
         p.ep = moe && model.ffn.experts % stage == 0 ? stage : 1;
+        p.engram_on_host = model.engram.host_resident;
         candidates.push_back(p);
       }
     }

@@ -33,14 +33,15 @@ struct PlanCheck {
 
 // Rejects plans needing more devices than `system` has, EP not dividing the
 // routed experts (or EP on a dense model), TP not dividing the heads (or the
-// KV heads, for GQA), more stages than layers, and weights + the KV of one
+// KV heads, for GQA), more stages than layers, fewer devices than the model's
+// min_gpus, and weights (+ Engram tables when in HBM) + the KV of one
 // `min_kv_tokens` sequence not fitting in HBM x memory_fraction.
 PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
                      double memory_fraction = 0.9, double min_kv_tokens = 4096);
 
 // The valid plan on the fewest devices (TP first, then attention DP, then PP;
-// EP over the stage for MoE models); throws core::Error with the last reason
-// when none fits on `system`.
+// EP over the stage for MoE models; Engram where the model places it by default);
+// throws core::Error with the last reason when none fits on `system`.
 wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& system, double memory_fraction = 0.9,
                              double min_kv_tokens = 4096);
 

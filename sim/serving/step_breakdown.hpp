@@ -58,6 +58,10 @@ struct StepBreakdown {
   double exposed_comm_s = 0;      // after overlap
   double hidden_comm_s = 0;       // hidden behind compute by overlap
   double tokens_per_step = 1;     // emitted per decoding sequence (speculative decoding > 1)
+  double engram_host_bytes = 0;        // Engram rows read over the host link, per device (all micro-batches)
+  double engram_host_transfer_s = 0;   // their transfer time (latency + bytes / per-GPU host bandwidth)
+  double engram_host_exposed_s = 0;    // the part left after prefetch overlap (in causes.host_link_s)
+  double host_link_bw_Bps = 0;         // per-GPU host-link bandwidth the loads were priced at
   std::vector<std::string> notes;  // extrapolated lookups, fallbacks, options in effect
 };
 

@@ -9,6 +9,7 @@
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "sim/serving/comm_exposure.hpp"
+#include "sim/serving/engram_exposure.hpp"
 #include "sim/serving/step_coster.hpp"
 #include "workloads/batch_work.hpp"
 #include "workloads/footprint.hpp"
@@ -84,7 +85,9 @@ struct Priced {
   std::vector<CollectiveCostRow> collectives;
   double roof_s = 0;         // sum of op times (host exposure excluded)
   double compute_s = 0, memory_s = 0;
-  double host_s = 0;         // host-link time before overlap
+  double host_s = 0;         // host-link time of the KV loads before overlap
+  double engram_host_s = 0;  // Engram rows over the host link before overlap
+  double engram_host_bytes = 0;
   double alpha_s = 0, beta_s = 0;
   double layers = 0;         // transformer layers on the device
   double layer_ops_s = 0;    // op time of the transformer layers (drafting estimate)
@@ -225,7 +228,12 @@ Priced price(const Ctx& c, const wl::BatchShape& shape, const StepBatch& batch) 
     r.roof_s += oc.time_s;
     r.compute_s += oc.compute_s;
     r.memory_s += oc.memory_s;
-    r.host_s += oc.host_s;
+    if (o.op == "engram") {
+      r.engram_host_s += oc.host_s;
+      r.engram_host_bytes += oc.host_bytes;
+    } else {
+      r.host_s += oc.host_s;
+    }
     if (o.layers > 0) r.layer_ops_s += oc.time_s;
     if (o.op == "lm_head") r.lm_head_s += oc.time_s;
     if (c.detail) {
@@ -286,12 +294,20 @@ std::vector<StepBatch> split(const StepBatch& b, int parts) {
   return out;
 }
 
-// Exposure of the host-link time: prefetched loads hide behind the ops except
-// the first layer's share; otherwise they add in full.
+// Exposure of the host-link time of the KV loads: prefetched loads hide behind the ops
+// except the first layer's share; otherwise they add in full.
 double host_exposed(const Ctx& c, const Priced& r) {
   if (r.host_s <= 0) return 0;
   if (!c.opt.host_prefetch) return r.host_s;
   return std::max(r.host_s - r.roof_s, r.host_s / std::max(1.0, r.layers));
+}
+
+// Exposure of the Engram rows read over the host link (engram_exposure.hpp).
+double engram_exposed(const Ctx& c, const Priced& r) {
+  if (r.engram_host_bytes <= 0) return 0;
+  const double layer_s = r.layers > 0 ? r.layer_ops_s / r.layers : 0.0;
+  return engram_host_exposed_s(r.engram_host_bytes, c.host_bw_Bps, c.host_latency_s, c.model.engram.layers, layer_s,
+                               c.opt.engram_prefetch);
 }
 
 StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
@@ -306,7 +322,7 @@ StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::S
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
     if (t.kind != hw::TierKind::kHostDram) continue;
     const int users = opt.host_link_users > 0 ? opt.host_link_users : ctx.plan.devices();
-    ctx.host_bw_Bps = hw::per_gpu_bw_Bps(t, std::min(users, system.accelerators));
+    ctx.host_bw_Bps = hw::packed_per_gpu_bw_Bps(t, std::min(users, system.accelerators));
     ctx.host_latency_s = t.latency_s;
   }
   if (ctx.host_bw_Bps <= 0) ctx.host_bw_Bps = system.host.gpu_link_bw_Bps > 0 ? system.host.gpu_link_bw_Bps : 1e12;
@@ -325,6 +341,7 @@ StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::S
     parts.push_back(price(ctx, to_shape(mb, opt.spec), mb));
   }
   double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
+  double engram_transfer = 0, engram_exposed_s = 0, engram_bytes = 0;
   for (const Priced& p : parts) {
     roof += p.roof_s;
     comp += p.compute_s;
@@ -332,8 +349,17 @@ StepCost cost_of(const StepBatch& batch, const wl::ModelSpec& model, const hw::S
     alpha += p.alpha_s;
     beta += p.beta_s;
     host += host_exposed(ctx, p);
+    const double engram = engram_exposed(ctx, p);
+    host += engram;
+    engram_exposed_s += engram;
+    engram_transfer += p.engram_host_s;
+    engram_bytes += p.engram_host_bytes;
     layers = std::max(layers, p.layers);
   }
+  bd.engram_host_bytes = micro * engram_bytes;
+  bd.engram_host_transfer_s = micro * engram_transfer;
+  bd.engram_host_exposed_s = micro * engram_exposed_s;
+  bd.host_link_bw_Bps = ctx.host_bw_Bps;
   const CommExposure exposed = comm_exposure(opt.overlap, tbo, roof, alpha, beta, layers);
   const double exposed_alpha = exposed.alpha_s, exposed_beta = exposed.beta_s;
   bd.exposed_comm_s = micro * (exposed_alpha + exposed_beta);

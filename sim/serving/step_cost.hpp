@@ -49,8 +49,11 @@ struct StepCostOptions {
   Overlap overlap = Overlap::kNone;
   double ep_imbalance = 1.0;     // busiest expert-parallel rank's load / mean load, >= 1
   int micro_batches = 1;         // pipeline micro-batches per step (pp > 1)
-  bool host_prefetch = false;    // host-link loads overlap the ops (layer-wise prefetch)
-  int host_link_users = 0;       // GPUs of the system loading from host at once (0: the plan's devices)
+  bool host_prefetch = false;    // KV loads from host overlap the ops (layer-wise prefetch)
+  bool engram_prefetch = true;   // Engram rows on host gathered from step start, overlapping the layers before
+                                 // each Engram layer (engram_exposure.hpp); false: gathered inside the Engram op
+  int host_link_users = 0;       // GPUs of the system loading from host at once (0: the plan's devices, packed
+                                 // onto consecutive GPUs, so links shared by gpus_per_host_link GPUs are shared)
   double host_kv_load_tokens = 0;  // KV tokens loaded from host DRAM this step (summed over sequences)
   SpecDecodeOptions spec;        // speculative decoding / MTP on the decode tokens
 };

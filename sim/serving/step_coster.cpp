@@ -9,6 +9,7 @@
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "sim/serving/comm_exposure.hpp"
+#include "sim/serving/engram_exposure.hpp"
 #include "sim/core/error.hpp"
 #include "workloads/batch_work.hpp"
 #include "workloads/footprint.hpp"
@@ -100,7 +101,7 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
     if (t.kind != hw::TierKind::kHostDram) continue;
     const int users = opt.host_link_users > 0 ? opt.host_link_users : plan_.devices();
-    host_bw_Bps_ = hw::per_gpu_bw_Bps(t, std::min(users, system.accelerators));
+    host_bw_Bps_ = hw::packed_per_gpu_bw_Bps(t, std::min(users, system.accelerators));
     host_latency_s_ = t.latency_s;
   }
   if (host_bw_Bps_ <= 0) host_bw_Bps_ = system.host.gpu_link_bw_Bps > 0 ? system.host.gpu_link_bw_Bps : 1e12;
@@ -255,7 +256,12 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     r.roof_s += time_s;
     r.compute_s += compute_s;
     r.memory_s += memory_s;
-    r.host_s += host_s;
+    if (id == Op::kEngram) {
+      r.engram_host_s += host_s;
+      r.engram_host_bytes += hostr;
+    } else {
+      r.host_s += host_s;
+    }
     if (layers > 0) r.layer_ops_s += time_s;
     if (id == Op::kLmHead) r.lm_head_s += time_s;
   };
@@ -447,6 +453,12 @@ StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOption
     // host_exposed(): prefetched loads hide behind the ops except the first layer's share.
     if (p.host_s > 0) {
       host += !opt.host_prefetch ? p.host_s : std::max(p.host_s - p.roof_s, p.host_s / std::max(1.0, p.layers));
+    }
+    // engram_exposed()
+    if (p.engram_host_bytes > 0) {
+      const double layer_s = p.layers > 0 ? p.layer_ops_s / p.layers : 0.0;
+      host += engram_host_exposed_s(p.engram_host_bytes, host_bw_Bps_, host_latency_s_, model_->engram.layers, layer_s,
+                                    opt.engram_prefetch);
     }
     layers = std::max(layers, p.layers);
   }

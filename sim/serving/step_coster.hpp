@@ -62,6 +62,7 @@ class StepCoster {
 
   struct Priced {
     double roof_s = 0, compute_s = 0, memory_s = 0, host_s = 0, alpha_s = 0, beta_s = 0;
+    double engram_host_s = 0, engram_host_bytes = 0;  // Engram rows over the host link (host_s: KV loads)
     double layers = 0, layer_ops_s = 0, lm_head_s = 0;
     double flops = 0, weight_bytes = 0, kv_read_bytes = 0, kv_write_bytes = 0, host_read_bytes = 0;
     int allreduces = 0;          // sum of round(count x micro) over the all-reduce rows

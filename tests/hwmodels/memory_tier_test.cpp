@@ -41,6 +41,22 @@ TEST(MemoryTiers, GpusSharingAHostLinkShareItsBandwidth) {
   EXPECT_EQ(per_gpu_bw_Bps(grace, 0), 0.0);
 }
 
+TEST(MemoryTiers, AReplicasConsecutiveGpusFillEachHostLink) {
+  // GB200 NVL72: GPUs 0 and 1 share Grace 0's 450 GB/s C2C link, so a plan on 2 or 8
+  // consecutive GPUs gets 225 GB/s each (spread over the rack it would get 450).
+  const auto grace = memory_tiers(catalog().systems.get("gb200-nvl72"))[1];
+  EXPECT_DOUBLE_EQ(packed_per_gpu_bw_Bps(grace, 1), 450e9);
+  EXPECT_DOUBLE_EQ(packed_per_gpu_bw_Bps(grace, 2), 225e9);
+  EXPECT_DOUBLE_EQ(packed_per_gpu_bw_Bps(grace, 8), 225e9);
+  EXPECT_DOUBLE_EQ(per_gpu_bw_Bps(grace, 8), 450e9);
+  // All 72: the rack's 18.4 TB/s of LPDDR5X / 72 = 255.6 GB/s exceeds 225: the link limits.
+  EXPECT_DOUBLE_EQ(packed_per_gpu_bw_Bps(grace, 72), 225e9);
+  // HGX B200: one PCIe Gen5 x16 (64 GB/s) per GPU; 563 GB/s of DDR5 / 8 = 70.4 GB/s is not the limit.
+  const auto pcie = memory_tiers(catalog().systems.get("hgx-b200"))[1];
+  EXPECT_DOUBLE_EQ(packed_per_gpu_bw_Bps(pcie, 8), 64e9);
+  EXPECT_EQ(packed_per_gpu_bw_Bps(pcie, 0), 0.0);
+}
+
 TEST(OpTime, LaunchFloorBoundsSmallKernels) {
   // H200: 989 TFLOP/s BF16, 4.8 TB/s, 4 us floor. A 1 MB read at 50%
   // bandwidth efficiency: 1e6 / 2.4e12 = 0.417 us < 4 us floor.

@@ -109,6 +109,7 @@ struct Variant {
   bool host_prefetch = false;
   bool cuda_graph = false;
   bool engram_on_host = false;
+  bool engram_prefetch = true;
 };
 
 std::vector<Variant> variants() {
@@ -124,6 +125,10 @@ std::vector<Variant> variants() {
       {"tp4 host kv", "tp=4", 1, Overlap::kNone, true, false, 20000, false},
       {"tp4 host kv prefetch graph", "tp=4", 1, Overlap::kCommCompute, true, false, 20000, true, true},
       {"tp8 engram on host prefetch", "tp=8", 1, Overlap::kNone, true, false, 0, true, false, true},
+      {"tp2 pp2 micro2 two batch engram on host", "tp=2,pp=2", 2, Overlap::kTwoBatch, true, false, 0, false, false,
+       true},
+      {"tp8 engram on host no prefetch", "tp=8", 1, Overlap::kNone, true, false, 0, false, false, true, false},
+      {"tp4 engram in hbm", "tp=4", 1, Overlap::kNone, true, false, 0, false, false, false},
   };
 }
 
@@ -141,6 +146,7 @@ StepCostOptions make_options(const hw::System& s, const Variant& v) {
   o.cuda_graph = v.cuda_graph;
   o.host_kv_load_tokens = v.host_kv_load_tokens;
   o.host_prefetch = v.host_prefetch;
+  o.engram_prefetch = v.engram_prefetch;
   if (v.spec) {
     o.spec.draft_tokens = 3;
     o.spec.acceptance = {0.8, 0.6, 0.5};
@@ -163,8 +169,8 @@ TEST(StepCoster, EqualsTheReferenceOverTheCatalog) {
       }
     }
   }
-  // 4 systems x 11 variants x 13 models x 6 batches, all priceable.
-  EXPECT_EQ(priced, 4 * 11 * static_cast<int>(cat().models.size()) * 6);
+  // 4 systems x 14 variants x 13 models x 6 batches, all priceable.
+  EXPECT_EQ(priced, 4 * static_cast<int>(variants().size()) * static_cast<int>(cat().models.size()) * 6);
 }
 
 // A calibration profile (the shapes of every kernel reach KernelEfficiency):
@@ -202,7 +208,7 @@ TEST(StepCoster, EqualsTheReferenceWithACalibratedProfile) {
       }
     }
   }
-  EXPECT_EQ(priced, 11 * static_cast<int>(cat().models.size()) * 6);
+  EXPECT_EQ(priced, static_cast<int>(variants().size()) * static_cast<int>(cat().models.size()) * 6);
 }
 
 // A coster is a value: copies and moves keep pricing the same, and the
