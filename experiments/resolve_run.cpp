@@ -66,7 +66,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.ep_imbalance = d.ep_imbalance;
   cost.micro_batches = d.micro_batches;
   cost.host_prefetch = d.host_prefetch;
-  cost.spec = d.spec;
+  cost.spec = resolve_speculative(d, e.model);
   cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
   return cost;
 }
@@ -102,6 +102,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.preemption = e.serving.preemption;
   ro.overlap_load = e.serving.overlap_load;
   ro.fast_forward = e.serving.fast_forward;
+  ro.seed = e.seed;  // the runner sets each run's derived seed
   r.warmup_s = e.workload.warmup_s;
   r.end_s = e.workload.warmup_s + e.workload.window_s;
   ro.barriers_s = {r.warmup_s, r.end_s};
