@@ -11,6 +11,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/spec_decode.hpp"
+#include "sim/serving/step_cost.hpp"
 #include "sim/serving/step_coster.hpp"
 
 namespace agentsim::serving {
@@ -163,6 +164,24 @@ TEST_F(Speculative, DrawsDoNotDependOnBatchComposition) {
     return steps;
   };
   EXPECT_EQ(steps_of_agent0(false), steps_of_agent0(true));
+}
+
+// The verify step runs the k + 1 tokens of each decoding sequence through every layer: a
+// phase-asymmetric model's decode-only layers (prompt tokens skip them) run them too, so
+// verifying one draft never costs less than decoding one token.
+TEST_F(Speculative, VerificationRunsTheDecodeOnlyLayers) {
+  const wl::ModelSpec& m = catalog.models.get("deepseek-v4.1-flash");
+  ASSERT_GT(m.phase.prefill_layers, 0);
+  ASSERT_LT(m.phase.prefill_layers, m.layers);
+  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
+  StepBatch b;
+  b.decodes = {DecodeItem{20000}, DecodeItem{3000}};
+  const StepCost plain = step_cost(b, m, system, o);
+  o.spec = spec_of({0.0});
+  const StepCost spec = step_cost(b, m, system, o);
+  EXPECT_GT(spec.flops, 1.9 * plain.flops) << "two tokens per sequence through every layer";
+  EXPECT_GT(spec.total_s - spec.breakdown.draft_s, plain.total_s - plain.breakdown.draft_s);
+  EXPECT_EQ(StepCoster(m, system, o).totals(b).total_s, spec.total_s) << "the hot path prices it alike";
 }
 
 }  // namespace
