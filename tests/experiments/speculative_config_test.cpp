@@ -9,6 +9,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/resolve_run.hpp"
 #include "sim/core/error.hpp"
+#include "workloads/param_counts.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace agentsim::exp {
@@ -85,6 +86,20 @@ TEST_F(SpeculativeConfig, AutoRunsTheModelsDrafterOffRunsNone) {
   // The deprecated alias still works; [] is off.
   EXPECT_EQ(resolved("llama-3.1-70b", "  spec_acceptance: [0.7, 0.5]\n").draft_tokens, 2);
   EXPECT_FALSE(resolved("deepseek-r1", "  spec_acceptance: []\n").enabled());
+}
+
+// A running MTP drafter's weights take HBM from the KV cache: R1's 11.6B-parameter module at
+// the model's mean bytes per parameter, over the 8 devices of its stage.
+TEST_F(SpeculativeConfig, RunningDrafterWeightsTakeKvCapacity) {
+  const Experiment on = load_experiment(write("deepseek-r1", "  speculative: auto\n"), kRoot);
+  const long long kv_on = resolve_run(on, first_valid_plan(on)).replica.kv_capacity_tokens;
+  const Experiment off = load_experiment(write("deepseek-r1", "  speculative: off\n"), kRoot);
+  const long long kv_off = resolve_run(off, first_valid_plan(off)).replica.kv_capacity_tokens;
+  const wl::ParamCounts c = wl::param_counts(on.model);
+  const double drafter_per_device = c.mtp * on.model.weight_bytes() / c.total() / 8;
+  const double kv_per_token_per_device = static_cast<double>(on.model.kv_bytes_per_token());  // MLA: replicated
+  EXPECT_NEAR(static_cast<double>(kv_off - kv_on), drafter_per_device / kv_per_token_per_device, 2.0);
+  EXPECT_GT(kv_off - kv_on, 10'000);
 }
 
 TEST_F(SpeculativeConfig, BadValuesNameTheKey) {
