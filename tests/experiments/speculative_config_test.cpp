@@ -117,6 +117,25 @@ TEST_F(SpeculativeConfig, BadValuesNameTheKey) {
             "FILE:6: deployment.speculative: give speculative or the deprecated spec_acceptance, not both");
 }
 
+// explain runs the model's drafter by default and shows tokens per step with the verify and
+// draft times; --spec off and a given list override it.
+TEST(SpeculativeExplain, ShowsTokensPerStepAndTheVerifyAndDraftCosts) {
+  const std::string base = "explain --model deepseek-r1 --system hgx-h200 --plan tp=8 --batch decode=8@4096";
+  const auto on = test_support::run(base);
+  ASSERT_EQ(on.code, 0) << on.output;
+  EXPECT_NE(on.output.find("2.820 tokens/step per decoding sequence"), std::string::npos) << on.output;
+  EXPECT_NE(on.output.find("speculative decoding: k=3 drafts (acceptance 0.92,0.717,0.364, the model's drafter): "
+                           "verify 4 tokens per decoding sequence"),
+            std::string::npos)
+      << on.output;
+  const auto off = test_support::run(base + " --spec off");
+  ASSERT_EQ(off.code, 0) << off.output;
+  EXPECT_NE(off.output.find("1.000 tokens/step per decoding sequence"), std::string::npos) << off.output;
+  EXPECT_EQ(off.output.find("speculative decoding:"), std::string::npos) << off.output;
+  const auto given = test_support::run(base + " --spec 0.5");
+  EXPECT_NE(given.output.find("1.500 tokens/step"), std::string::npos) << given.output;
+}
+
 // A speculating sweep (three levels) writes the same summary and read-offs at -j1 and -j2.
 TEST_F(SpeculativeConfig, SweepOutputsDoNotDependOnThreads) {
   const std::string e = write("llama-3.1-70b", "  speculative: {draft: 3, acceptance: [0.8, 0.6, 0.4]}\n");
