@@ -7,6 +7,7 @@
 
 #include "hwmodels/dtype.hpp"
 #include "sim/core/name_table.hpp"
+#include "workloads/model_spec.hpp"
 
 namespace agentsim::exp {
 
@@ -24,6 +25,11 @@ double fraction(const YamlNode& parent, std::string_view key, double fallback);
 // Optional integer key in [lo, hi], else `fallback`.
 long long bounded_int(const YamlNode& parent, std::string_view key, long long fallback, long long lo,
                       long long hi);
+
+// A drafter map (catalog `speculative`, `deployment.speculative`): `draft` in [1, 16] (default:
+// the acceptance list's length), `acceptance` one probability in [0, 1] per draft position,
+// `draft_layers` >= 0 (default 1), and `method` when `with_method` (else an unknown key).
+wl::SpeculativeSpec decode_drafter(const YamlNode& n, bool with_method);
 
 // "unknown <what> '<name>' (did you mean '<closest>'?); valid: a, b, c".
 std::string unknown_name_message(std::string_view what, const std::string& name,

@@ -13,6 +13,9 @@
 
 namespace agentsim::exp {
 
+// `deployment.speculative`: the model's shipped drafter (auto), none (off), or one given.
+enum class SpecMode { kAuto, kOff, kExplicit };
+
 struct DeploymentConfig {
   wl::ParallelPlan plan;        // tp, ep, pp, attention dp, Engram placement: the one home of the degrees
   serving::Overlap overlap = serving::Overlap::kNone;  // serving::kOverlapNames
@@ -21,13 +24,18 @@ struct DeploymentConfig {
   int micro_batches = 1;
   bool host_prefetch = false;   // KV loads from host
   bool engram_prefetch = true;  // Engram rows on host (see serving/engram_exposure.hpp)
-  serving::SpecDecodeOptions spec;
+  SpecMode spec_mode = SpecMode::kAuto;  // auto: as a latency-oriented engine configuration would
+  serving::SpecDecodeOptions spec;       // kExplicit's drafter (resolve_speculative picks the run's)
   // How collectives are priced: analytical in runs; `explain --fidelity flow` picks the flow model.
   serving::CollectiveFidelity collective_fidelity = serving::CollectiveFidelity::kAnalytical;
 };
 
 // The declarations of the keys above, for `agentsim describe` and the search space.
 std::span<const OptionSpec> deployment_options();
+
+// The drafter a run of `model` uses: auto = the model's catalog `speculative` section when
+// it has one (vLLM and SGLang run a shipped MTP/drafter when configured for latency), else off.
+serving::SpecDecodeOptions resolve_speculative(const DeploymentConfig& d, const wl::ModelSpec& model);
 
 // Decodes `deployment` (absent = defaults) and checks the plan fits `model`
 // on `system` (serving::check_plan), reporting the reason at the section.

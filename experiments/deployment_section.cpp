@@ -1,4 +1,5 @@
 #include <array>
+#include <string>
 
 #include "experiments/decode_helpers.hpp"
 #include "experiments/deployment_config.hpp"
@@ -23,7 +24,9 @@ constexpr std::array kDeploymentKeys = {
     OptionSpec{"host_prefetch", "bool", "false", "KV loads from host prefetched layer by layer"},
     OptionSpec{"engram_prefetch", "bool", "true",
                "Engram rows on host gathered from step start, overlapping the layers before each Engram layer"},
-    OptionSpec{"spec_acceptance", "list of numbers", "[]", "speculative decoding/MTP: per-draft-position acceptance (k = length)"},
+    OptionSpec{"speculative", "auto | off | map", "auto",
+               "speculative decoding: the model's drafter (auto), none (off) or {draft: K, acceptance: [p1, ...]}"},
+    OptionSpec{"spec_acceptance", "list of numbers", "[]", "deprecated: speculative: {acceptance: [...]}"},
 };
 
 int degree(const YamlNode& dep, std::string_view key, const hw::System& system) {
@@ -33,6 +36,20 @@ int degree(const YamlNode& dep, std::string_view key, const hw::System& system) 
 }  // namespace
 
 std::span<const OptionSpec> deployment_options() { return kDeploymentKeys; }
+
+serving::SpecDecodeOptions resolve_speculative(const DeploymentConfig& d, const wl::ModelSpec& model) {
+  switch (d.spec_mode) {
+    case SpecMode::kOff: return {};
+    case SpecMode::kExplicit: return d.spec;
+    case SpecMode::kAuto: break;
+  }
+  serving::SpecDecodeOptions s;
+  if (!model.speculative.present()) return s;
+  s.draft_tokens = model.speculative.draft_tokens;
+  s.acceptance = model.speculative.acceptance;
+  s.draft_layers = model.speculative.draft_layers;
+  return s;
+}
 
 DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system) {
   DeploymentConfig d;
@@ -53,14 +70,30 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
     d.micro_batches = static_cast<int>(bounded_int(*dep, "micro_batches", 1, 1, 1024));
     if (auto v = dep->find("host_prefetch")) d.host_prefetch = v->as_bool();
     if (auto v = dep->find("engram_prefetch")) d.engram_prefetch = v->as_bool();
-    if (auto v = dep->find("spec_acceptance")) {
+    if (auto v = dep->find("speculative")) {
+      if (dep->has("spec_acceptance")) throw v->error("give speculative or the deprecated spec_acceptance, not both");
+      if (v->is_map()) {
+        const wl::SpeculativeSpec x = decode_drafter(*v, false);
+        d.spec_mode = SpecMode::kExplicit;
+        d.spec.draft_tokens = x.draft_tokens;
+        d.spec.acceptance = x.acceptance;
+        d.spec.draft_layers = x.draft_layers;
+      } else {
+        const std::string mode = v->as_string();
+        if (mode == "auto") d.spec_mode = SpecMode::kAuto;
+        else if (mode == "off") d.spec_mode = SpecMode::kOff;
+        else throw v->error("expected auto, off or {draft: K, acceptance: [p1, ...]}, found '" + mode + "'");
+      }
+    }
+    if (auto v = dep->find("spec_acceptance")) {  // deprecated alias: [] = off
       for (const YamlNode& x : v->items()) {
         const double p = x.as_number();
-        if (!(p >= 0 && p <= 1)) throw x.error("acceptance probabilities must be in [0, 1]");
+        if (!(p >= 0 && p <= 1)) throw x.error("expected a probability in [0, 1]");
         d.spec.acceptance.push_back(p);
       }
       if (d.spec.acceptance.size() > 16) throw v->error("at most 16 draft tokens");
       d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
+      d.spec_mode = d.spec.enabled() ? SpecMode::kExplicit : SpecMode::kOff;
     }
   }
   const serving::PlanCheck check = serving::check_plan(model, system, d.plan);

@@ -31,6 +31,7 @@ constexpr std::array kModelKeys = {
     OptionSpec{"mtp_modules", "integer", "0", "multi-token-prediction modules"},
     OptionSpec{"mtp_draft_tokens", "integer", "0", "tokens drafted per speculative round"},
     OptionSpec{"min_gpus", "integer", "0", "fewest accelerators the model is served on"},
+    OptionSpec{"speculative", "map", "", "shipped drafter: method, draft, acceptance per position, draft_layers"},
     OptionSpec{"attention", "map", "", "attention shape"},
     OptionSpec{"ffn", "map", "", "feed-forward shape"},
     OptionSpec{"mhc", "map", "", "manifold-constrained hyper-connections"},
@@ -290,6 +291,7 @@ wl::ModelSpec decode_model(const YamlNode& n) {
   m.mtp_modules = int_or(n, "mtp_modules", 0);
   m.mtp_draft_tokens = int_or(n, "mtp_draft_tokens", 0);
   m.min_devices = int_or(n, "min_gpus", 0);
+  if (auto sp = n.find("speculative")) m.speculative = decode_drafter(*sp, true);
   decode_attention(n.at("attention"), m);
   decode_ffn(n.at("ffn"), m);
   if (auto h = n.find("mhc")) {

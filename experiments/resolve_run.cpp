@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/serving/collective_pricer.hpp"
 #include "workloads/footprint.hpp"
+#include "workloads/param_counts.hpp"
 
 namespace agentsim::exp {
 
@@ -17,11 +18,23 @@ namespace {
 
 // HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
 // full token budget and the runtime reserve, over KV bytes per token on that device.
-long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp) {
+long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
+                        double drafter_bytes_per_device) {
   const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() - fp.engram_hbm_bytes -
+                            drafter_bytes_per_device -
                             fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
                             s.runtime_reserve_bytes;
   return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
+}
+
+// HBM a running drafter's weights take per device: the model's MTP modules (param_counts; a
+// drafter it does not count, such as V4.1's DSpark head, adds nothing) at the model's mean bytes
+// per parameter, sharded over one pipeline stage's devices (the stage that holds them).
+double drafter_bytes_per_device(const wl::ModelSpec& m, const wl::ParallelPlan& plan, bool speculating) {
+  if (!speculating) return 0;
+  const wl::ParamCounts c = wl::param_counts(m);
+  if (c.mtp <= 0 || c.total() <= 0) return 0;
+  return c.mtp * (m.weight_bytes() / c.total()) / plan.devices_per_stage();
 }
 
 // The KV cache of one replica of `devices` devices: cache unit, bytes per token, retention, and
@@ -68,7 +81,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.micro_batches = d.micro_batches;
   cost.host_prefetch = d.host_prefetch;
   cost.engram_prefetch = d.engram_prefetch;
-  cost.spec = d.spec;
+  cost.spec = resolve_speculative(d, e.model);
   cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
   return cost;
 }
@@ -98,12 +111,14 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.max_sequences = e.serving.max_sequences;
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
-  ro.kv_capacity_tokens = hbm_kv_tokens(e.serving, r.system, fp);
+  ro.kv_capacity_tokens =
+      hbm_kv_tokens(e.serving, r.system, fp, drafter_bytes_per_device(e.model, d.plan, ro.cost.spec.enabled()));
   ro.kv = kv_options(e.serving, r.system, fp, devices, trace_block_tokens);
   ro.admission = e.serving.admission;
   ro.preemption = e.serving.preemption;
   ro.overlap_load = e.serving.overlap_load;
   ro.fast_forward = e.serving.fast_forward;
+  ro.seed = e.seed;  // the runner sets each run's derived seed
   r.warmup_s = e.workload.warmup_s;
   r.end_s = e.workload.warmup_s + e.workload.window_s;
   ro.barriers_s = {r.warmup_s, r.end_s};

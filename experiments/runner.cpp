@@ -54,7 +54,9 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
   const std::uint64_t seed = serving::pod_seed(run_seed, p);
   core::Simulator sim;
   PodOutcome out;
-  serving::Cluster replica(sim, e.model, spec.system, spec.replica, clo, out.recorder, &topology);
+  serving::ReplicaOptions ro = spec.replica;
+  ro.seed = seed;  // speculative acceptance streams: one per request under the pod's seed
+  serving::Cluster replica(sim, e.model, spec.system, ro, clo, out.recorder, &topology);
   metrics::CacheCounters at_warmup;
   sim.at(core::to_ticks(spec.warmup_s), [&] { at_warmup = replica.counters(); });
   std::unique_ptr<serving::SessionDriver> driver;

@@ -30,6 +30,8 @@ Experiment row_experiment(const Experiment& base, const Catalog& catalog, const 
     throw core::Error(at("plan"), err.detail());
   }
   plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
+  // measured_runs.csv records no speculative method: its rows ran without a drafter.
+  plan.deployment.spec_mode = SpecMode::kOff;
   const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan);
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   e.systems = {system};

@@ -84,10 +84,13 @@ BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchSh
   const double tp = plan.tp, dp = plan.attn_dp, pp = plan.pp, stage = plan.devices_per_stage();
   const double kv_split = m.attention.kind == AttentionKind::kGqa ? std::min(tp, double(m.attention.kv_heads)) : 1.0;
 
-  double prefill_tokens = 0, sampled = 0;
+  double prefill_tokens = 0, sampled = 0, output_chunk_tokens = 0;
   for (const PrefillChunk& c : batch.prefill) {
     prefill_tokens += c.new_tokens;
     if (c.samples) sampled += 1;
+  }
+  for (const PrefillChunk& c : batch.prefill) {
+    if (c.output) output_chunk_tokens += c.new_tokens;
   }
   const double decode_tokens = static_cast<double>(batch.decode_contexts.size());
   sampled += decode_tokens;
@@ -96,7 +99,8 @@ BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchSh
 
   for (const LayerKind& k : layer_stack(m)) {
     const double n = k.count / pp;
-    const double tokens = (k.prefill ? prefill_tokens : 0.0) + decode_tokens;
+    // Layers prompt tokens skip (phase_asymmetric) still run verified output tokens.
+    const double tokens = (k.prefill ? prefill_tokens : output_chunk_tokens) + decode_tokens;
     if (tokens <= 0) continue;
     const double dev_tokens = tokens / dp;  // tokens one attention-DP group handles
     const std::string kind = k.name();
@@ -121,7 +125,7 @@ BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchSh
 
     AttentionCost att;
     for (const PrefillChunk& c : batch.prefill) {
-      if (!k.prefill) break;
+      if (!k.prefill && !c.output) continue;
       const AttentionCost x = chunk_attention(m, k.attention, c);
       att.core_flops += x.core_flops;
       att.indexer_flops += x.indexer_flops;

@@ -19,6 +19,7 @@ struct PrefillChunk {
   double new_tokens = 0;     // tokens computed in this step
   double cached_tokens = 0;  // context already in the KV cache
   bool samples = true;       // last chunk of the prompt: the LM head runs once
+  bool output = false;       // speculative verification of output tokens: runs the decode-only layers too
 };
 
 struct BatchShape {

@@ -99,6 +99,16 @@ struct EngramSpec {
   std::vector<int> layers;      // transformer layers that read the tables (0-based, ascending)
 };
 
+// The drafter a model ships (catalog `speculative`): drafts per step, the probability
+// that each draft position is accepted given the earlier ones were, and its cost.
+struct SpeculativeSpec {
+  std::string method;              // e.g. "mtp", "dspark"; empty: no drafter
+  int draft_tokens = 0;            // k drafted per step
+  std::vector<double> acceptance;  // size k, each in [0, 1]
+  double draft_layers = 1.0;       // draft cost per draft token, in target-model layers
+  bool present() const { return draft_tokens > 0; }
+};
+
 struct ModelSpec {
   std::string name;        // catalog name, e.g. "llama-3.1-70b"
   std::string display_name;
@@ -109,6 +119,7 @@ struct ModelSpec {
   long long max_context = 0;  // tokens
   int mtp_modules = 0;        // multi-token-prediction modules (excluded from the total)
   int mtp_draft_tokens = 0;
+  SpeculativeSpec speculative;  // the shipped drafter `deployment.speculative: auto` runs
   int hc_mult = 0;            // mHC residual streams (0 = plain residual)
   int attn_res_block = 0;     // Kimi K3 attention-residual block size (0 = none)
   AttentionSpec attention;

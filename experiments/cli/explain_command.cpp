@@ -1,7 +1,7 @@
 // agentsim explain --model M --system S [--plan tp=8,ep=8] --batch decode=64@32768,prefill=1x4096@0
 //   [--overlap none|comm|two_batch] [--cuda-graph] [--ep-imbalance X] [--micro-batches N]
 //   [--host-kv-tokens N] [--host-prefetch] [--engram default|gpu|host] [--no-engram-prefetch]
-//   [--spec 0.8,0.6] [--efficiency 0.7,0.8,0.8]
+//   [--spec auto|off|0.8,0.6] [--efficiency 0.7,0.8,0.8]
 //   [--step-overhead 2ms] [--fidelity analytical|flow] [--json]
 #include <cstdio>
 #include <memory>
@@ -25,7 +25,7 @@ namespace agentsim::cli {
 namespace {
 
 struct ExplainArgs {
-  std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec, efficiency = "0.7,0.8,0.8";
+  std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency = "0.7,0.8,0.8";
   std::string step_overhead = "2ms", fidelity = "analytical", engram = "default";
   bool cuda_graph = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
@@ -101,7 +101,10 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   d.micro_batches = a.micro_batches;
   d.host_prefetch = a.host_prefetch;
   d.engram_prefetch = !a.no_engram_prefetch;
-  if (!a.spec.empty()) {
+  if (a.spec == "off") {
+    d.spec_mode = exp::SpecMode::kOff;
+  } else if (a.spec != "auto") {
+    d.spec_mode = exp::SpecMode::kExplicit;
     d.spec.acceptance = numbers(a.spec, "--spec");
     d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
     serving::check_spec_decode(d.spec);
@@ -162,6 +165,9 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     j["draft_s"] = bd.draft_s;
     j["hidden_comm_s"] = bd.hidden_comm_s;
     j["tokens_per_step"] = bd.tokens_per_step;
+    j["spec_draft_tokens"] = opt.spec.draft_tokens;
+    j["spec_acceptance"] = opt.spec.acceptance;
+    j["verify_s"] = c.total_s - bd.draft_s;
     j["tokens_per_s_per_sequence"] = tok_s;
     j["engram"] = {{"placement", model.engram.table_bytes > 0 ? (plan.engram_on_host ? "host" : "hbm") : "none"},
                    {"prefetch", opt.engram_prefetch},
@@ -219,6 +225,14 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
               bd.draft_s * 1e3);
   std::printf("%s tokens/step per decoding sequence -> %s tok/s per sequence\n", fmt("%.3f", bd.tokens_per_step).c_str(),
               fmt("%.1f", tok_s).c_str());
+  if (opt.spec.enabled()) {
+    std::string acc;
+    for (double q : opt.spec.acceptance) acc += (acc.empty() ? "" : ",") + fmt("%.3g", q);
+    std::printf("speculative decoding: k=%d drafts (acceptance %s, %s): verify %d tokens per decoding sequence "
+                "%.3f ms (the step less drafting) + draft %.3f ms\n",
+                opt.spec.draft_tokens, acc.c_str(), a.spec == "auto" ? "the model's drafter" : "--spec",
+                opt.spec.draft_tokens + 1, (c.total_s - bd.draft_s) * 1e3, bd.draft_s * 1e3);
+  }
   for (const std::string& n : bd.notes) std::printf("note: %s\n", n.c_str());
   return 0;
 }
@@ -242,7 +256,9 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
       ->capture_default_str();
   sub->add_flag("--no-engram-prefetch", args->no_engram_prefetch,
                 "Engram rows on host gathered inside the Engram op instead of from step start");
-  sub->add_option("--spec", args->spec, "speculative decoding acceptance per draft position, e.g. 0.8,0.6");
+  sub->add_option("--spec", args->spec,
+                  "speculative decoding: auto (the model's drafter), off, or acceptance per draft position, e.g. 0.8,0.6")
+      ->capture_default_str();
   sub->add_option("--efficiency", args->efficiency, "compute,memory,network fractions of peak")->capture_default_str();
   sub->add_option("--step-overhead", args->step_overhead, "host overhead per step")->capture_default_str();
   sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();

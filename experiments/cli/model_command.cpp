@@ -66,6 +66,10 @@ nlohmann::json show_json(const wl::ModelSpec& m, const wl::ParallelPlan& plan, d
       {"mtp", c.mtp},
       {"published_total", m.published_total_params},
       {"published_active", m.published_active_params}};
+  j["speculative"] = {{"method", m.speculative.method},
+                      {"draft", m.speculative.draft_tokens},
+                      {"acceptance", m.speculative.acceptance},
+                      {"draft_layers", m.speculative.draft_layers}};
   j["weight_bytes"] = m.weight_bytes();
   j["kv_bytes_per_token"] = m.kv_bytes_per_token();
   j["kv_bytes_at_context"] = m.kv_bytes_for_context(context);
@@ -103,6 +107,19 @@ void print_show(const nlohmann::json& j) {
               billions(p["published_total"]).c_str(), billions(p["mtp"]).c_str());
   std::printf("             active per token: prefill %s, decode %s (LM head counted, embedding not)\n",
               billions(p["active_prefill"]).c_str(), billions(p["active_decode"]).c_str());
+  if (const auto& sp = j["speculative"]; sp["draft"].get<int>() > 0) {
+    double tokens = 1, chain = 1;
+    std::string acc;
+    for (const auto& x : sp["acceptance"]) {
+      chain *= x.get<double>();
+      tokens += chain;
+      char one[32];
+      std::snprintf(one, sizeof one, "%s%.3g", acc.empty() ? "" : ", ", x.get<double>());
+      acc += one;
+    }
+    std::printf("drafter      %s, %d drafts per step, acceptance [%s] -> %.3f tokens/step (deployment.speculative: auto)\n",
+                sp["method"].get<std::string>().c_str(), sp["draft"].get<int>(), acc.c_str(), tokens);
+  }
   std::printf("weights      %s\n", bytes(j["weight_bytes"]).c_str());
   std::printf("KV cache     %.0f B/token; %s per sequence at %.0f tokens\n", j["kv_bytes_per_token"].get<double>(),
               bytes(j["kv_bytes_at_context"]).c_str(), j["context"].get<double>());

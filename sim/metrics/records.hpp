@@ -17,7 +17,7 @@ struct StepRecord {
   int replica = 0;
   double start_s = 0;
   double end_s = 0;
-  int decode_tokens = 0;
+  int decode_tokens = 0;         // decode query tokens: one per decoding sequence, k + 1 when speculating
   long long prefill_tokens = 0;  // prompt tokens computed
   long long cached_tokens = 0;   // prompt tokens served from cache, counted when the prompt completes
   int sampled_tokens = 0;        // output tokens emitted at end_s

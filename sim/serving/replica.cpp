@@ -1,6 +1,7 @@
 #include "sim/serving/replica.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace agentsim::serving {
@@ -35,6 +36,18 @@ long long Replica::kv_used_tokens() const {
          kv_->unit_tokens();
 }
 
+void Replica::seed_spec(Active& a) const {
+  if (!opt_.cost.spec.enabled()) return;
+  // The request's identity, not its replica or batch: the same draws wherever it runs.
+  std::uint64_t h = opt_.seed;
+  const std::uint64_t parts[] = {static_cast<std::uint64_t>(static_cast<std::int64_t>(a.req.agent)),
+                                 static_cast<std::uint64_t>(static_cast<std::int64_t>(a.req.turn.session)),
+                                 static_cast<std::uint64_t>(static_cast<std::int64_t>(a.req.turn.turn)),
+                                 std::bit_cast<std::uint64_t>(a.rec.arrival_s)};
+  for (std::uint64_t v : parts) h = core::derive_seed(h ^ (v * 0x9e3779b97f4a7c15ULL), "spec/request");
+  a.spec_rng = core::RngStream(h, "spec");
+}
+
 void Replica::submit(const Request& r, CompletionFn done) {
   Active a;
   a.req = r;
@@ -44,6 +57,7 @@ void Replica::submit(const Request& r, CompletionFn done) {
   a.rec.output_tokens = r.output_tokens;
   a.rec.arrival_s = sim_.now_s();
   a.prompt = r.input_tokens;
+  seed_spec(a);
   const long long need = opt_.role == ReplicaRole::kPrefill ? r.input_tokens : r.input_tokens + r.output_tokens;
   if (kv_->units_for(need) > kv_->capacity_units()) {
     // It could never be admitted: reject now rather than block the queue forever.
@@ -64,6 +78,7 @@ void Replica::submit_prefilled(const Request& r, const metrics::RequestRecord& r
   a.prefilled = a.prompt;
   a.generated = 1;
   a.ready = true;
+  seed_spec(a);
   if (kv_->units_for(r.input_tokens + r.output_tokens) > kv_->capacity_units()) {
     a.rec.rejected = true;
     recorder_.add(a.rec);
@@ -130,9 +145,12 @@ void Replica::preempt_last() {
 
 bool Replica::ensure_decode_kv() {
   if (opt_.admission != Admission::kOnDemand) return true;
+  const long long drafts = opt_.cost.spec.draft_tokens;  // verified drafts write KV too
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (running_[i].prefilled != running_[i].prompt) continue;
-    const long long need = kv_->units_for(running_[i].req.input_tokens + running_[i].generated);
+    const Request& q = running_[i].req;
+    const long long tokens = q.input_tokens + running_[i].generated;
+    const long long need = kv_->units_for(drafts > 0 ? std::min(tokens + drafts, q.input_tokens + q.output_tokens) : tokens);
     while (running_[i].hold.units() < need) {
       if (kv_->grow(running_[i].hold)) continue;
       const bool self = i + 1 == running_.size();
@@ -213,15 +231,23 @@ void Replica::maybe_start_step() {
   decode_slots.clear();
   prefill_slots.clear();
   chunks.clear();
+  emitted_.clear();
+  // Speculation: each decoding sequence verifies its k drafts (k + 1 tokens of the budget)
+  // and emits the accepted ones plus one, drawn now from its own stream.
+  const SpecDecodeOptions& spec = opt_.cost.spec;
+  const long long verify_tokens = spec.draft_tokens + 1;
   auto add_decode = [&](std::size_t slot) {
-    const Active& a = running_[slot];
+    Active& a = running_[slot];
     batch.decodes.push_back(DecodeItem{a.req.input_tokens + a.generated - 1});
     decode_slots.push_back(slot);
+    // Capped by the tokens the answer still needs (one at least, as without speculation).
+    const long long drawn = spec.enabled() ? 1 + draw_accepted(a.spec_rng, spec) : 1;
+    emitted_.push_back(std::max(1LL, std::min(drawn, a.req.output_tokens - a.generated)));
   };
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (running_[i].prefilled == running_[i].prompt) add_decode(i);
   }
-  long long budget = opt_.max_batch_tokens - static_cast<long long>(batch.decodes.size());
+  long long budget = opt_.max_batch_tokens - verify_tokens * static_cast<long long>(batch.decodes.size());
   auto add_prefill = [&](std::size_t slot) {
     Active& a = running_[slot];
     const long long chunk = std::min(budget, a.prompt - a.prefilled);
@@ -256,17 +282,23 @@ void Replica::maybe_start_step() {
   step = metrics::StepRecord{};
   step.replica = id_;
   step.start_s = sim_.now_s();
-  step.decode_tokens = static_cast<int>(batch.decodes.size());
+  step.decode_tokens = static_cast<int>(verify_tokens * static_cast<long long>(batch.decodes.size()));
   for (long long c : chunks) step.prefill_tokens += c;
   step.sampled_tokens = static_cast<int>(batch.sampled_tokens());
+  if (spec.enabled()) {
+    long long emitted = 0;
+    for (long long n : emitted_) emitted += n;
+    step.sampled_tokens += static_cast<int>(emitted - static_cast<long long>(batch.decodes.size()));
+  }
   step.batch_sequences = static_cast<int>(batch.decodes.size() + batch.prefills.size());
   step.kv_used_fraction = kv_->used_fraction();
 
   core::Ticks ticks = 0;
   // Stepping prices every step exactly; fast-forward prices a decode-only segment's
   // steps from its verified affine pieces (decode_segment.hpp).
-  const bool segment_step =
-      opt_.fast_forward && batch.prefills.empty() && load_s == 0 && pending_swap_out_s_ == 0;
+  // With speculation every step's tokens are drawn: each is priced exactly (docs/serving.md).
+  const bool segment_step = opt_.fast_forward && !spec.enabled() && batch.prefills.empty() && load_s == 0 &&
+                            pending_swap_out_s_ == 0;
   if (segment_step) {
     const long long k = segment_steps();
     if (!seg_valid_ || seg_.next_step + k > seg_.steps()) {
@@ -328,9 +360,9 @@ void Replica::end_step() {
       a.rec.last_token_s = now;
     }
   }
-  for (std::size_t slot : decode_slots) {
-    Active& a = running_[slot];
-    ++a.generated;
+  for (std::size_t k = 0; k < decode_slots.size(); ++k) {
+    Active& a = running_[decode_slots[k]];
+    a.generated += emitted_[k];
     a.rec.last_token_s = now;
   }
   recorder_.add(step);

@@ -5,7 +5,9 @@
 // prompt's cached prefix is reused (loaded back from lower tiers at a cost) and
 // the rest reserved up front (prompt + answer) or on demand (prompt, then one
 // block at a time, preempting the newest sequence by recompute or swap when HBM
-// runs out). Every step is priced exactly; decode-only stretches can instead be
+// runs out). With speculative decoding each decoding sequence verifies k drafts
+// and emits the accepted ones plus one, drawn from its own stream. Every step is
+// priced exactly; decode-only stretches without speculation can instead be
 // fast-forwarded over verified affine pieces of their step cost (decode_segment.hpp).
 #include <cstdint>
 #include <deque>
@@ -15,6 +17,7 @@
 
 #include "hwmodels/system.hpp"
 #include "sim/core/name_table.hpp"
+#include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/recorder.hpp"
 #include "sim/serving/decode_segment.hpp"
@@ -47,7 +50,9 @@ struct ReplicaOptions {
   Admission admission = Admission::kReserveFull;
   Preemption preemption = Preemption::kRecompute;
   bool overlap_load = true;         // load-back overlaps the step layer by layer (max, not sum)
-  bool fast_forward = false;        // advance decode-only stretches in runs (decode_segment.hpp)
+  bool fast_forward = false;        // advance decode-only stretches in runs (decode_segment.hpp);
+                                    // off while speculating (each step's tokens are drawn)
+  std::uint64_t seed = 1;           // speculative acceptance: one stream per request from this
   std::vector<double> barriers_s;   // fast-forwarded runs never straddle these (measurement window)
   ReplicaRole role = ReplicaRole::kUnified;
 };
@@ -97,6 +102,8 @@ class Replica : public RequestSink {
     // queue head is refused (moved into `hold` on admission).
     std::vector<BlockKey> keys;
     bool keys_ready = false;
+    // Speculative acceptance draws (speculation on): keyed by the run seed and the request.
+    core::RngStream spec_rng{0, "spec"};
   };
   struct Run {  // a fast-forwarded run in flight
     bool active = false;
@@ -106,6 +113,8 @@ class Replica : public RequestSink {
     metrics::StepRecord step;
   };
 
+  // Seeds `a`'s acceptance stream from the run seed and its request (agent, turn, arrival).
+  void seed_spec(Active& a) const;
   void enqueue(Active a);
   void kick();
   void interrupt();
@@ -144,6 +153,7 @@ class Replica : public RequestSink {
   StepBatch batch_;
   std::vector<std::size_t> decode_slots_, prefill_slots_;
   std::vector<long long> chunks_;
+  std::vector<long long> emitted_;  // tokens each decode slot emits at the step's end
   metrics::StepRecord step_;
 };
 

@@ -15,6 +15,12 @@ double SpecDecodeOptions::expected_tokens_per_step() const {
   return expected;
 }
 
+int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s) {
+  int accepted = 0;
+  while (accepted < s.draft_tokens && rng.uniform() < s.acceptance[static_cast<std::size_t>(accepted)]) ++accepted;
+  return accepted;
+}
+
 void check_spec_decode(const SpecDecodeOptions& s) {
   if (s.draft_tokens < 0 || s.draft_tokens > 16) throw core::Error("speculative decoding: draft tokens must be in 0..16");
   if (static_cast<int>(s.acceptance.size()) != s.draft_tokens) {

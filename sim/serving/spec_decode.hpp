@@ -5,6 +5,8 @@
 // drafts plus one token of its own.
 #include <vector>
 
+#include "sim/core/rng.hpp"
+
 namespace agentsim::serving {
 
 struct SpecDecodeOptions {
@@ -17,6 +19,11 @@ struct SpecDecodeOptions {
   // 1 + sum_i prod_{j<=i} acceptance[j]: tokens emitted per sequence per step.
   double expected_tokens_per_step() const;
 };
+
+// Drafts of one step that the target accepts: position i is tried with probability
+// acceptance[i] once every earlier one was accepted; the first rejection ends the draw.
+// Uses one uniform per position tried, so a sequence's stream alone fixes its count.
+int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s);
 
 // Throws core::Error unless acceptance has k entries in [0, 1] and k <= 16.
 void check_spec_decode(const SpecDecodeOptions& s);

@@ -72,7 +72,7 @@ wl::BatchShape to_shape(const StepBatch& b, const SpecDecodeOptions& spec) {
     // Verification runs the k + 1 tokens of a sequence like a short prefill
     // chunk over its cached context (one pass over the KV, k + 1 queries).
     for (const DecodeItem& d : b.decodes) {
-      s.prefill.push_back({static_cast<double>(spec.draft_tokens + 1), static_cast<double>(d.context_tokens), true});
+      s.prefill.push_back({static_cast<double>(spec.draft_tokens + 1), static_cast<double>(d.context_tokens), true, true});
     }
   } else {
     for (const DecodeItem& d : b.decodes) s.decode_contexts.push_back(static_cast<double>(d.context_tokens));

@@ -175,7 +175,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
       const PrefillChunk& c = v.chunk(i);
       return {static_cast<double>(c.tokens), static_cast<double>(c.cached_tokens), c.completes_prompt};
     }
-    return {verify_tokens, static_cast<double>(v.context(i - v.pre_count)), true};
+    return {verify_tokens, static_cast<double>(v.context(i - v.pre_count)), true, true};
   };
 
   // price(): LM head scale and the step's token counts.
@@ -188,8 +188,9 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
   const double sampled_spec =
       sampled_plain + (spec ? static_cast<double>(v.dec_count * static_cast<std::size_t>(opt.spec.draft_tokens)) : 0);
   const double lm_scale = sampled_plain > 0 ? sampled_spec / sampled_plain : 1.0;
-  double prefill_tokens = 0;
+  double prefill_tokens = 0, output_chunk_tokens = 0;
   for (std::size_t i = 0; i < n_prefill; ++i) prefill_tokens += chunk(i).new_tokens;
+  for (std::size_t i = v.pre_count; i < n_prefill; ++i) output_chunk_tokens += chunk(i).new_tokens;
   const double decode_seqs = static_cast<double>(n_decode);
   double ctx_sum = 0;
   for (std::size_t i = 0; i < n_decode; ++i) ctx_sum += static_cast<double>(v.context(i));
@@ -317,7 +318,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     for (std::size_t ki = 0; ki < kinds_.size(); ++ki) {
       const Kind& k = kinds_[ki];
       const double n = k.n;
-      const double tokens = (k.prefill ? prefill_tokens : 0.0) + decode_tokens;
+      const double tokens = (k.prefill ? prefill_tokens : output_chunk_tokens) + decode_tokens;
       if (tokens <= 0) continue;
       present |= std::uint64_t{1} << ki;
       const double dev_tokens = tokens / dp;
@@ -335,7 +336,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
         att = shared[si].cost;
       } else {
         for (std::size_t i = 0; i < n_prefill; ++i) {
-          if (!k.prefill) break;
+          if (!k.prefill && i < v.pre_count) continue;  // verified output chunks run every layer
           const wl::AttentionCost x = wl::chunk_attention(k.prefill_attention, chunk(i));
           att.core_flops += x.core_flops;
           att.indexer_flops += x.indexer_flops;

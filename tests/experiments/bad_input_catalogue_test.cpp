@@ -100,6 +100,11 @@ std::vector<Row> rows() {
        "exp.yaml:11: deployment.tp: expected an integer in [1, 8]"},
       {"DeploymentImbalanceNaN", "NaN", {{"exp.yaml", exp_with("deployment:\n  ep_imbalance: nan\n")}}, run,
        "exp.yaml:11: deployment.ep_imbalance: expected a number, found 'nan'"},
+      {"DeploymentSpecAcceptanceAboveOne", "wrong value",
+       {{"exp.yaml", exp_with("deployment:\n  speculative: {draft: 2, acceptance: [0.8, 1.5]}\n")}}, run,
+       "exp.yaml:11: deployment.speculative.acceptance[1]: expected a probability in [0, 1]"},
+      {"DeploymentSpecUnknownMode", "wrong value", {{"exp.yaml", exp_with("deployment:\n  speculative: on\n")}}, run,
+       "exp.yaml:11: deployment.speculative: expected auto, off or {draft: K, acceptance: [p1, ...]}, found 'on'"},
       // ---- serving ----
       {"ServingUnknownUnit", "unknown unit", {{"exp.yaml", exp_with("serving:\n  step_overhead: 2parsecs\n")}}, run,
        "exp.yaml:11: serving.step_overhead: unknown unit 'parsecs' in '2parsecs': expected a time such as \"2us\", "
