@@ -68,7 +68,7 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
       co.max_context_tokens = e.model.max_context;
       co.start_spread_s = e.workload.start_spread_s;
       co.random_start = e.workload.random_start;
-      co.human_gap_cap_s = e.workload.human_gap_cap_s;
+      co.gap_caps = {e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s};
       driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
       break;
     }
@@ -85,7 +85,7 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
       po.sessions_per_s = level / pods;
       po.seed = seed;
       po.max_context_tokens = e.model.max_context;
-      po.human_gap_cap_s = e.workload.human_gap_cap_s;
+      po.gap_caps = {e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s};
       driver = std::make_unique<serving::PoissonSessionDriver>(sim, replica, sessions, po);
       break;
     }

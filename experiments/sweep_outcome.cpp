@@ -12,11 +12,12 @@ namespace {
 
 // concurrency: auto stops doubling a plan once this holds for its runs so far (in level order):
 // every speed target and SLO tier is bracketed (the last run is below each), the run could not
-// be simulated or completed nothing, or throughput has passed its peak (the last two runs both 5%
+// be simulated or completed nothing while busy (overloaded; idle replicas with every agent in a
+// gap go on), or throughput has passed its peak (the last two runs both 5%
 // below the best before them: one noisy low-concurrency run does not stop the ladder).
 bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
   const RunResult& last = runs.back();
-  if (!last.skipped.empty() || last.summary.requests == 0) return true;
+  if (!last.skipped.empty() || (last.summary.requests == 0 && last.summary.steps > 0)) return true;
   const std::size_t n = runs.size();
   if (n >= 3) {
     double peak = 0;

@@ -26,6 +26,7 @@ struct WorkloadConfig {
   double start_spread_s = 0;
   bool random_start = false;     // closed loop: first sessions start at a random turn
   double human_gap_cap_s = -1;   // human gaps cut to this (< 0 = as recorded)
+  double tool_gap_cap_s = -1;    // tool gaps cut to this (< 0 = as recorded)
   bool use_generator = false;    // sessions come from `generator` instead of a trace
   wl::GeneratorConfig generator;
   int generated_sessions = 1000;

@@ -28,6 +28,7 @@ constexpr std::array kWorkloadKeys = {
     OptionSpec{"time_scales", "list of numbers", "[1]", "open-loop: recorded times x scale, one run each"},
     OptionSpec{"random_start", "bool", "false", "closed-loop: first sessions start at a random turn"},
     OptionSpec{"human_gap_cap", "time", "", "cap on human (end_turn) gaps; absent = as recorded"},
+    OptionSpec{"tool_gap_cap", "time", "", "cap on tool gaps (incl. permission prompts); absent = as recorded"},
     OptionSpec{"generator", "path or map", "", "synthetic generator config (YAML file or inline)"},
     OptionSpec{"sessions", "integer", "1000", "sessions drawn from the generator"},
 };
@@ -105,6 +106,7 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
   }
   if (wl.has("random_start")) w.random_start = wl.at("random_start").as_bool();
   w.human_gap_cap_s = wl.quantity_or("human_gap_cap", Dimension::kTime, -1.0);
+  w.tool_gap_cap_s = wl.quantity_or("tool_gap_cap", Dimension::kTime, -1.0);
   w.warmup_s = wl.at("warmup").as_quantity(Dimension::kTime);
   w.window_s = wl.at("window").as_quantity(Dimension::kTime);
   if (!(w.window_s > 0)) throw wl.at("window").error("expected a positive window");

@@ -11,7 +11,7 @@ ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, RequestSink& sink, cons
     : sim_(sim),
       trace_(trace),
       opt_(opt),
-      player_(sim, sink, trace, opt.max_context_tokens, opt.human_gap_cap_s),
+      player_(sim, sink, trace, opt.max_context_tokens, opt.gap_caps),
       start_rng_(opt.seed, "closed-loop/start"),
       order_(root_sessions(trace)) {
   if (order_.empty()) throw core::Error("closed-loop replay needs at least one root session");

@@ -21,7 +21,7 @@ struct ClosedLoopOptions {
   long long max_context_tokens = 0;  // prompts are truncated to fit (0 = no limit)
   double start_spread_s = 0;         // agents start uniformly in [0, spread)
   bool random_start = false;         // each agent's first session starts at a uniform turn
-  double human_gap_cap_s = -1;       // human gaps are cut to this (< 0 = as recorded)
+  GapCaps gap_caps;                  // recorded gaps cut to these (< 0 = as recorded)
 };
 
 class ClosedLoopDriver : public SessionDriver {

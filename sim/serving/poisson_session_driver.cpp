@@ -8,7 +8,7 @@ PoissonSessionDriver::PoissonSessionDriver(core::Simulator& sim, RequestSink& si
                                            PoissonOptions opt)
     : sim_(sim),
       opt_(opt),
-      player_(sim, sink, trace, opt.max_context_tokens, opt.human_gap_cap_s),
+      player_(sim, sink, trace, opt.max_context_tokens, opt.gap_caps),
       arrivals_(opt.seed, "poisson/arrivals"),
       order_(root_sessions(trace)) {
   if (order_.empty()) throw core::Error("Poisson replay needs at least one root session");

@@ -16,7 +16,7 @@ struct PoissonOptions {
   double sessions_per_s = 1;
   std::uint64_t seed = 1;
   long long max_context_tokens = 0;
-  double human_gap_cap_s = -1;  // as in ClosedLoopOptions
+  GapCaps gap_caps;             // as in ClosedLoopOptions
 };
 
 class PoissonSessionDriver : public SessionDriver {

@@ -24,8 +24,9 @@ Request turn_request(const wl::Trace& trace, wl::TurnRef ref, int agent, long lo
   return r;
 }
 
-double replay_gap_s(const wl::Turn& t, double human_gap_cap_s) {
-  if (t.gap_kind == wl::GapKind::kHuman && human_gap_cap_s >= 0) return std::min(t.gap_after_s, human_gap_cap_s);
+double replay_gap_s(const wl::Turn& t, const GapCaps& caps) {
+  if (t.gap_kind == wl::GapKind::kHuman && caps.human_s >= 0) return std::min(t.gap_after_s, caps.human_s);
+  if (t.gap_kind == wl::GapKind::kTool && caps.tool_s >= 0) return std::min(t.gap_after_s, caps.tool_s);
   return t.gap_after_s;
 }
 
@@ -38,12 +39,12 @@ std::vector<std::size_t> root_sessions(const wl::Trace& trace) {
 }
 
 SessionTreePlayer::SessionTreePlayer(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace,
-                                     long long max_context_tokens, double human_gap_cap_s)
+                                     long long max_context_tokens, GapCaps gap_caps)
     : sim_(sim),
       sink_(sink),
       trace_(trace),
       max_context_tokens_(max_context_tokens),
-      human_gap_cap_s_(human_gap_cap_s),
+      gap_caps_(gap_caps),
       children_(trace.sessions.size()) {
   for (std::size_t c = 0; c < trace.sessions.size(); ++c) {
     const wl::SpawnLink& sp = trace.sessions[c].spawn;
@@ -102,7 +103,7 @@ void SessionTreePlayer::on_answer(std::size_t run) {
     runs_[run].last_done = true;
   } else {
     runs_[run].gap_pending = true;
-    sim_.after(core::to_ticks(replay_gap_s(s.turns[turn], human_gap_cap_s_)), [this, run] {
+    sim_.after(core::to_ticks(replay_gap_s(s.turns[turn], gap_caps_)), [this, run] {
       runs_[run].gap_pending = false;
       advance(run);
     });

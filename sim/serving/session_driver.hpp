@@ -26,8 +26,15 @@ class SessionDriver {
 Request turn_request(const wl::Trace& trace, wl::TurnRef ref, int agent, long long max_context_tokens,
                      bool& truncated);
 
-// The delay after `t` under a human-gap cap (< 0 = as recorded).
-double replay_gap_s(const wl::Turn& t, double human_gap_cap_s);
+// Caps on the recorded gaps after a turn (< 0 = as recorded): human waits (end_turn), and tool
+// gaps (which include permission prompts a person answers).
+struct GapCaps {
+  double human_s = -1;
+  double tool_s = -1;
+};
+
+// The delay after `t` under the caps.
+double replay_gap_s(const wl::Turn& t, const GapCaps& caps);
 
 // Root sessions of `trace` (no spawn parent), in trace order: the pool replay draws from.
 std::vector<std::size_t> root_sessions(const wl::Trace& trace);
@@ -41,7 +48,7 @@ class SessionTreePlayer {
  public:
   // `trace` must outlive the player.
   SessionTreePlayer(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace, long long max_context_tokens,
-                    double human_gap_cap_s);
+                    GapCaps gap_caps);
   // Starts `session` at `first_turn` now (children of earlier turns are skipped);
   // `done` fires when it finished.
   void play(std::size_t session, std::size_t first_turn, int agent, std::function<void()> done);
@@ -72,7 +79,7 @@ class SessionTreePlayer {
   RequestSink& sink_;
   const wl::Trace& trace_;
   long long max_context_tokens_;
-  double human_gap_cap_s_;
+  GapCaps gap_caps_;
   // children_[s]: (after_turn, child session) of every sub-agent of s, sorted.
   std::vector<std::vector<std::pair<std::int32_t, std::size_t>>> children_;
   std::vector<Run> runs_;           // slots, reused through free_ (lowest index last)

@@ -51,10 +51,10 @@ class EngramDefault : public ::testing::Test {
 TEST_F(EngramDefault, TheDeploymentTakesTheModelsPlacement) {
   const Experiment e = load_experiment(write("deployment: {tp: 8}\n"), kRoot);
   EXPECT_TRUE(e.model.engram.host_resident);
-  EXPECT_TRUE(e.deployment.plan.engram_on_host);
-  EXPECT_TRUE(e.deployment.engram_prefetch);
+  EXPECT_TRUE(e.plans.front().deployment.plan.engram_on_host);
+  EXPECT_TRUE(e.plans.front().deployment.engram_prefetch);
   const Experiment hbm = load_experiment(write("deployment: {tp: 8, engram_on_host: false}\n"), kRoot);
-  EXPECT_FALSE(hbm.deployment.plan.engram_on_host);
+  EXPECT_FALSE(hbm.plans.front().deployment.plan.engram_on_host);
 }
 
 TEST_F(EngramDefault, WhatIfPutsTheTablesInHbm) {
@@ -62,7 +62,7 @@ TEST_F(EngramDefault, WhatIfPutsTheTablesInHbm) {
       write("deployment: {tp: 8}\nwhat_if: {deepseek-v4.1-flash: {engram: {placement_default: gpu}}}\n");
   const Experiment e = load_experiment(path, kRoot);
   EXPECT_FALSE(e.model.engram.host_resident);
-  EXPECT_FALSE(e.deployment.plan.engram_on_host);
+  EXPECT_FALSE(e.plans.front().deployment.plan.engram_on_host);
   // The other Engram fields survive the overlay.
   EXPECT_DOUBLE_EQ(e.model.engram.rows_per_token, 48.0);
   // In HBM the 2-GPU plan no longer fits a B200: the plan is rejected with the memory reason.
@@ -74,15 +74,16 @@ TEST_F(EngramDefault, WhatIfPutsTheTablesInHbm) {
   } catch (const core::Error& err) {
     EXPECT_NE(std::string(err.what()).find("Engram tables 101.4 GB in HBM"), std::string::npos) << err.what();
   }
-  EXPECT_TRUE(load_experiment(write("deployment: {tp: 2}\n"), kRoot).deployment.plan.engram_on_host);
+  EXPECT_TRUE(load_experiment(write("deployment: {tp: 2}\n"), kRoot).plans.front().deployment.plan.engram_on_host);
 }
 
 // (e) `explain` shows the Engram host-link line with a nonzero time by default.
 TEST(EngramExplain, DefaultShowsTheHostLinkLine) {
   int rc = 0;
   const std::string out = run_cli(
-      "explain --model deepseek-v4.1-flash --system hgx-b200 --plan tp=8 --batch decode=1@100000", &rc);
+      "explain --model deepseek-v4.1-flash --system hgx-b200 --plan tp=8 --batch decode=1@100000 --spec off", &rc);
   ASSERT_EQ(rc, 0) << out;
+  // One token per step (speculation off; with the drafter on, 6 verified tokens read 6x the rows).
   const std::size_t at =
       out.find("Engram host link: 0.013 MB of rows per device over pcie5 at 64 GB/s per GPU");
   ASSERT_NE(at, std::string::npos) << out;
@@ -92,7 +93,7 @@ TEST(EngramExplain, DefaultShowsTheHostLinkLine) {
 
   const std::string off = run_cli(
       "explain --model deepseek-v4.1-flash --system hgx-b200 --plan tp=8 --batch decode=1@100000 "
-      "--no-engram-prefetch "
+      "--no-engram-prefetch --spec off "
       "--json",
       &rc);
   ASSERT_EQ(rc, 0) << off;

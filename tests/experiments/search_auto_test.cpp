@@ -82,9 +82,19 @@ TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestThree) {
     EXPECT_TRUE(labels.count(want)) << want;
   }
   const wl::Trace sessions = load_sessions(e);
+  // rank_plans bounds decode at the trace's mean prompt and the slowest speed read-off (50 tok/s).
+  double input = 0, turns = 0;
+  for (const auto& s : sessions.sessions) {
+    for (const auto& t : s.turns) {
+      input += static_cast<double>(t.input_tokens);
+      turns += 1;
+    }
+  }
   std::vector<std::pair<double, std::string>> bounds;
   for (const Plan& p : e.plans) {
-    if (p.pruned.empty()) bounds.emplace_back(plan_bound(e, p, 50000, 50, sessions.block_size_tokens).system_tok_s, p.label);
+    if (p.pruned.empty()) {
+      bounds.emplace_back(plan_bound(e, p, input / turns, 50, sessions.block_size_tokens).system_tok_s, p.label);
+    }
   }
   ASSERT_GT(bounds.size(), 3u);
   rank_plans(e, sessions);

@@ -62,14 +62,18 @@ TEST_F(Replay, ClosedLoopIsDeterministicPerSeed) {
   EXPECT_FALSE(same(a, closed(5, false))) << "random start points change the first prompts";
 }
 
-TEST(ReplayGap, HumanGapsAreCappedToolGapsAreNot) {
+TEST(ReplayGap, EachKindHasItsOwnCap) {
   wl::Turn human(10, 1, 300.0);
   human.gap_kind = wl::GapKind::kHuman;
   wl::Turn tool(10, 1, 300.0);
   tool.gap_kind = wl::GapKind::kTool;
-  EXPECT_DOUBLE_EQ(replay_gap_s(human, 5.0), 5.0);
-  EXPECT_DOUBLE_EQ(replay_gap_s(human, -1.0), 300.0);
-  EXPECT_DOUBLE_EQ(replay_gap_s(tool, 5.0), 300.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {5.0, -1}), 5.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {-1.0, -1}), 300.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(tool, {5.0, -1}), 300.0) << "a human cap leaves tool gaps alone";
+  EXPECT_DOUBLE_EQ(replay_gap_s(tool, {5.0, 60.0}), 60.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {-1.0, 60.0}), 300.0) << "a tool cap leaves human gaps alone";
+  wl::Turn none(10, 1, 0.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(none, {5.0, 5.0}), 0.0);
 }
 
 TEST_F(Replay, OpenLoopSubmitsAtRecordedTimesScaled) {

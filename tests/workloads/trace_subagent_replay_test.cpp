@@ -143,7 +143,7 @@ TEST(SubagentReplay, RawClaudeCodeTraceFinishesChildrenBeforeTheParentContinues)
   FixedRateSink sink(sim, 20000.0);  // 1 s per 20k prompt tokens
   ClosedLoopOptions co;
   co.agents = 1;
-  co.human_gap_cap_s = 5.0;
+  co.gap_caps.human_s = 5.0;
   ClosedLoopDriver d(sim, sink, trace, co);
   d.start();
   sim.run_while([&] { return d.sessions_started() <= 3; });  // until the tree restarts
