@@ -3,6 +3,7 @@
 // labelled read-offs, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +36,7 @@ std::string slurp(const fs::path& p) {
 }
 
 const fs::path& dir() {
-  static const fs::path d = fs::temp_directory_path() / "agentsim_report_browser";
+  static const fs::path d = fs::temp_directory_path() / ("agentsim_report_browser_" + std::to_string(::getpid()));
   return d;
 }
 
