@@ -3,8 +3,6 @@
 // reader and with an independent parser (Python's csv module, run from the test).
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,21 +13,11 @@
 #include "experiments/readoff_sinks.hpp"
 #include "experiments/summary_csv.hpp"
 #include "sim/core/csv_reader.hpp"
+#include "tests/support/cli_runner.hpp"
 
 namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
-
-std::string sh(const std::string& cmd, int* code) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
 
 // Python's csv module: prints "<header length> <row lengths...>" then, per row, the fields named.
 std::string python_read(const fs::path& file, const std::string& fields) {
@@ -42,10 +30,9 @@ std::string python_read(const fs::path& file, const std::string& fields) {
       "  print('|'.join(repr(r[h.index(f)]) for f in sys.argv[2].split(',')))\n";
   const fs::path script = file.parent_path() / "read.py";
   std::ofstream(script) << py;
-  int code = -1;
-  const std::string out = sh("python3 " + script.string() + " " + file.string() + " " + fields + " 2>&1", &code);
-  EXPECT_EQ(code, 0) << out;
-  return out;
+  const auto r = test_support::run_shell("python3 " + script.string() + " " + file.string() + " " + fields);
+  EXPECT_EQ(r.code, 0) << r.output;
+  return r.output;
 }
 
 RunResult run(const std::string& deployment, int concurrency) {
