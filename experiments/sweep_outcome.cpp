@@ -18,12 +18,9 @@ namespace {
 bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
   const RunResult& last = runs.back();
   if (!last.skipped.empty() || (last.summary.requests == 0 && last.summary.steps > 0)) return true;
-  const std::size_t n = runs.size();
-  if (n >= 3) {
-    double peak = 0;
-    for (std::size_t i = 0; i + 2 < n; ++i) peak = std::max(peak, runs[i].summary.total_tok_s);
-    if (runs[n - 2].summary.total_tok_s < 0.95 * peak && last.summary.total_tok_s < 0.95 * peak) return true;
-  }
+  std::vector<const RunResult*> ordered;
+  for (const RunResult& r : runs) ordered.push_back(&r);
+  if (passed_peak(ordered) < ordered.size()) return true;
   for (double s : e.readoff_speeds_tok_s) {
     if (!(last.summary.agent_output_tok_s_p50 < s)) return false;
   }

@@ -118,6 +118,24 @@ TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
   EXPECT_EQ(chosen[0].runner_up, "tp=4") << "the second-best in-range plan is named";
 }
 
+// Every run at or above 100 tok/s per agent, and throughput peaking at 2 agents (3000 tok/s on 1 MW)
+// with the last two runs 5% below it: the read-off is the peak, in range. Otherwise out of range.
+TEST_F(HandMade, SpeedNeverReachedBeforeThePeakReadsOffThePeak) {
+  const std::vector<RunResult> peaked = {run(0, 1, 300, 290, 1, 1000, 1e6), run(0, 2, 250, 240, 1, 3000, 1e6),
+                                         run(0, 4, 200, 190, 1, 2000, 1e6), run(0, 8, 150, 140, 1, 2800, 1e6)};
+  const ReadoffRow at = speed_readoff(e, 0, peaked, 100);
+  EXPECT_TRUE(at.in_swept_range) << at.note;
+  EXPECT_DOUBLE_EQ(at.total_tok_s_per_mw, 3000);
+  EXPECT_DOUBLE_EQ(at.concurrency, 2);
+  EXPECT_NE(at.note.find("throughput peaks at 2 agents"), std::string::npos) << at.note;
+  // One run below the peak is noise, not a passed peak.
+  const std::vector<RunResult> rising = {run(0, 1, 300, 290, 1, 1000, 1e6), run(0, 2, 250, 240, 1, 3000, 1e6),
+                                         run(0, 4, 200, 190, 1, 2000, 1e6), run(0, 8, 150, 140, 1, 3100, 1e6)};
+  const ReadoffRow more = speed_readoff(e, 0, rising, 100);
+  EXPECT_FALSE(more.in_swept_range);
+  EXPECT_TRUE(std::isnan(more.total_tok_s_per_mw));
+}
+
 TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
   // tp=8 replica meets the SLO with 50 agents; 1000 agents -> 20 replicas, one per
   // 8-GPU node -> 20 systems, 160 GPUs; racks of 41 kW hold floor(41 / 10.2) = 4 nodes -> 5 racks.
