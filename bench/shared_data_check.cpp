@@ -1,8 +1,8 @@
-// Optional check of the vendored traces against the larger originals in ../shared/data (not a test:
-// a clone alone has no ../shared). Imports all 74 upstream raw Claude Code JSON files and checks each
-// imports to the same sessions as its rows of the vendored requests.csv, and that the vendored
-// requests.csv is byte-identical to the shared one.
-//   bench_shared_data_check [SHARED_DIR]   (default: <source>/../shared)
+// Optional check of the vendored traces against the larger originals in a reference-data folder
+// given on the command line (not a test: a clone has no such folder, and nothing builds against it).
+// Imports all 74 upstream raw Claude Code JSON files and checks each imports to the same sessions as
+// its rows of the vendored requests.csv, and that the vendored requests.csv is byte-identical.
+//   bench_shared_data_check SHARED_DIR   (the folder holding data/traces/claude-code-weka)
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -29,11 +29,15 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path shared = argc > 1 ? fs::path(argv[1]) : fs::path(AGENTSIM_SOURCE_DIR) / ".." / "shared";
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: bench_shared_data_check SHARED_DIR\n");
+    return 2;
+  }
+  const fs::path shared = argv[1];
   const fs::path raw = shared / "data/traces/claude-code-weka/raw";
   const fs::path vendored = fs::path(AGENTSIM_SOURCE_DIR) / "workloads/traces/claude-code/requests.csv";
   if (!fs::is_directory(raw)) {
-    std::fprintf(stderr, "bench_shared_data_check: %s not found (this optional check needs shared/data)\n",
+    std::fprintf(stderr, "bench_shared_data_check: %s not found (this optional check needs the reference data folder)\n",
                  raw.c_str());
     return 2;
   }

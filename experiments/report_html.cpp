@@ -13,12 +13,6 @@ namespace agentsim::exp {
 
 namespace {
 
-std::string cell(double v, const char* fmt) {
-  if (std::isnan(v)) return "&ndash;";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 // The plan each system's curves show: the one chosen for the first target.
 int shown_plan(const Experiment& e, const SweepOutcome& o, std::size_t system) {
@@ -50,6 +44,13 @@ std::string report_page_tail() {
   return "<script>for(const s of document.querySelectorAll('svg.plot')){let a=0;"
          "for(const g of s.querySelectorAll('.series')){const b=g.getBBox();a+=b.width*b.height;}"
          "s.setAttribute('data-drawn-area',String(Math.round(a)));}</script>\n</body></html>\n";
+}
+
+std::string html_cell(double v, const char* fmt) {
+  if (!std::isfinite(v)) return "&ndash;";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
 }
 
 std::string report_html(const Experiment& e, const SweepOutcome& o, const std::string& root) {
@@ -86,7 +87,7 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
        std::to_string(e.systems.size()) + " system(s); " + std::to_string(o.runs.size()) + " runs; seed " +
        std::to_string(e.seed) + "; source revision " + html_escape(source_revision()) +
        ". Per-MW figures divide the modelled runtime facility power (wall power of every occupied system, "
-       "idle accelerators included, &times; PUE " + cell(e.power.pue, "%.2f") +
+       "idle accelerators included, &times; PUE " + html_cell(e.power.pue, "%.2f") +
        "). Hover a point for the run's numbers.</p>\n";
   h += svg_line_chart(headline_chart(tables));
   h += "<p>One curve per system: its chosen deployment, one point per swept concurrency. Circles mark the speed "
@@ -98,9 +99,9 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
   for (const auto& r : o.readoffs) {
     h += std::string("<tr") + (r.in_swept_range ? "" : " class=\"out\"") + "><td class=\"l\">" +
          html_escape(r.system) + "</td><td class=\"l\">" + html_escape(r.deployment) + "</td><td>" + r.target_kind +
-         "</td><td>" + cell(r.target_agent_tok_s, "%.0f") + "</td><td>" + cell(r.total_tok_s_per_mw, "%.0f") +
-         "</td><td>" + cell(r.output_tok_s_per_mw, "%.0f") + "</td><td>" + cell(r.agents_per_mw, "%.1f") +
-         "</td><td>" + cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" +
+         "</td><td>" + html_cell(r.target_agent_tok_s, "%.0f") + "</td><td>" + html_cell(r.total_tok_s_per_mw, "%.0f") +
+         "</td><td>" + html_cell(r.output_tok_s_per_mw, "%.0f") + "</td><td>" + html_cell(r.agents_per_mw, "%.1f") +
+         "</td><td>" + html_cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" +
          (r.in_swept_range ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
   }
   h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier.</p>\n"

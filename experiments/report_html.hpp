@@ -15,6 +15,8 @@ std::string report_html(const Experiment& e, const SweepOutcome& outcome, const 
 
 // The page's <head> and style, shared with the comparison page.
 std::string report_page_head(const std::string& title);
+// A number for an HTML table cell, printf-formatted; "&ndash;" when missing (NaN or infinite).
+std::string html_cell(double v, const char* fmt);
 // The page's end: a tiny script recording each plot's drawn area (for the browser test), </body>.
 std::string report_page_tail();
 

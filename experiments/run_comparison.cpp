@@ -14,12 +14,6 @@ namespace agentsim::exp {
 
 namespace {
 
-std::string cell(double v, const char* fmt) {
-  if (!std::isfinite(v)) return "&ndash;";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 std::string target_name(const ReadoffRow& r) {
   if (r.target_kind == "single_agent") return "single agent";
@@ -104,8 +98,8 @@ std::string comparison_html(std::vector<RunTable> tables) {
     h += "<tr class=\"delta\"><td class=\"l\">" + html_escape(d.system) + "</td><td class=\"l\">" +
          html_escape(d.target) + "</td><td class=\"l\">" + html_escape(d.baseline_label) +
          "</td><td class=\"l\">" + html_escape(d.run_label) + "</td><td class=\"l\">" + html_escape(d.figure) +
-         "</td><td>" + cell(d.baseline_value, "%.0f") + "</td><td>" + cell(d.run_value, "%.0f") + "</td><td" +
-         cls + ">" + cell(d.delta_pct, "%+.1f%%") + "</td><td class=\"l\">" +
+         "</td><td>" + html_cell(d.baseline_value, "%.0f") + "</td><td>" + html_cell(d.run_value, "%.0f") + "</td><td" +
+         cls + ">" + html_cell(d.delta_pct, "%+.1f%%") + "</td><td class=\"l\">" +
          html_escape(d.baseline_deployment) +
          (d.run_deployment == d.baseline_deployment ? "" : " &rarr; " + html_escape(d.run_deployment)) +
          "</td></tr>\n";

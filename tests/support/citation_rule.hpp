@@ -17,7 +17,7 @@
 // and in any of them a file name (`*.md`, `*.yaml`, `*.json`, `*.pdf`, `*.html`, ... or a path with
 // a `/` ending in a source extension) that is not inside a URL, not right after the repository it
 // belongs to and not under shared/reference/ is a path in this repository and must exist there
-// (so `see NOTES.md` fails: there is no NOTES.md). The project never reads ../shared; the
+// (so `see NOTES.md` fails: there is no NOTES.md). The project never reads the reference folder; the
 // reference sections are checked for form only.
 #include <algorithm>
 #include <cctype>

@@ -1,5 +1,5 @@
 // Decode TPOT of the measured serving points the step cost can address alone
-// (../shared/data/measured/serving-points, see its PROVENANCE.md), predicted
+// (experiments/validation/measured/serving-points, vendored with its PROVENANCE.md), predicted
 // with the default efficiencies of the example experiment (compute 0.7,
 // memory 0.8, network 0.8, 2 ms step overhead) and CUDA/HIP graphs on (both
 // SGLang and vLLM replay decode from graphs by default). No per-point tuning.
