@@ -23,12 +23,14 @@ inline long long narrow_bracket(long long good, long long bad, double fraction,
 // (m_good >= 0 at good, m_bad < 0 at bad), until bad - good <= max(1, fraction x good). Each probe
 // aims at the bracket's linear interpolation of the margin, alternately half a tolerance below and
 // above it, so a near-linear curve closes in two or three probes; after three probes on one side it
-// falls back to the midpoint. Returns the final good.
+// falls back to the midpoint. Stops after `max_probes` probes (a noisy margin near a cliff need not
+// close). Returns the final good.
 inline long long narrow_bracket_interpolated(long long good, double m_good, long long bad, double m_bad,
-                                             double fraction, const std::function<double(long long)>& margin) {
+                                             double fraction, const std::function<double(long long)>& margin,
+                                             int max_probes = 64) {
   auto width = [&] { return std::max<long long>(1, static_cast<long long>(fraction * static_cast<double>(good))); };
   int side = 0, repeats = 0, probes = 0;
-  while (bad - good > width()) {
+  while (bad - good > width() && probes < max_probes) {
     const double t = m_good - m_bad > 0 ? m_good / (m_good - m_bad) : 0.5;
     const double estimate = static_cast<double>(good) + t * static_cast<double>(bad - good);
     const double half = 0.5 * static_cast<double>(width());

@@ -126,6 +126,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   serving::ClusterOptions& clo = r.cluster;
   // fill: as many replicas as one system holds (plans stay within one system: the validator bounds them).
   clo.replicas = e.serving.replicas > 0 ? e.serving.replicas : std::max(1, r.system.accelerators / devices);
+  r.pods = e.serving.pods > 0 ? e.serving.pods : clo.replicas;  // 0: per_replica
   if (e.serving.pods > 1 && clo.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
     throw core::Error(core::SourceLocation{e.file, 0, "serving.pods"},
                       "expected at most " + std::to_string(clo.replicas) + " pods: each pod needs at least one replica");

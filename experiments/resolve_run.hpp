@@ -18,6 +18,7 @@ struct RunSpec {
   hw::Cluster kv_transfer;          // the systems a disaggregated deployment's KV crosses (one otherwise)
   double warmup_s = 0;              // measurement window [warmup_s, end_s)
   double end_s = 0;
+  int pods = 1;                     // routing pods (serving.pods; per_replica resolved to the replicas)
 
   // The run's parallel plan: the one home of tp, ep, pp and dp once the run is resolved.
   const wl::ParallelPlan& plan() const { return replica.cost.plan; }

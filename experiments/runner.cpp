@@ -112,25 +112,41 @@ RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& s
   }
   const hw::Topology topology = hw::build_topology(spec.kv_transfer);
 
-  // Each pod simulates its share on its own simulator; merged in pod order below.
-  const int pods = e.serving.pods;
-  std::vector<PodOutcome> parts(static_cast<std::size_t>(pods));
-  core::parallel_for(parts.size(), std::min(threads, pods), [&](std::size_t p) {
-    parts[p] = run_pod(e, spec, sessions, level, seed, topology, pods, static_cast<int>(p));
+  // Each pod simulates its share on its own simulator; merged in pod order below. Under
+  // pod_sampling: representative only the first pod of each distinct share is simulated and its
+  // records are absorbed once per pod it stands for.
+  const int pods = spec.pods;
+  const bool closed = e.workload.mode == ReplayMode::kClosedLoop;
+  std::vector<serving::PodClass> sim_pods;
+  if (e.serving.pod_sampling == PodSampling::kRepresentative && closed && spec.cluster.prefill_replicas == 0) {
+    sim_pods = serving::pod_classes(spec.cluster.replicas, static_cast<long long>(level), pods);
+  } else {
+    for (int p = 0; p < pods; ++p) sim_pods.push_back({p, 1});
+  }
+  std::vector<PodOutcome> parts(sim_pods.size());
+  core::parallel_for(parts.size(), std::min<int>(threads, static_cast<int>(parts.size())), [&](std::size_t i) {
+    parts[i] = run_pod(e, spec, sessions, level, seed, topology, pods, sim_pods[i].first);
   });
 
   RunResult r;
   r.level = level;
-  r.concurrency = e.workload.mode == ReplayMode::kClosedLoop ? static_cast<int>(level) : 0;
+  r.concurrency = closed ? static_cast<int>(level) : 0;
   metrics::Recorder recorder;
   metrics::CacheCounters counters;
   int replicas = 0;
-  for (PodOutcome& part : parts) {
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    PodOutcome& part = parts[i];
+    for (int copy = 1; copy < sim_pods[i].count; ++copy) {
+      metrics::Recorder twin = part.recorder;
+      recorder.absorb(std::move(twin));
+      counters.add(part.counters);
+      r.turns_truncated += part.turns_truncated;
+    }
     recorder.absorb(std::move(part.recorder));
     counters.add(part.counters);
     r.turns_truncated += part.turns_truncated;
-    r.events += part.events;
-    replicas += part.replicas;
+    r.events += part.events;  // events simulated, not stood for
+    replicas += part.replicas * sim_pods[i].count;
   }
   r.summary = metrics::summarize(recorder, spec.warmup_s, spec.end_s, counters);
   r.kv_capacity_tokens = spec.replica.kv_capacity_tokens;

@@ -19,6 +19,13 @@ enum class TierScope { kReplica, kNode };
 inline constexpr core::NameTable<TierScope, 2> kTierScopeNames = {{
     {"replica", TierScope::kReplica}, {"node", TierScope::kNode}}};
 
+// "all": every pod is simulated; "representative": pods of the same share (replicas, load) are
+// statistically identical (even share, own seed), so one of each distinct share is simulated
+// and its records stand for every pod of that share (sim/serving/pods.hpp, pod_classes).
+enum class PodSampling { kAll, kRepresentative };
+inline constexpr core::NameTable<PodSampling, 2> kPodSamplingNames = {{
+    {"all", PodSampling::kAll}, {"representative", PodSampling::kRepresentative}}};
+
 struct ServingConfig {
   long long max_batch_tokens = 8192;
   int max_sequences = 256;
@@ -43,7 +50,8 @@ struct ServingConfig {
   int replicas = 0;                      // unified replicas; 0 = fill: as many as the system holds
   int prefill_replicas = 0;              // > 0: disaggregated
   int decode_replicas = 0;
-  int pods = 1;                          // independent routing pods (sim/serving/pods.hpp)
+  int pods = 1;                          // independent routing pods (sim/serving/pods.hpp); 0 = one per replica
+  PodSampling pod_sampling = PodSampling::kAll;                        // kPodSamplingNames
 };
 
 // Decodes `serving` (absent = defaults).

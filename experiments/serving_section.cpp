@@ -24,7 +24,10 @@ constexpr std::array kServingKeys = {
     OptionSpec{"replicas", "integer or fill", "fill",
                "unified replicas behind the router; fill: as many as one system holds (its GPUs / the plan's)"},
     OptionSpec{"disaggregation", "map", "", "prefill_replicas and decode_replicas"},
-    OptionSpec{"pods", "integer", "1", "independent routing pods, each with its own router and an even share of replicas and load"},
+    OptionSpec{"pods", "integer or per_replica", "1",
+               "independent routing pods, each with its own router and an even share of replicas and load"},
+    OptionSpec{"pod_sampling", "string", "all",
+               "all pods simulated, or representative: one per distinct share, its records standing for the rest"},
 };
 constexpr std::array kEfficiencyKeys = {
     OptionSpec{"compute", "number", "1.0", "achieved / peak FLOP/s"},
@@ -104,7 +107,15 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
     s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
   }
-  s.pods = static_cast<int>(bounded_int(*srv, "pods", 1, 1, 1 << 20));
+  if (auto p = srv->find("pods"); p && !p->is_sequence() && !p->is_map() && p->as_string() == "per_replica") {
+    if (s.prefill_replicas > 0) {
+      throw p->error("expected an integer: pods: per_replica needs unified replicas (no disaggregation)");
+    }
+    s.pods = 0;
+  } else {
+    s.pods = static_cast<int>(bounded_int(*srv, "pods", 1, 1, 1 << 20));
+  }
+  s.pod_sampling = named_or(*srv, "pod_sampling", s.pod_sampling, kPodSamplingNames);
   const int fewest = s.prefill_replicas > 0 ? std::min(s.prefill_replicas, s.decode_replicas) : s.replicas;
   if (fewest > 0 && s.pods > fewest) {
     throw srv->at("pods").error("expected at most " + std::to_string(fewest) + " pods: each pod needs at least one " +

@@ -68,7 +68,8 @@ struct Bisection {
 };
 
 // concurrency: auto refines only the plan each (system, target) chose on the ladder: its bracket
-// narrowed to within 2% of concurrency by interpolated probes (bisect.hpp).
+// narrowed to within workload.concurrency_tolerance (2%) of concurrency by at most
+// workload.max_probes interpolated probes (bisect.hpp).
 std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<RunResult>& runs) {
   std::vector<Bisection> tasks;
   for (const ReadoffRow& row : choose_plans(e, all_readoffs(e, runs))) {
@@ -90,7 +91,8 @@ std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<R
       const double a = margin(*ladder[i - 1]), b = margin(*ladder[i]);
       if (a >= 0 && b < 0) {
         const auto lo = static_cast<long long>(ladder[i - 1]->level), hi = static_cast<long long>(ladder[i]->level);
-        if (hi - lo > std::max<long long>(1, static_cast<long long>(0.02 * static_cast<double>(lo)))) {
+        const double tol = e.workload.concurrency_tolerance;
+        if (e.workload.max_probes > 0 && hi - lo > std::max<long long>(1, static_cast<long long>(tol * static_cast<double>(lo)))) {
           tasks.push_back({row.plan, lo, hi, a, b, margin});
         }
         break;
@@ -146,7 +148,8 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
           return t.margin(made.back());
         };
         if (narrow) {
-          narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, 0.02, probe);
+          narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, e.workload.concurrency_tolerance, probe,
+                                      e.workload.max_probes);
         } else {
           bisect_max_true(t.good + 1, t.bad - 1, [&](long long c) { return probe(c) >= 0; });
         }

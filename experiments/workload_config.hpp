@@ -21,6 +21,8 @@ struct WorkloadConfig {
                                  // with auto: the doubling ladder 1, 2, 4, ... max_concurrency it may run
   bool auto_concurrency = false; // closed loop `concurrency: auto`: double until every target is bracketed
   int max_concurrency = 16384;   // auto: the ladder's top
+  double concurrency_tolerance = 0.02;  // auto: each bracket narrowed to within this fraction of agents
+  int max_probes = 6;            // auto: at most this many narrowing runs per bracket
   double warmup_s = 0;
   double window_s = 0;
   double start_spread_s = 0;

@@ -20,6 +20,9 @@ constexpr std::array kWorkloadKeys = {
     OptionSpec{"concurrency", "list of integers or auto", "",
                "closed-loop agents, one run each; auto: 1, 2, 4, ... until every read-off is bracketed, then bisect"},
     OptionSpec{"max_concurrency", "integer", "16384", "concurrency auto: the largest level it may run"},
+    OptionSpec{"concurrency_tolerance", "number", "0.02",
+               "concurrency auto: narrow each bracket until its width is at most this fraction of agents"},
+    OptionSpec{"max_probes", "integer", "6", "concurrency auto: the most narrowing runs per bracket"},
     OptionSpec{"warmup", "time", "", "excluded from the metrics"},
     OptionSpec{"window", "time", "", "measurement window after warm-up"},
     OptionSpec{"start_spread", "time", "0s", "agents start uniformly within this time"},
@@ -76,12 +79,16 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
     if (!conc.is_sequence() && !conc.is_map() && conc.as_string() == "auto") {
       w.auto_concurrency = true;
       w.max_concurrency = static_cast<int>(bounded_int(wl, "max_concurrency", 16384, 1, 10'000'000));
+      w.concurrency_tolerance = fraction(wl, "concurrency_tolerance", 0.02);
+      w.max_probes = static_cast<int>(bounded_int(wl, "max_probes", 6, 0, 64));
       for (long long c = 1; c <= w.max_concurrency; c *= 2) w.levels.push_back(static_cast<double>(c));
       if (w.levels.back() < w.max_concurrency) w.levels.push_back(static_cast<double>(w.max_concurrency));
     } else if (!conc.is_sequence()) {
       throw conc.error("expected a list of concurrency levels or auto");
-    } else if (wl.has("max_concurrency")) {
-      throw wl.at("max_concurrency").error("max_concurrency applies to concurrency: auto only");
+    } else {
+      for (const char* key : {"max_concurrency", "concurrency_tolerance", "max_probes"}) {
+        if (wl.has(key)) throw wl.at(key).error(std::string(key) + " applies to concurrency: auto only");
+      }
     }
     for (const auto& item : w.auto_concurrency ? std::vector<YamlNode>{} : conc.items()) {
       const long long c = item.as_integer();

@@ -57,6 +57,16 @@ TEST(Bisect, InterpolatedNarrowingClosesInAFewProbes) {
   EXPECT_LE(cliff, 1030);
   EXPECT_GE(cliff, 1030 - 20);
   EXPECT_LE(steps, 12);
+  // A noisy margin (sign flipping with parity near the root) is cut off after max_probes probes,
+  // with the bracket still a valid one: good met the target, everything returned was probed.
+  int noisy = 0;
+  auto flip = [&](long long x) {
+    ++noisy;
+    return x < 1500 && x % 2 == 0 ? 1.0 : -1.0;
+  };
+  const long long capped = narrow_bracket_interpolated(1024, 1.0, 2048, -1.0, 0.0, flip, 4);
+  EXPECT_EQ(noisy, 4);
+  EXPECT_TRUE(capped == 1024 || (capped < 1500 && capped % 2 == 0)) << capped;
 }
 
 }  // namespace

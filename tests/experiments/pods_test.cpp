@@ -14,18 +14,18 @@ namespace {
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
 
-std::string body(int replicas, int pods, unsigned long long seed, const std::string& mode = "closed-loop") {
+std::string body(int replicas, const std::string& pods, unsigned long long seed, const std::string& mode = "closed-loop",
+                 const std::string& extra = "", int agents = 4) {
   return "name: pods\n"
          "model: llama-3.1-8b\n"
          "system: hgx-h200\n"
          "seed: " + std::to_string(seed) + "\n"
          "deployment: {tp: 1}\n"
-         "serving: {replicas: " + std::to_string(replicas) + ", pods: " + std::to_string(pods) +
-         ", router: session_affinity}\n"
+         "serving: {replicas: " + std::to_string(replicas) + ", pods: " + pods + ", router: session_affinity" + extra + "}\n"
          "workload:\n"
          "  mode: " + mode + "\n"
          "  trace: " + kTrace + "\n" +
-         (mode == "poisson" ? "  session_rates: [0.2]\n" : "  concurrency: [4]\n") +
+         (mode == "poisson" ? "  session_rates: [0.2]\n" : "  concurrency: [" + std::to_string(agents) + "]\n") +
          "  warmup: \"5s\"\n"
          "  window: \"60s\"\n";
 }
@@ -33,13 +33,13 @@ std::string body(int replicas, int pods, unsigned long long seed, const std::str
 Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/pods.yaml", kRoot); }
 
 TEST(Pods, TwoPodsAreTheSumOfTheirPodsRunAlone) {
-  const Experiment both = parse(body(2, 2, 7));
+  const Experiment both = parse(body(2, "2", 7));
   const wl::Trace sessions = load_sessions(both);
   const RunResult r = run_point(both, sessions, 4);
   // Pod 0 is the plain cluster with one replica and 2 agents under seed 7; pod 1 the same
   // under its derived seed.
-  const Experiment one = parse(body(1, 1, 7));
-  const Experiment other = parse(body(1, 1, serving::pod_seed(7, 1)));
+  const Experiment one = parse(body(1, "1", 7));
+  const Experiment other = parse(body(1, "1", serving::pod_seed(7, 1)));
   const RunResult a = run_point(one, sessions, 2);
   const RunResult b = run_point(other, sessions, 2);
   ASSERT_GT(a.summary.requests, 0);
@@ -58,7 +58,7 @@ TEST(Pods, TwoPodsAreTheSumOfTheirPodsRunAlone) {
 
 TEST(Pods, ResultsDoNotDependOnThreads) {
   for (const char* mode : {"closed-loop", "poisson"}) {
-    const Experiment e = parse(body(3, 3, 11, mode));
+    const Experiment e = parse(body(3, "3", 11, mode));
     const wl::Trace sessions = load_sessions(e);
     const double level = e.workload.levels.front();
     const RunResult one = run_point(e, sessions, level, 1);
@@ -73,16 +73,66 @@ TEST(Pods, ResultsDoNotDependOnThreads) {
   }
 }
 
+TEST(Pods, ClassesGroupPodsOfOneShare) {
+  // 36 replicas over 36 pods, 100 agents: pods 0-27 hold 3 agents, pods 28-35 hold 2.
+  const auto c = serving::pod_classes(36, 100, 36);
+  ASSERT_EQ(c.size(), 2U);
+  EXPECT_EQ(c[0].first, 0);
+  EXPECT_EQ(c[0].count, 28);
+  EXPECT_EQ(c[1].first, 28);
+  EXPECT_EQ(c[1].count, 8);
+  // 5 replicas, 7 agents, 3 pods: replicas 2,2,1 and agents 3,2,2 make three distinct pods.
+  const auto d = serving::pod_classes(5, 7, 3);
+  ASSERT_EQ(d.size(), 3U);
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ(d[static_cast<std::size_t>(p)].first, p);
+    EXPECT_EQ(d[static_cast<std::size_t>(p)].count, 1);
+  }
+  EXPECT_EQ(serving::pod_classes(8, 64, 4).size(), 1U);
+}
+
+TEST(Pods, PerReplicaPodsAreOnePodPerReplica) {
+  const Experiment per = parse(body(3, "per_replica", 5));
+  const Experiment three = parse(body(3, "3", 5));
+  const wl::Trace sessions = load_sessions(per);
+  const RunResult a = run_point(per, sessions, 6);
+  const RunResult b = run_point(three, sessions, 6);
+  ASSERT_GT(a.summary.requests, 0);
+  EXPECT_EQ(a.summary.requests, b.summary.requests);
+  EXPECT_EQ(a.summary.output_tok_s, b.summary.output_tok_s);
+  EXPECT_EQ(a.events, b.events);
+}
+
+TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
+  // 4 replicas, one pod each, 8 agents: every pod holds 2 agents, so pod 0 alone is simulated and
+  // counted four times: four times its requests, tokens/s and devices in use, the same percentiles.
+  const Experiment rep = parse(body(4, "per_replica", 7, "closed-loop", ", pod_sampling: representative", 8));
+  const wl::Trace sessions = load_sessions(rep);
+  const RunResult r = run_point(rep, sessions, 8);
+  const RunResult pod0 = run_point(parse(body(1, "1", 7)), sessions, 2);
+  ASSERT_GT(pod0.summary.requests, 0);
+  EXPECT_EQ(r.summary.requests, 4 * pod0.summary.requests);
+  EXPECT_EQ(r.events, pod0.events);  // simulated once
+  EXPECT_NEAR(r.summary.output_tok_s, 4 * pod0.summary.output_tok_s, 1e-9 * r.summary.output_tok_s);
+  EXPECT_EQ(r.summary.agent_output_tok_s_p50, pod0.summary.agent_output_tok_s_p50);
+  EXPECT_EQ(r.summary.ttft_s_p90, pod0.summary.ttft_s_p90);
+  EXPECT_EQ(r.power.accelerators, 4 * pod0.power.accelerators);
+  // Simulating every pod gives a different sample of the same system, not a copy.
+  const RunResult all = run_point(parse(body(4, "per_replica", 7, "closed-loop", "", 8)), sessions, 8);
+  EXPECT_GT(all.events, r.events);
+  EXPECT_EQ(all.power.accelerators, r.power.accelerators);
+}
+
 TEST(Pods, MorePodsThanReplicasOrAnOpenLoopReplayIsAnError) {
   try {
-    parse(body(2, 3, 1));
+    parse(body(2, "3", 1));
     FAIL() << "3 pods of 2 replicas accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("serving.pods: expected at most 2 pods: each pod needs at least one replica"),
               std::string::npos)
         << e.what();
   }
-  std::string open = body(2, 2, 1, "open-loop");
+  std::string open = body(2, "2", 1, "open-loop");
   open.replace(open.find("  concurrency: [4]\n"), 18, "  time_scales: [1]\n");
   try {
     parse(open);
