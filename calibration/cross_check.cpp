@@ -37,13 +37,16 @@ std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const Effici
   std::vector<CrossCheckRow> out;
   for (const auto& [name, et] : profile.tables) {
     const auto it = file.tables.find(et.family);
-    if (it == file.tables.end()) continue;
+    if (it == file.tables.end() || !et.derived_from.empty()) continue;  // a derived table has no rows here
     const MeasurementTable& t = it->second;
     const KernelFamily& fam = kernel_family(t.family);
     CrossCheckRow row;
     row.table = name;
     for (std::size_t r = 0; r < t.rows(); ++r) {
       if (fam.per_dtype && dtype_name(t.column("dtype_bits")[r]) != et.dtype) continue;
+      if (t.columns.contains("nodes") &&
+          !name.ends_with("_" + std::to_string(static_cast<long long>(t.column("nodes")[r])) + "node"))
+        continue;
       bool extrapolated = false;
       const double err = predict_time_s(t, r, et, &extrapolated) / t.column("time_s")[r] - 1;
       PredictionError& pe = t.column("held_out")[r] != 0 ? row.held_out : row.fitted;

@@ -34,14 +34,18 @@ struct Reader {
     return core::Error(core::SourceLocation{path, n.Mark().line >= 0 ? n.Mark().line + 1 : 0, key_path}, what);
   }
 
-  void check_keys(const YAML::Node& n, const std::string& key_path, const std::vector<std::string>& allowed) const {
+  // Every key of `allowed` is required; keys of `optional` may be absent.
+  void check_keys(const YAML::Node& n, const std::string& key_path, const std::vector<std::string>& allowed,
+                  const std::vector<std::string>& optional = {}) const {
     if (!n.IsMap()) throw error(n, key_path, "expected a mapping");
+    std::vector<std::string> all = allowed;
+    all.insert(all.end(), optional.begin(), optional.end());
     for (const auto& kv : n) {
       const std::string k = kv.first.as<std::string>();
-      if (std::find(allowed.begin(), allowed.end(), k) != allowed.end()) continue;
-      const std::string near = core::closest_match(k, allowed);
+      if (std::find(all.begin(), all.end(), k) != all.end()) continue;
+      const std::string near = core::closest_match(k, all);
       throw error(kv.first, key_path.empty() ? k : key_path + "." + k,
-                  "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)") + "; allowed: " + core::join_names(allowed));
+                  "unknown key" + (near.empty() ? "" : " (did you mean '" + near + "'?)") + "; allowed: " + core::join_names(all));
     }
     for (const auto& k : allowed) {
       if (!n[k]) throw error(n, key_path.empty() ? k : key_path + "." + k, "missing key");
@@ -98,7 +102,8 @@ struct Reader {
 
   EfficiencyTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"family", "dtype", "quantity", "peak", "peak_source", "log_constant", "axes",
-                             "fit_error", "held_out_error"});
+                             "fit_error", "held_out_error"},
+               {"derived_from", "provenance"});
     EfficiencyTable t;
     t.name = name;
     t.family = get<std::string>(n["family"], key_path + ".family", "a string");
@@ -133,6 +138,8 @@ struct Reader {
     }
     t.fit_error = fit_error(n["fit_error"], key_path + ".fit_error");
     t.held_out_error = fit_error(n["held_out_error"], key_path + ".held_out_error");
+    if (n["derived_from"]) t.derived_from = get<std::string>(n["derived_from"], key_path + ".derived_from", "a string");
+    if (n["provenance"]) t.provenance = get<std::string>(n["provenance"], key_path + ".provenance", "a string");
     return t;
   }
 };
@@ -182,6 +189,8 @@ std::string to_yaml(const EfficiencyProfile& p) {
     out << YAML::EndSeq;
     emit_error(out, "fit_error", t.fit_error);
     emit_error(out, "held_out_error", t.held_out_error);
+    if (!t.derived_from.empty()) out << YAML::Key << "derived_from" << YAML::Value << t.derived_from;
+    if (!t.provenance.empty()) out << YAML::Key << "provenance" << YAML::Value << t.provenance;
     out << YAML::EndMap;
   }
   out << YAML::EndMap << YAML::EndMap;

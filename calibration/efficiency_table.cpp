@@ -17,9 +17,13 @@ std::string fmt(double v) {
 }  // namespace
 
 EfficiencyLookup EfficiencyTable::lookup(const std::vector<double>& shape) const {
-  if (shape.size() != axes.size())
+  return lookup(shape.data(), shape.size(), true);
+}
+
+EfficiencyLookup EfficiencyTable::lookup(const double* shape, std::size_t n, bool with_note) const {
+  if (n != axes.size())
     throw core::Error(core::SourceLocation{"", 0, name}, "lookup needs " + std::to_string(axes.size()) +
-                                                             " shape values, got " + std::to_string(shape.size()));
+                                                             " shape values, got " + std::to_string(n));
   EfficiencyLookup out;
   double log_value = log_constant;
   for (std::size_t a = 0; a < axes.size(); ++a) {
@@ -30,9 +34,11 @@ EfficiencyLookup EfficiencyTable::lookup(const std::vector<double>& shape) const
     const double hi = ax.knots.back() * (1 + 1e-9);
     if (!(x >= lo && x <= hi)) {
       out.extrapolated = true;
-      if (!out.note.empty()) out.note += "; ";
-      out.note += ax.name + "=" + fmt(x) + (x < lo ? " below" : " above") + " measured " + fmt(ax.knots.front()) +
-                  ".." + fmt(ax.knots.back());
+      if (with_note) {
+        if (!out.note.empty()) out.note += "; ";
+        out.note += ax.name + "=" + fmt(x) + (x < lo ? " below" : " above") + " measured " + fmt(ax.knots.front()) +
+                    ".." + fmt(ax.knots.back());
+      }
     }
     if (ax.knots.size() == 1 || !(x > ax.knots.front())) {
       log_value += ax.log_offsets.front();

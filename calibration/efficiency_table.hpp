@@ -41,10 +41,17 @@ struct EfficiencyTable {
   std::vector<EfficiencyAxis> axes;
   FitError fit_error;       // over the points the fit used
   FitError held_out_error;  // over measured points held out of the fit
+  // Optional (written only when set): the measured table of another accelerator this one
+  // was derived from ("b200": its efficiencies against this accelerator's datasheet peak),
+  // and where the numbers came from (source files, rows, quality levels).
+  std::string derived_from;
+  std::string provenance;
 
   // Shape values in axis order. Outside the measured range each axis is held at
   // its edge knot and the result is flagged; never extrapolates silently.
   EfficiencyLookup lookup(const std::vector<double>& shape) const;
+  // The same over `n` values; with `with_note` false no note text is built (hot paths).
+  EfficiencyLookup lookup(const double* shape, std::size_t n, bool with_note = true) const;
   // Shape by axis name; throws core::Error naming a missing axis.
   EfficiencyLookup lookup(const std::map<std::string, double>& shape) const;
 };

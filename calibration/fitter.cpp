@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "calibration/kernel_family.hpp"
@@ -68,13 +69,14 @@ std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyT
 }
 
 EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
-                          const std::string& file_path) {
+                          const std::string& file_path, double nodes) {
   const KernelFamily& fam = kernel_family(t.family);
   const core::SourceLocation where{file_path, 0, "/" + t.family};
   const auto& held = t.column("held_out");
   std::vector<std::size_t> train, test;
   for (std::size_t r = 0; r < t.rows(); ++r) {
     if (fam.per_dtype && t.column("dtype_bits")[r] != dtype_bits) continue;
+    if (nodes > 0 && t.column("nodes")[r] != nodes) continue;
     (held[r] != 0 ? test : train).push_back(r);
   }
   if (train.empty()) throw core::Error(where, "no rows to fit (all held out, or no rows of this dtype)");
@@ -84,13 +86,37 @@ EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const Fi
   out.quantity = fam.quantity;
   out.dtype = fam.per_dtype ? dtype_name(dtype_bits) : "";
   out.name = fam.per_dtype ? fam.name + "_" + out.dtype : fam.name;
+  const std::string node_suffix = nodes > 0 ? std::to_string(static_cast<long long>(nodes)) + "node" : "";
+  if (!node_suffix.empty()) out.name += "_" + node_suffix;
+  auto attribute = [&](const std::string& key) {
+    const auto it = t.attributes.find(key);
+    return it == t.attributes.end() ? std::string() : it->second;
+  };
   const auto& achieved = t.column(fam.achieved_column);
   if (fam.quantity == Quantity::kLatency) {
     out.peak_source = "none: values are seconds per operation";
   } else {
-    for (std::size_t r : train) out.peak = std::max(out.peak, achieved[r]);
-    out.peak_source = "best measured rate among the fitted points of this table";
+    const std::string key = fam.per_dtype ? out.dtype : node_suffix;
+    std::string given = key.empty() ? "" : attribute("peak_" + key);
+    std::string given_source = key.empty() ? "" : attribute("peak_source_" + key);
+    if (given.empty()) {
+      given = attribute("peak");
+      given_source = attribute("peak_source");
+    }
+    if (!given.empty()) {
+      char* end = nullptr;
+      out.peak = std::strtod(given.c_str(), &end);
+      if (end == given.c_str() || *end != '\0' || !(out.peak > 0) || !std::isfinite(out.peak))
+        throw core::Error(where, "attribute peak '" + given + "' is not a positive number");
+      out.peak_source = given_source.empty() ? "table attribute peak" : given_source;
+    } else {
+      for (std::size_t r : train) out.peak = std::max(out.peak, achieved[r]);
+      out.peak_source = "best measured rate among the fitted points of this table";
+    }
   }
+  out.provenance = attribute(fam.per_dtype ? "provenance_" + out.dtype : "provenance");
+  if (out.provenance.empty()) out.provenance = attribute("provenance");
+  out.derived_from = attribute("derived_from");
   auto value_of = [&](std::size_t r) { return fam.quantity == Quantity::kLatency ? achieved[r] : achieved[r] / out.peak; };
 
   const auto monotone = parse_monotone(t, fam, file_path);
@@ -208,15 +234,19 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
   p.calibration_date = attr("date");
   for (const auto& [name, t] : file.tables) {
     const KernelFamily& fam = kernel_family(name);
-    std::vector<double> dtypes = {0};
-    if (fam.per_dtype) {
-      dtypes = t.column("dtype_bits");
-      std::sort(dtypes.begin(), dtypes.end());
-      dtypes.erase(std::unique(dtypes.begin(), dtypes.end()), dtypes.end());
-    }
+    auto distinct = [&](const char* column) {
+      std::vector<double> v = t.column(column);
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      return v;
+    };
+    const std::vector<double> dtypes = fam.per_dtype ? distinct("dtype_bits") : std::vector<double>{0};
+    const std::vector<double> node_counts = t.columns.contains("nodes") ? distinct("nodes") : std::vector<double>{0};
     for (double d : dtypes) {
-      EfficiencyTable et = fit_table(t, d, options, file.path);
-      p.tables[et.name] = std::move(et);
+      for (double nodes : node_counts) {
+        EfficiencyTable et = fit_table(t, d, options, file.path, nodes);
+        p.tables[et.name] = std::move(et);
+      }
     }
   }
   return p;

@@ -20,8 +20,13 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
 
 // Fits the rows of `t` whose dtype_bits equals `dtype_bits` (ignored when the
 // family has no dtypes). The peak is the best achieved rate among fitted rows.
+// A table with a `nodes` column (collectives measured on 1, 2, ... systems) is fitted once
+// per node count given in `nodes` (0: all rows), named "<family>_<N>node".
+// The peak is the table attribute `peak_<dtype>` / `peak_<N>node` or `peak` when present
+// (a datasheet figure; `peak_source` says which), else the best achieved rate among the
+// fitted rows. Attributes `provenance` and `derived_from` are copied into the table.
 EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
-                          const std::string& file_path = "");
+                          const std::string& file_path = "", double nodes = 0);
 
 // The value a table measured at each row: achieved / peak, or seconds per op.
 std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyTable& fitted);

@@ -1,10 +1,13 @@
 #pragma once
 // Kernel efficiencies from a calibration profile (calibration/efficiency_profile):
-// GEMMs from gemm_<dtype>, expert GEMMs from grouped_gemm_<dtype>, attention
-// from attention_decode / attention_prefill, HBM traffic from mem_read, launch
-// floors from launch_latency / graph_replay_latency. Each efficiency is
-// rescaled from the table's peak to the accelerator's datasheet peak; a
-// family the profile lacks falls back to the constant with a note.
+// GEMMs from gemm_<dtype>, expert GEMMs from grouped_gemm_<dtype> (gemm_<dtype> per
+// group where the profile has none), attention from attention_decode /
+// attention_prefill, HBM traffic from mem_read, launch floors from launch_latency /
+// graph_replay_latency, collectives from nccl_<op>_<N>node. Each efficiency is
+// rescaled from the table's peak to the accelerator's datasheet peak; a family the
+// profile lacks falls back to the constant with a note. Every value's note names the
+// table behind it, and "derived from <sibling> table" where the table was derived.
+#include <array>
 #include <memory>
 #include <string>
 
@@ -14,26 +17,56 @@
 
 namespace agentsim::exp {
 
+// A collective looked up in a profile: achieved bus bandwidth / the link's datasheet
+// bandwidth at that message size, the seconds it implies, and the table's note.
+struct CollectiveEfficiency {
+  double bus_bw_efficiency = 0;  // 0 when the profile has no table for the op
+  double peak_Bps = 0;           // the table's datasheet link bandwidth (per GPU, per direction)
+  double time_s = 0;             // bus bytes / (efficiency x peak)
+  bool extrapolated = false;
+  std::string note;
+};
+
 class ProfileEfficiency final : public serving::KernelEfficiency {
  public:
   ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback);
+  ProfileEfficiency(const ProfileEfficiency&) = delete;  // slots point into profile_
+  ProfileEfficiency& operator=(const ProfileEfficiency&) = delete;
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
   std::string name() const override;
 
+  // op: "all_reduce", "all_gather" or "all_to_all"; nodes: systems the group spans;
+  // bytes: the message (nccl-tests "size"); group: ranks (bus bytes = 2(n-1)/n x size for
+  // all-reduce, (n-1)/n x size otherwise). Not yet priced by the step cost.
+  CollectiveEfficiency collective(const std::string& op, int nodes, double bytes, int group) const;
+  // The all-reduce bus-bandwidth efficiency of one system's scale-up fabric at the largest
+  // measured message (clamped to 1), or a negative value when the profile has none.
+  double scale_up_network_efficiency() const;
+  const calib::EfficiencyProfile& profile() const { return profile_; }
+
  private:
-  serving::EfficiencyValue look(const std::string& table, const std::map<std::string, double>& shape,
-                                double datasheet_peak, double fallback) const;
+  struct Slot {
+    const calib::EfficiencyTable* table = nullptr;
+    double scale = 1;            // table peak / datasheet peak
+    std::string note;            // "gemm_bf16 table[, derived from b200 table]"
+    std::string note_extrap;     // "gemm_bf16 extrapolated (measured m 1..256, ...)[, derived ...]"
+    std::array<int, 4> axis{};   // shape field of each table axis (see kField*)
+  };
+  Slot slot(const std::string& table, const std::string& used_for, double datasheet_peak) const;
+  serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback) const;
+
   calib::EfficiencyProfile profile_;
   hw::Accelerator acc_;
   hw::Efficiency fallback_;
+  std::array<Slot, 4> gemm_, grouped_;  // by dtype: fp4, fp8, bf16, fp32
+  Slot prefill_, decode_, mem_;
 };
 
 // The accelerator's profile (path relative to `root` unless absolute), or null
 // when it names none. Throws core::Error when the file is missing or invalid.
-std::shared_ptr<const serving::KernelEfficiency> load_profile_efficiency(const hw::Accelerator& acc,
-                                                                         const std::string& root,
-                                                                         hw::Efficiency fallback);
+std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
+                                                                 hw::Efficiency fallback);
 
 }  // namespace agentsim::exp

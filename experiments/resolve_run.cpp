@@ -74,7 +74,17 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.plan = d.plan;
   cost.efficiency = e.serving.efficiency;
   cost.step_overhead_s = e.serving.step_overhead_s;
-  cost.kernels = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
+  // Precedence: an experiment's explicit `serving.efficiency` constants, else the
+  // accelerator's calibration profile (whose all-reduce table, where it has one, also sets
+  // the network efficiency), else the constants' defaults (datasheet peaks).
+  if (!e.serving.efficiency_given) {
+    auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
+    if (profile) {
+      const double net = profile->scale_up_network_efficiency();
+      if (net > 0) cost.efficiency.network = net;
+    }
+    cost.kernels = std::move(profile);
+  }
   cost.overlap = d.overlap;
   cost.cuda_graph = d.cuda_graph;
   cost.ep_imbalance = d.ep_imbalance;

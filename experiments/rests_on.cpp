@@ -57,19 +57,25 @@ std::vector<std::string> validation_ids(const Experiment& e, const std::string& 
 std::string rests_on_html(const Experiment& e, const std::string& root) {
   std::string h =
       "<h2 id=\"rests-on\">What this rests on</h2>\n<h3>Efficiencies and calibration tables</h3>\n";
-  h += "<p>Constant efficiencies from <code>serving.efficiency</code> (achieved &divide; datasheet peak): "
-       "compute " +
-       num(e.serving.efficiency.compute) + ", memory " + num(e.serving.efficiency.memory) + ", network " +
-       num(e.serving.efficiency.network) + ".</p>\n<ul class=\"calibration\">\n";
+  if (e.serving.efficiency_given) {
+    h += "<p>Constant efficiencies from <code>serving.efficiency</code> (achieved &divide; datasheet peak), "
+         "replacing the accelerators' calibration profiles: compute " +
+         num(e.serving.efficiency.compute) + ", memory " + num(e.serving.efficiency.memory) + ", network " +
+         num(e.serving.efficiency.network) + ".</p>\n<ul class=\"calibration\">\n";
+  } else {
+    h += "<p>Kernel efficiencies from each accelerator's calibration profile (per-shape tables of achieved "
+         "&divide; datasheet peak; tables marked derived are a sibling accelerator's); without one, datasheet "
+         "peaks.</p>\n<ul class=\"calibration\">\n";
+  }
   std::set<std::string> accelerators;
   for (const auto& s : e.systems) {
     const auto& a = s.accelerator;
     if (!accelerators.insert(a.name).second) continue;
     h += "<li>" + html_escape(a.name) + ": " +
          (a.efficiency_profile.empty()
-              ? std::string("no calibration profile; the constants above apply")
-              : "calibration profile <code>" + html_escape(a.efficiency_profile) +
-                    "</code> (measured kernel tables; the constants above are the fallback outside them)") +
+              ? std::string("no calibration profile")
+              : "calibration profile <code>" + html_escape(a.efficiency_profile) + "</code>" +
+                    (e.serving.efficiency_given ? " (not used: the constants above replace it)" : "")) +
          "</li>\n";
   }
   h += "</ul>\n<h3>Assumed catalog values</h3>\n";

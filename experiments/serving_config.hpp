@@ -32,6 +32,9 @@ struct ServingConfig {
   double step_overhead_s = 0;
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
+  // `serving.efficiency` was written: its constants price every kernel, replacing the
+  // accelerators' calibration profiles (docs/calibration.md "Precedence").
+  bool efficiency_given = false;
   // Scheduler.
   serving::Admission admission = serving::Admission::kReserveFull;  // kAdmissionNames
   serving::Preemption preemption = serving::Preemption::kRecompute;  // kPreemptionNames (on_demand only)

@@ -15,7 +15,7 @@ constexpr std::array kServingKeys = {
     OptionSpec{"max_sequences", "integer", "256", "sequences in the running batch"},
     OptionSpec{"step_overhead", "time", "0s", "fixed scheduler and launch time per step"},
     OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + activations + KV cache"},
-    OptionSpec{"efficiency", "map", "", "achieved fractions of peak until calibration"},
+    OptionSpec{"efficiency", "map", "", "constant achieved fractions of peak; when set they replace the accelerators' calibration profiles"},
     OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
     OptionSpec{"preemption", "string", "recompute", "on_demand KV shortage: recompute or swap (to host)"},
     OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
@@ -73,6 +73,7 @@ ServingConfig decode_serving(const YamlNode* srv) {
   s.memory_fraction = fraction(*srv, "memory_fraction", 0.9);
   if (auto eff = srv->find("efficiency")) {
     eff->check_keys(kEfficiencyKeys);
+    s.efficiency_given = true;
     s.efficiency.compute = fraction(*eff, "compute", 1.0);
     s.efficiency.memory = fraction(*eff, "memory", 1.0);
     s.efficiency.network = fraction(*eff, "network", 1.0);

@@ -1,6 +1,7 @@
 // agentsim calibrate --backend cpu|cuda --out FILE.h5 [--quick]
 // agentsim calibrate fit FILE.h5 --out PROFILE.yaml
 // agentsim calibrate check FILE.h5 PROFILE.yaml
+// agentsim calibrate import-published [--kernels DIR] [--out DIR]
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -10,6 +11,8 @@
 #include "calibration/cross_check.hpp"
 #include "calibration/fitter.hpp"
 #include "calibration/microbenchmarks.hpp"
+#include "calibration/published_import.hpp"
+#include "experiments/catalog.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "sim/core/error.hpp"
@@ -40,7 +43,7 @@ void print_fit(const calib::EfficiencyProfile& p) {
 
 }  // namespace
 
-Command add_calibrate_command(CLI::App& app, const Context&) {
+Command add_calibrate_command(CLI::App& app, const Context& ctx) {
   struct Args {
     std::string backend;
     std::string out;
@@ -52,6 +55,8 @@ Command add_calibrate_command(CLI::App& app, const Context&) {
     std::string check_profile;
     std::string show_file;
     std::string show_table;
+    std::string kernels_dir = "calibration/data/published/kernels";
+    std::string profiles_dir = "calibration/data/profiles";
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("calibrate", "run microbenchmarks into an HDF5 calibration file (or fit/check one)");
@@ -71,7 +76,34 @@ Command add_calibrate_command(CLI::App& app, const Context&) {
   show->add_option("file", args->show_file, "calibration file (HDF5)")->required();
   show->add_option("--table", args->show_table, "print only this table's rows (CSV)");
 
-  return Command{sub, [args, fit, check, show]() {
+  CLI::App* imp = sub->add_subcommand(
+      "import-published",
+      "published kernel measurements (CSV) -> one calibration file (HDF5) and profile (YAML) per catalog accelerator");
+  imp->add_option("--kernels", args->kernels_dir, "folder of gemm/attention/collectives/memory/overheads.csv")
+      ->capture_default_str();
+  imp->add_option("--out", args->profiles_dir, "folder for <accelerator>.h5 and <accelerator>.yaml")->capture_default_str();
+
+  const std::string root = ctx.root;
+  return Command{sub, [args, fit, check, show, imp, root]() {
+    if (imp->parsed()) {
+      const exp::Catalog catalog = exp::load_catalog(root);
+      std::vector<hw::Accelerator> accs;
+      for (const std::string& n : catalog.accelerators.names()) accs.push_back(catalog.accelerators.get(n));
+      std::vector<hw::System> systems;
+      for (const std::string& n : catalog.systems.names()) systems.push_back(catalog.systems.get(n));
+      // Defaults resolve against the source root (so the command works from any folder);
+      // profiles record the folder as given (relative by default: the same on every checkout).
+      auto resolved = [&](const char* option, const std::string& v) {
+        return imp->get_option(option)->count() == 0 ? root + "/" + v : v;
+      };
+      const calib::PublishedImport r =
+          calib::import_published(resolved("--kernels", args->kernels_dir), accs, systems, args->profiles_dir);
+      calib::write_published_import(r, resolved("--out", args->profiles_dir));
+      std::fputs(calib::import_summary(r).c_str(), stdout);
+      std::printf("wrote %zu calibration files and %zu profiles to %s\n", r.measured.size(), r.profiles.size(),
+                  args->profiles_dir.c_str());
+      return 0;
+    }
     if (show->parsed()) {
       const calib::CalibrationFile file = calib::read_calibration_file(args->show_file);
       if (args->show_table.empty()) {

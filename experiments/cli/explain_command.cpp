@@ -25,7 +25,7 @@ namespace agentsim::cli {
 namespace {
 
 struct ExplainArgs {
-  std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency = "0.7,0.8,0.8";
+  std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency;
   std::string step_overhead = "2ms", fidelity = "analytical", engram = "default";
   bool cuda_graph = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
@@ -78,11 +78,15 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   p.label = plan.to_string();
   exp::DeploymentConfig& d = p.deployment;
   d.plan = plan;
-  const std::vector<double> e = numbers(a.efficiency, "--efficiency");
-  if (e.size() != 3 || e[0] <= 0 || e[0] > 1 || e[1] <= 0 || e[1] > 1 || e[2] <= 0 || e[2] > 1) {
-    throw core::Error("--efficiency: expected compute,memory,network fractions in (0, 1]");
+  // As in a run: explicit constants replace the accelerator's calibration profile.
+  if (!a.efficiency.empty()) {
+    const std::vector<double> e = numbers(a.efficiency, "--efficiency");
+    if (e.size() != 3 || e[0] <= 0 || e[0] > 1 || e[1] <= 0 || e[1] > 1 || e[2] <= 0 || e[2] > 1) {
+      throw core::Error("--efficiency: expected compute,memory,network fractions in (0, 1]");
+    }
+    x.serving.efficiency = {e[0], e[1], e[2]};
+    x.serving.efficiency_given = true;
   }
-  x.serving.efficiency = {e[0], e[1], e[2]};
   x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
   const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
   if (!overlap) {
@@ -115,7 +119,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const serving::StepCost c = serving::step_cost(batch, model, system, opt);
   const serving::StepBreakdown& bd = c.breakdown;
   const serving::PlanPlacement place = serving::place_plan(plan);
-  const std::string eff_name = opt.kernels ? opt.kernels->name() : "constant " + a.efficiency;
+  const std::string eff_name = opt.kernels ? opt.kernels->name()
+                                            : "constant " + (a.efficiency.empty() ? std::string("1,1,1 (datasheet peaks)") : a.efficiency);
   const double tok_s = c.total_s > 0 ? bd.tokens_per_step / c.total_s : 0;
 
   if (a.json) {
@@ -259,7 +264,9 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--spec", args->spec,
                   "speculative decoding: auto (the model's drafter), off, or acceptance per draft position, e.g. 0.8,0.6")
       ->capture_default_str();
-  sub->add_option("--efficiency", args->efficiency, "compute,memory,network fractions of peak")->capture_default_str();
+  sub->add_option("--efficiency", args->efficiency,
+                  "compute,memory,network constant fractions of peak, e.g. 0.7,0.8,0.8; replaces the accelerator's "
+                  "calibration profile (default: the profile)");
   sub->add_option("--step-overhead", args->step_overhead, "host overhead per step")->capture_default_str();
   sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();
   sub->add_flag("--json", args->json, "JSON instead of the table");

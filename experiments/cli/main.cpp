@@ -31,6 +31,7 @@ constexpr std::pair<std::string_view, std::string_view> kExamples[] = {
     {"calibrate fit", "agentsim calibrate fit cal.h5 --out profile.yaml"},
     {"calibrate check", "agentsim calibrate check cal.h5 profile.yaml"},
     {"calibrate show", "agentsim calibrate show cal.h5"},
+    {"calibrate import-published", "agentsim calibrate import-published --kernels calibration/data/published/kernels --out calibration/data/profiles"},
     {"describe", "agentsim describe serving.kv_cache"},
     {"plan", "agentsim plan --model deepseek-v4.1-flash --agents 20000 --agent-speed 100 --ttft-p90 2s "
              "--systems gb300-nvl72,hgx-b300"},

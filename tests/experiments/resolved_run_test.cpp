@@ -131,6 +131,7 @@ std::string write_profile() {
 
 TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
   Experiment plain = parse(body("{tp: 4, pp: 2}", 1));
+  plain.systems[0].accelerator.efficiency_profile.clear();  // the shipped h200 names its published profile
   Experiment profiled = plain;
   profiled.systems[0].accelerator.efficiency_profile = write_profile();
   const RunSpec without = resolve_run(plain, first_valid_plan(plain));
@@ -158,6 +159,24 @@ TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
             a.power.memory_s / static_cast<double>(a.summary.steps));
 }
 
+// Precedence (docs/calibration.md): the shipped h200 profile prices a run unless the
+// experiment writes serving.efficiency, whose constants then price every kernel.
+TEST(ResolvedRunProfile, ExplicitConstantEfficienciesReplaceTheShippedProfile) {
+  const Experiment shipped = parse(body("{tp: 4, pp: 2}", 1));
+  ASSERT_FALSE(shipped.systems[0].accelerator.efficiency_profile.empty());
+  const RunSpec with_profile = resolve_run(shipped, first_valid_plan(shipped));
+  ASSERT_NE(with_profile.replica.cost.kernels, nullptr);
+  EXPECT_NE(with_profile.replica.cost.kernels->name().find("h200"), std::string::npos);
+
+  const Experiment constants =
+      parse(body("{tp: 4, pp: 2}", 1, ", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}"));
+  const RunSpec with_constants = resolve_run(constants, first_valid_plan(constants));
+  EXPECT_EQ(with_constants.replica.cost.kernels, nullptr);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.compute, 0.7);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.memory, 0.8);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.network, 0.8);
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -175,7 +194,13 @@ std::string root_with_profile() {
   fs::copy(kRoot + "/hwmodels/catalog", root / "hwmodels/catalog", fs::copy_options::recursive);
   fs::copy(kRoot + "/workloads/catalog/models", root / "workloads/catalog/models", fs::copy_options::recursive);
   fs::copy_file(write_profile(), root / "profile.yaml");
-  std::ofstream(root / "hwmodels/catalog/accelerators/h200.yaml", std::ios::app) << "efficiency_profile: profile.yaml\n";
+  // Point h200 at the fixture instead of its shipped profile.
+  const fs::path h200 = root / "hwmodels/catalog/accelerators/h200.yaml";
+  std::ifstream in(h200);
+  std::string text, line;
+  while (std::getline(in, line)) text += (line.rfind("efficiency_profile:", 0) == 0 ? "efficiency_profile: profile.yaml" : line) + "\n";
+  in.close();
+  std::ofstream(h200) << text;
   return root.string();
 }
 
@@ -188,11 +213,11 @@ TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
   batch.decodes.assign(16, serving::DecodeItem{8192});
   const double run_s = serving::step_cost(batch, e.model, spec.system, spec.replica.cost).total_s;
 
-  // explain with the experiment's defaults: efficiencies 1, no step overhead.
+  // explain with the experiment's defaults: no constant efficiencies (they would replace the profile), no step overhead.
   const std::string out = root + "/explain.json";
   const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + root +
                           " explain --model llama-3.1-70b --system hgx-h200 --plan tp=4,pp=2 --batch decode=16@8192"
-                          " --efficiency 1,1,1 --step-overhead 0s --json > " + out;
+                          " --step-overhead 0s --json > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const std::string j = slurp(out);
   EXPECT_NE(j.find("\"efficiency\": \"profile fixture (test)\""), std::string::npos) << j.substr(0, 400);

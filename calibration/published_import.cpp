@@ -1,0 +1,681 @@
+#include "calibration/published_import.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "calibration/calibration_file.hpp"
+#include "calibration/fitter.hpp"
+#include "calibration/kernel_family.hpp"
+#include "sim/core/atomic_write.hpp"
+#include "sim/core/csv_reader.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/suggest.hpp"
+
+namespace agentsim::calib {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Where the vendored CSVs say nothing about the buffer: BabelStream's default array of
+// 2^25 float64 (the Azure guide runs it with defaults).
+constexpr double kBabelStreamDefaultBytes = 33554432.0 * 8;
+
+const std::map<std::string, std::vector<std::string>>& expected_columns() {
+  static const std::map<std::string, std::vector<std::string>> cols = {
+      {"gemm.csv",
+       {"gpu_family", "gpu", "library", "kernel_or_op", "dtype", "layout_or_scaling", "num_groups", "m", "n", "k",
+        "achieved_tflops", "achieved_GBps", "latency_us", "speedup_vs_baseline", "source", "quality", "notes"}},
+      {"attention.csv",
+       {"gpu_family", "gpu", "kernel", "phase", "dtype", "batch", "seqlen_q", "seqlen_kv", "num_heads_q", "num_heads_kv",
+        "head_dim_qk", "head_dim_v", "causal", "achieved_tflops", "achieved_GBps", "latency_us", "source", "quality",
+        "notes"}},
+      {"collectives.csv",
+       {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
+        "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
+      {"memory.csv",
+       {"gpu_family", "gpu", "test", "tool", "direction", "buffer_bytes", "achieved_GBps", "achieved_TBps", "source",
+        "quality", "notes"}},
+      {"overheads.csv",
+       {"gpu_family", "item", "gpu", "software", "config", "value_us", "value_max_us", "source", "quality", "notes"}},
+  };
+  return cols;
+}
+
+// A plain decimal number (no unit, no '~', no text), or NaN.
+double parse_plain(const std::string& s) {
+  if (s.empty()) return std::nan("");
+  double v = 0;
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  if (ec != std::errc() || ptr != end || !std::isfinite(v)) return std::nan("");
+  return v;
+}
+
+bool starts_with_ci(const std::string& s, const std::string& prefix) {
+  if (s.size() < prefix.size()) return false;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(s[i])) != std::tolower(static_cast<unsigned char>(prefix[i]))) return false;
+  }
+  return true;
+}
+
+bool contains_ci(const std::string& s, const std::string& part) {
+  std::string a = s, b = part;
+  for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return a.find(b) != std::string::npos;
+}
+
+// The math format a gemm/attention dtype label names, in bits (0 when none we price).
+double dtype_bits_of(const std::string& label) {
+  if (starts_with_ci(label, "FP4")) return 4;
+  if (starts_with_ci(label, "FP8")) return 8;
+  if (starts_with_ci(label, "BF16") || starts_with_ci(label, "FP16")) return 16;  // same tensor-core rate
+  if (starts_with_ci(label, "FP32") || starts_with_ci(label, "TF32")) return 32;
+  return 0;
+}
+
+hw::DType dtype_of_bits(double bits) {
+  if (bits == 4) return hw::DType::kFp4;
+  if (bits == 8) return hw::DType::kFp8;
+  if (bits == 16) return hw::DType::kBf16;
+  return hw::DType::kFp32;
+}
+
+std::string short_source(const std::string& s) {
+  std::string out = s.substr(0, s.find(';'));
+  if (out.size() > 140) out = out.substr(0, 137) + "...";
+  return out;
+}
+
+// One anchor row on its way into a table.
+struct Row {
+  std::vector<double> axes;  // in the family's axis order
+  double dtype_bits = 0;     // per-dtype families
+  double nodes = 0;          // collectives
+  double gpus = 0;           // collectives
+  double achieved = 0;       // FLOP/s, bytes/s, or seconds per op
+  double work = 0;           // FLOPs or bytes of one call (nominal where only a rate is published)
+  double time_s = 0;
+  double extra = 0;          // attention_prefill: the published batch (kept beside the fitted axis)
+  bool shaped = true;        // false: the source gives no shape (a headline), axes are placeholders
+  std::string gpu, quality, source, file;
+  int line = 0;
+};
+
+struct FileInfo {
+  std::size_t rows = 0;
+  std::uintmax_t bytes = 0;
+  std::string sha256;  // from PROVENANCE.md when its size matches, else empty
+};
+
+// "| file | rows | bytes | sha256 |" rows of PROVENANCE.md, by file name.
+std::map<std::string, std::pair<std::uintmax_t, std::string>> provenance_hashes(const std::string& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, std::string>> out;
+  std::ifstream in(fs::path(dir) / "PROVENANCE.md");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("| ", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, '|')) {
+      const auto b = cell.find_first_not_of(' ');
+      const auto e = cell.find_last_not_of(' ');
+      cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
+    }
+    // cells[0] is the empty text before the first '|'.
+    if (cells.size() >= 5 && cells[1].ends_with(".csv") && cells[4].size() == 64) {
+      out[cells[1]] = {static_cast<std::uintmax_t>(parse_plain(cells[3])), cells[4]};
+    }
+  }
+  return out;
+}
+
+class Importer {
+ public:
+  Importer(const std::string& dir, const std::vector<hw::Accelerator>& accs, const std::vector<hw::System>& systems)
+      : dir_(dir), accs_(accs), systems_(systems) {
+    // Provenance names the vendored folder relative to the source root (the same on every checkout).
+    const std::string vendored = "calibration/data/published/kernels";
+    std::string d = fs::path(dir).lexically_normal().string();
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    shown_dir_ = d.ends_with(vendored) ? vendored : d;
+  }
+
+  PublishedImport run(const std::string& profile_dir);
+
+ private:
+  using Handler = void (Importer::*)(const core::CsvReader&, ImportFileSummary&, const std::string& acc, Row row);
+  void read_file(const std::string& name, Handler h);
+  void gemm_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
+  void attention_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
+  void collective_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
+  void memory_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
+  void overhead_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
+
+  const hw::Accelerator* accelerator(const std::string& name) const {
+    for (const auto& a : accs_) {
+      if (a.name == name) return &a;
+    }
+    return nullptr;
+  }
+  double scale_out_per_gpu_Bps(const std::string& acc) const {
+    for (const auto& s : systems_) {
+      if (s.accelerator.name == acc && s.accelerators > 0 && s.scale_out.nics > 0)
+        return s.scale_out.nic_bw_Bps * s.scale_out.nics / s.accelerators;
+    }
+    return 0;
+  }
+  void add(ImportFileSummary& s, const std::string& acc, const std::string& family, Row row) {
+    ++s.used;
+    rows_[acc][family].push_back(std::move(row));
+  }
+  static void skip(ImportFileSummary& s, const std::string& why) { ++s.skipped[why]; }
+  CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
+                             const std::string& profile_dir) const;
+  // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
+  std::pair<double, std::string> datasheet_peak(const hw::Accelerator& acc, const EfficiencyTable& t) const;
+
+  std::string dir_, shown_dir_;
+  const std::vector<hw::Accelerator>& accs_;
+  const std::vector<hw::System>& systems_;
+  std::map<std::string, FileInfo> files_;
+  std::map<std::string, std::map<std::string, std::vector<Row>>> rows_;  // accelerator -> family -> rows
+  PublishedImport out_;
+};
+
+void Importer::read_file(const std::string& name, Handler h) {
+  const fs::path path = fs::path(dir_) / name;
+  const std::string shown = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::Error(core::SourceLocation{shown, 0, ""}, "cannot open published measurements file");
+  core::CsvReader r(in, shown);
+  const std::vector<std::string>& want = expected_columns().at(name);
+  for (const std::string& col : r.header()) {
+    if (std::find(want.begin(), want.end(), col) != want.end()) continue;
+    const std::string near = core::closest_match(col, want);
+    throw core::Error(core::SourceLocation{shown, 1, col},
+                      "unknown column '" + col + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+                          "; expected: " + core::join_names(want));
+  }
+  for (const std::string& col : want) r.column(col);  // a missing column is an error at line 1
+  ImportFileSummary summary;
+  summary.file = name;
+  const auto& anchors = anchor_quality_levels();
+  const std::size_t c_family = r.column("gpu_family"), c_gpu = r.column("gpu"), c_quality = r.column("quality"),
+                    c_source = r.column("source");
+  while (r.next()) {
+    ++summary.rows;
+    const std::string quality = r.field(c_quality);
+    if (std::find(anchors.begin(), anchors.end(), quality) == anchors.end()) {
+      skip(summary, "quality " + (quality.empty() ? std::string("(empty)") : quality) + " is not an anchor");
+      continue;
+    }
+    const std::string acc = map_published_gpu(r.field(c_family), r.field(c_gpu));
+    if (acc.empty() || accelerator(acc) == nullptr) {
+      skip(summary, "gpu maps to no catalog accelerator");
+      ++out_.unmapped_gpus[r.field(c_gpu)];
+      continue;
+    }
+    Row row;
+    row.gpu = r.field(c_gpu);
+    row.quality = quality;
+    row.source = short_source(r.field(c_source));
+    row.file = name;
+    row.line = r.line();
+    (this->*h)(r, summary, acc, std::move(row));
+  }
+  FileInfo& info = files_[name];
+  info.rows = summary.rows;
+  info.bytes = fs::file_size(path);
+  const auto hashes = provenance_hashes(dir_);
+  if (const auto it = hashes.find(name); it != hashes.end() && it->second.first == info.bytes) info.sha256 = it->second.second;
+  out_.files.push_back(std::move(summary));
+}
+
+void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
+  const double bits = dtype_bits_of(r.field(r.column("dtype")));
+  if (bits == 0) return skip(s, "dtype not priced (gemm)");
+  const hw::Accelerator& a = *accelerator(acc);
+  if (!a.peak_flops.contains(dtype_of_bits(bits))) return skip(s, "accelerator has no datasheet peak for the dtype");
+  const double groups_raw = parse_plain(r.field(r.column("num_groups")));
+  const double groups = std::isnan(groups_raw) ? 1 : groups_raw;
+  const double m = parse_plain(r.field(r.column("m"))), n = parse_plain(r.field(r.column("n"))),
+               k = parse_plain(r.field(r.column("k")));
+  if (!(m > 0 && n > 0 && k > 0 && groups > 0)) return skip(s, "shape not numeric");
+  const double flops = 2 * m * n * k * groups;
+  const double tflops = parse_plain(r.field(r.column("achieved_tflops")));
+  const double latency_us = parse_plain(r.field(r.column("latency_us")));
+  double achieved = 0;
+  if (tflops > 0) {
+    achieved = tflops * 1e12;
+  } else if (latency_us > 0) {
+    achieved = flops / (latency_us * 1e-6);
+  } else {
+    return skip(s, "no achieved rate");
+  }
+  row.dtype_bits = bits;
+  row.achieved = achieved;
+  row.work = flops;
+  row.time_s = flops / achieved;
+  const bool grouped = contains_ci(r.field(r.column("kernel_or_op")), "grouped");
+  row.axes = grouped ? std::vector<double>{groups, m, n, k} : std::vector<double>{m, n, k};
+  add(s, acc, grouped ? "grouped_gemm" : "gemm", std::move(row));
+}
+
+void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
+  const std::string phase = r.field(r.column("phase"));
+  const double tflops = parse_plain(r.field(r.column("achieved_tflops")));
+  const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
+  const double batch = parse_plain(r.field(r.column("batch")));
+  if (starts_with_ci(phase, "decode")) {
+    // Decode is priced by its KV bytes: only a published bandwidth anchors it.
+    if (!(gbps > 0)) return skip(s, "decode given in TFLOPS only (no bandwidth)");
+    const double context = parse_plain(r.field(r.column("seqlen_kv")));
+    row.shaped = batch > 0 && context > 0;
+    row.axes = {row.shaped ? batch : 1, row.shaped ? context : 1};
+    row.achieved = gbps * 1e9;
+    row.work = row.achieved;  // nominal: a rate without a kernel size (1 s)
+    row.time_s = 1;
+    return add(s, acc, "attention_decode", std::move(row));
+  }
+  if (starts_with_ci(phase, "prefill")) {
+    if (dtype_bits_of(r.field(r.column("dtype"))) == 8) return skip(s, "fp8 attention (the family has no dtype axis)");
+    if (!(tflops > 0)) return skip(s, "no achieved rate");
+    const double seq = parse_plain(r.field(r.column("seqlen_q")));
+    row.shaped = seq > 0;
+    // The published sweeps hold batch x seq fixed (16k tokens), so batch is not separable
+    // from seq: it is kept as a column (batch_published) and the fitted batch axis is 1.
+    row.axes = {1, row.shaped ? seq : 1};
+    row.extra = batch > 0 ? batch : 0;
+    row.achieved = tflops * 1e12;
+    row.work = row.achieved;
+    row.time_s = 1;
+    const std::string causal = r.field(r.column("causal"));
+    const double hdim = parse_plain(r.field(r.column("head_dim_qk")));
+    // Preference marks, used when choosing rows (causal first, then head dim 128).
+    row.nodes = starts_with_ci(causal, "yes") ? 1 : 0;
+    row.gpus = hdim;
+    return add(s, acc, "attention_prefill", std::move(row));
+  }
+  skip(s, "phase is not prefill or decode (training)");
+}
+
+void Importer::collective_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
+  const std::string op = r.field(r.column("op"));
+  if (!starts_with_ci(op, "all_reduce")) return skip(s, "op without a message-size curve (DeepEP dispatch/combine)");
+  const double gpus = parse_plain(r.field(r.column("gpus"))), nodes = parse_plain(r.field(r.column("nodes")));
+  const double size = parse_plain(r.field(r.column("message_bytes")));
+  if (!(gpus > 1 && nodes >= 1 && size > 0)) return skip(s, "no message size or group");
+  const double latency_us = parse_plain(r.field(r.column("latency_us")));
+  const double busbw = parse_plain(r.field(r.column("busbw_GBps")));
+  const double bus_bytes = 2 * (gpus - 1) / gpus * size;  // nccl-tests all-reduce bus bytes
+  double achieved = 0;
+  if (latency_us > 0) {
+    achieved = bus_bytes / (latency_us * 1e-6);  // unrounded busbw, defined at every size
+  } else if (busbw > 0) {
+    achieved = busbw * 1e9;
+  } else {
+    return skip(s, "no latency or bus bandwidth");
+  }
+  const double peak = nodes > 1 ? scale_out_per_gpu_Bps(acc) : accelerator(acc)->scale_up_bw_Bps;
+  if (!(peak > 0)) return skip(s, "no datasheet link bandwidth");
+  row.axes = {size};
+  row.nodes = nodes;
+  row.gpus = gpus;
+  row.achieved = achieved;
+  row.work = bus_bytes;
+  row.time_s = bus_bytes / achieved;
+  add(s, acc, "nccl_all_reduce", std::move(row));
+}
+
+void Importer::memory_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
+  const std::string test = r.field(r.column("test"));
+  if (!starts_with_ci(test, "HBM stream")) return skip(s, "host-link or peer copy (not an HBM stream)");
+  const double tbps = parse_plain(r.field(r.column("achieved_TBps")));
+  const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
+  const double rate = tbps > 0 ? tbps * 1e12 : gbps > 0 ? gbps * 1e9 : 0;
+  if (!(rate > 0)) return skip(s, "no achieved rate");
+  const double buffer = parse_plain(r.field(r.column("buffer_bytes")));
+  row.axes = {buffer > 0 ? buffer : kBabelStreamDefaultBytes};
+  row.achieved = rate;
+  row.work = row.axes[0];
+  row.time_s = row.work / rate;
+  add(s, acc, "mem_read", std::move(row));
+}
+
+void Importer::overhead_row(const core::CsvReader&, ImportFileSummary& s, const std::string&, Row) {
+  // Every datacenter launch row is a secondary blog figure (filtered above); nothing else
+  // here is a per-kernel floor of a catalog accelerator.
+  skip(s, "not a per-kernel launch floor");
+}
+
+CalibrationFile Importer::build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
+                                     const std::string& profile_dir) const {
+  const hw::Accelerator& a = *accelerator(acc);
+  CalibrationFile f;
+  f.path = (fs::path(profile_dir) / (acc + ".h5")).string();
+  f.attributes = {{"backend", "published"},
+                  {"device", a.display_name.empty() ? a.name : a.display_name},
+                  {"accelerator", a.name},
+                  {"driver", "as published (see each table's sources)"},
+                  {"clocks", "as published"},
+                  {"date", "published measurements (see each table's sources)"},
+                  {"command_line", "agentsim calibrate import-published"},
+                  {"mode", "published"},
+                  {"peak_method", "datasheet: achieved / the catalog accelerator's dense peak for the dtype "
+                                  "(HBM bandwidth; scale-up or per-GPU scale-out bandwidth for collectives)"}};
+  for (const auto& [family, all_rows] : families) {
+    const KernelFamily& fam = kernel_family(family);
+    // Shaped rows only, unless the accelerator has none for this family (then the headline).
+    std::vector<Row> rows;
+    const bool any_shaped = std::any_of(all_rows.begin(), all_rows.end(), [](const Row& r) { return r.shaped; });
+    for (const Row& r : all_rows) {
+      if (r.shaped || !any_shaped) rows.push_back(r);
+    }
+    if (family == "attention_prefill") {
+      // Serving prefill is causal: causal rows where published, then head dim 128 where published.
+      if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.nodes == 1; }))
+        std::erase_if(rows, [](const Row& r) { return r.nodes != 1; });
+      if (std::any_of(rows.begin(), rows.end(), [](const Row& r) { return r.gpus == 128; }))
+        std::erase_if(rows, [](const Row& r) { return r.gpus != 128; });
+    }
+    // Several libraries at one shape: the best (what a tuned engine runs).
+    std::map<std::vector<double>, Row> best;
+    for (const Row& r : rows) {
+      std::vector<double> key = r.axes;
+      key.push_back(r.dtype_bits);
+      if (family == "nccl_all_reduce") key.push_back(r.nodes);
+      auto [it, inserted] = best.emplace(key, r);
+      if (!inserted && r.achieved > it->second.achieved) it->second = r;
+    }
+    MeasurementTable t;
+    t.family = family;
+    for (const auto& [key, r] : best) {
+      std::vector<std::pair<std::string, double>> v;
+      for (std::size_t i = 0; i < fam.axes.size(); ++i) v.emplace_back(fam.axes[i], r.axes[i]);
+      if (fam.per_dtype) v.emplace_back("dtype_bits", r.dtype_bits);
+      if (family == "nccl_all_reduce") {
+        v.emplace_back("nodes", r.nodes);
+        v.emplace_back("gpus", r.gpus);
+      }
+      if (family == "attention_prefill") v.emplace_back("batch_published", r.extra);
+      v.emplace_back(fam.work_column, r.work);
+      v.emplace_back(fam.achieved_column, r.achieved);
+      v.emplace_back("time_s", r.time_s);
+      v.emplace_back("held_out", 0);
+      v.emplace_back("source_line", r.line);
+      t.add_row(v);
+    }
+    // Provenance, per subset the fitter splits on (dtype, node count) and for the whole table.
+    auto describe = [&](auto keep) {
+      std::set<std::string> sources, qualities, gpus;
+      std::set<int> lines;
+      std::size_t n = 0;
+      for (const auto& [key, r] : best) {
+        if (!keep(r)) continue;
+        ++n;
+        sources.insert(r.source);
+        qualities.insert(r.quality);
+        gpus.insert(r.gpu);
+        lines.insert(r.line);
+      }
+      const std::string file = all_rows.front().file;
+      const FileInfo& info = files_.at(file);
+      std::string s = shown_dir_ + "/" + file + " (" + std::to_string(info.rows) + " rows, " +
+                      (info.sha256.empty() ? std::string("sha256 not in PROVENANCE.md") : "sha256 " + info.sha256) +
+                      "): " + std::to_string(n) + " shapes from lines";
+      for (int l : lines) s += " " + std::to_string(l);
+      s += "; quality " + core::join_names(std::vector<std::string>(qualities.begin(), qualities.end()));
+      s += "; gpus as named: " + core::join_names(std::vector<std::string>(gpus.begin(), gpus.end()));
+      s += "; sources: ";
+      bool first = true;
+      for (const std::string& src : sources) {
+        s += (first ? "" : " | ") + src;
+        first = false;
+      }
+      return s;
+    };
+    t.attributes["provenance"] = describe([](const Row&) { return true; });
+    t.attributes["source_csv"] = shown_dir_ + "/" + all_rows.front().file;
+    t.attributes["source_rows"] = std::to_string(files_.at(all_rows.front().file).rows);
+    t.attributes["source_sha256"] = files_.at(all_rows.front().file).sha256;
+    std::set<std::string> q;
+    for (const auto& [key, r] : best) q.insert(r.quality);
+    t.attributes["quality_levels"] = core::join_names(std::vector<std::string>(q.begin(), q.end()));
+    t.attributes["kernel"] = "published measurements; several libraries at one shape: the fastest";
+    char buf[64];
+    if (fam.per_dtype) {
+      std::set<double> bits;
+      for (const auto& [key, r] : best) bits.insert(r.dtype_bits);
+      for (double b : bits) {
+        const std::string dt = dtype_name(b);
+        std::snprintf(buf, sizeof buf, "%.17g", a.peak_flops.at(dtype_of_bits(b)));
+        t.attributes["peak_" + dt] = buf;
+        t.attributes["peak_source_" + dt] = "datasheet: " + a.name + " dense " + dt + " peak (hardware catalog)";
+        t.attributes["provenance_" + dt] = describe([b](const Row& r) { return r.dtype_bits == b; });
+      }
+    } else if (family == "nccl_all_reduce") {
+      std::set<double> node_counts;
+      for (const auto& [key, r] : best) node_counts.insert(r.nodes);
+      for (double nn : node_counts) {
+        const std::string key = std::to_string(static_cast<long long>(nn)) + "node";
+        const double peak = nn > 1 ? scale_out_per_gpu_Bps(acc) : a.scale_up_bw_Bps;
+        std::snprintf(buf, sizeof buf, "%.17g", peak);
+        t.attributes["peak_" + key] = buf;
+        t.attributes["peak_source_" + key] =
+            nn > 1 ? "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + a.name + "'s system"
+                   : "datasheet: " + a.name + " scale-up bandwidth per direction";
+      }
+    } else {
+      std::snprintf(buf, sizeof buf, "%.17g", a.hbm_bw_Bps);
+      t.attributes["peak"] = buf;
+      t.attributes["peak_source"] = "datasheet: " + a.name + " HBM bandwidth (hardware catalog)";
+      if (family == "attention_prefill") {
+        std::snprintf(buf, sizeof buf, "%.17g", a.peak_flops_for(hw::DType::kBf16));
+        t.attributes["peak"] = buf;
+        t.attributes["peak_source"] = "datasheet: " + a.name + " dense bf16 peak (hardware catalog)";
+      }
+    }
+    static const std::map<std::string, std::string> monotone = {
+        {"gemm", "m:+,n:+,k:+"}, {"grouped_gemm", "m:+"}, {"attention_decode", "batch:+,context:+"},
+        {"attention_prefill", "seq:+"}, {"mem_read", "size_bytes:+"}, {"nccl_all_reduce", "size_bytes:+"}};
+    if (const auto it = monotone.find(family); it != monotone.end()) t.attributes["monotone"] = it->second;
+    f.tables[family] = std::move(t);
+  }
+  return f;
+}
+
+std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const EfficiencyTable& t) const {
+  if (t.quantity == Quantity::kLatency) return {0, "none: values are seconds per operation"};
+  if (t.family == "nccl_all_reduce" || t.family == "nccl_all_gather" || t.family == "nccl_all_to_all") {
+    if (t.name.ends_with("_1node")) return {acc.scale_up_bw_Bps, "datasheet: " + acc.name + " scale-up bandwidth per direction"};
+    return {scale_out_per_gpu_Bps(acc.name),
+            "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + acc.name + "'s system"};
+  }
+  if (t.quantity == Quantity::kMemory) return {acc.hbm_bw_Bps, "datasheet: " + acc.name + " HBM bandwidth (hardware catalog)"};
+  const hw::DType d = t.dtype.empty() ? hw::DType::kBf16 : *hw::parse_dtype(t.dtype);
+  const auto it = acc.peak_flops.find(d);
+  if (it == acc.peak_flops.end()) return {0, ""};
+  return {it->second, "datasheet: " + acc.name + " dense " + std::string(hw::to_string(d)) + " peak (hardware catalog)"};
+}
+
+PublishedImport Importer::run(const std::string& profile_dir) {
+  read_file("gemm.csv", &Importer::gemm_row);
+  read_file("attention.csv", &Importer::attention_row);
+  read_file("collectives.csv", &Importer::collective_row);
+  read_file("memory.csv", &Importer::memory_row);
+  read_file("overheads.csv", &Importer::overhead_row);
+
+  for (const auto& [acc, families] : rows_) {
+    CalibrationFile f = build_file(acc, families, profile_dir);
+    EfficiencyProfile p = fit_profile(f);
+    out_.measured[acc] = std::move(f);
+    out_.profiles[acc] = std::move(p);
+  }
+  // Every accelerator gets a profile: measured tables, then the tables of its nearest
+  // measured siblings that it lacks (same efficiencies, its own datasheet peak).
+  std::set<std::string> table_names;
+  for (const auto& [acc, p] : out_.profiles) {
+    for (const auto& [name, t] : p.tables) table_names.insert(name);
+  }
+  std::map<std::string, EfficiencyProfile> measured_profiles = out_.profiles;
+  for (const hw::Accelerator& a : accs_) {
+    EfficiencyProfile& p = out_.profiles[a.name];
+    const bool any_measured = out_.measured.contains(a.name);
+    p.device = a.display_name.empty() ? a.name : a.display_name;
+    p.backend = "published";
+    p.source = any_measured ? (fs::path(profile_dir) / (a.name + ".h5")).string() : "none (every table derived)";
+    p.calibration_date = "published measurements (see each table's provenance)";
+    for (const std::string& name : table_names) {
+      if (p.tables.contains(name)) continue;
+      for (const std::string& sib : sibling_order(a.name, accs_)) {
+        const auto mp = measured_profiles.find(sib);
+        if (mp == measured_profiles.end()) continue;
+        const auto mt = mp->second.tables.find(name);
+        if (mt == mp->second.tables.end()) continue;
+        // Collectives depend on the vendor's fabric and library: never derived across vendors.
+        if (mt->second.family.rfind("nccl_", 0) == 0 && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
+          continue;
+        EfficiencyTable t = mt->second;
+        const auto [peak, how] = datasheet_peak(a, t);
+        if (t.quantity != Quantity::kLatency && !(peak > 0)) break;  // e.g. fp4 on an accelerator without fp4
+        t.derived_from = sib;
+        t.peak = peak;
+        t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
+        t.provenance = "derived from " + sib + " table (no anchor rows for " + a.name + "): " + sib +
+                       "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak. " + sib +
+                       ": " + mt->second.provenance;
+        p.tables[name] = std::move(t);
+        break;
+      }
+    }
+  }
+  return out_;
+}
+
+}  // namespace
+
+const std::vector<std::string>& anchor_quality_levels() {
+  static const std::vector<std::string> levels = {"primary",           "primary_headline",       "primary_ambiguous",
+                                                  "primary_statement", "secondary_excerpt",      "secondary_transcription"};
+  return levels;
+}
+
+std::string map_published_gpu(const std::string& gpu_family, const std::string& gpu) {
+  // By gpu_family (PROVENANCE.md: a grouping added for filtering); exact names only.
+  static const std::map<std::string, std::string> by_family = {
+      {"H100 SXM", "h100-sxm"},
+      // Export H100: same SXM5 compute and HBM (its NVLink is cut to 400 GB/s, so its
+      // collectives are kept apart: they are DeepEP rows without message sizes anyway).
+      {"H800", "h100-sxm"},
+      {"H200", "h200"},
+      {"A100", "a100-sxm-80gb"},
+      {"B200", "b200"},
+      {"GB200", "gb200"},
+      // vLLM PRs say only "SM100"; B200 and GB200 share the die, B200 is the HGX part.
+      {"B200/GB200 (SM100, model not named)", "b200"},
+      {"MI300X", "mi300x"},
+      {"MI325X", "mi325x"},
+      {"MI355X", "mi355x"},
+  };
+  (void)gpu;
+  const auto it = by_family.find(gpu_family);
+  return it == by_family.end() ? "" : it->second;
+}
+
+std::vector<std::string> sibling_order(const std::string& accelerator, const std::vector<hw::Accelerator>& all) {
+  // Same architecture first (scaled by datasheet peaks), then the nearest generation,
+  // then across vendors as the last resort (said so in every derived table).
+  static const std::map<std::string, std::vector<std::string>> order = {
+      {"a100-sxm-80gb", {"h100-sxm", "h200"}},
+      {"h100-sxm", {"h200", "b200", "gb200", "a100-sxm-80gb"}},
+      {"h200", {"h100-sxm", "b200", "gb200", "a100-sxm-80gb"}},
+      {"b200", {"gb200", "b300", "gb300", "h200", "h100-sxm"}},
+      {"b300", {"b200", "gb200", "gb300", "h200", "h100-sxm"}},
+      {"gb200", {"b200", "gb300", "b300", "h200", "h100-sxm"}},
+      {"gb300", {"gb200", "b300", "b200", "h200", "h100-sxm"}},
+      {"mi300x", {"mi325x", "mi355x", "h200", "h100-sxm", "b200", "gb200"}},
+      {"mi325x", {"mi300x", "mi355x", "h200", "h100-sxm", "b200", "gb200"}},
+      {"mi355x", {"mi300x", "mi325x", "b200", "gb200", "h200", "h100-sxm"}},
+  };
+  std::vector<std::string> out;
+  if (const auto it = order.find(accelerator); it != order.end()) out = it->second;
+  // Accelerators outside the list: same vendor first, then the rest, in catalog order.
+  std::string vendor;
+  for (const auto& a : all) {
+    if (a.name == accelerator) vendor = a.vendor;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& a : all) {
+      if (a.name == accelerator || std::find(out.begin(), out.end(), a.name) != out.end()) continue;
+      if ((a.vendor == vendor) == (pass == 0)) out.push_back(a.name);
+    }
+  }
+  return out;
+}
+
+PublishedImport import_published(const std::string& kernels_dir, const std::vector<hw::Accelerator>& accelerators,
+                                 const std::vector<hw::System>& systems, const std::string& profile_dir) {
+  Importer im(kernels_dir, accelerators, systems);
+  return im.run(profile_dir);
+}
+
+void write_published_import(const PublishedImport& r, const std::string& dir) {
+  fs::create_directories(dir);
+  for (const auto& [acc, f] : r.measured) write_calibration_file((fs::path(dir) / (acc + ".h5")).string(), f);
+  for (const auto& [acc, p] : r.profiles) {
+    core::write_file_atomically((fs::path(dir) / (acc + ".yaml")).string(),
+                                "# Written by `agentsim calibrate import-published` from calibration/data/published/kernels/\n"
+                                "# (do not edit: rerun the command). Tables with derived_from have no anchor rows for this\n"
+                                "# accelerator: they are the named sibling's efficiencies against this one's datasheet peak.\n" +
+                                    to_yaml(p));
+  }
+}
+
+std::string import_summary(const PublishedImport& r) {
+  std::string s;
+  char buf[512];
+  s += "rows used / skipped per file (quality anchors: " + core::join_names(anchor_quality_levels()) + "):\n";
+  for (const auto& f : r.files) {
+    std::size_t skipped = 0;
+    for (const auto& [why, n] : f.skipped) skipped += n;
+    std::snprintf(buf, sizeof buf, "  %-16s %4zu rows: %4zu used, %4zu skipped\n", f.file.c_str(), f.rows, f.used, skipped);
+    s += buf;
+    for (const auto& [why, n] : f.skipped) {
+      std::snprintf(buf, sizeof buf, "      %4zu %s\n", n, why.c_str());
+      s += buf;
+    }
+  }
+  std::size_t unmapped = 0;
+  for (const auto& [gpu, n] : r.unmapped_gpus) unmapped += n;
+  std::snprintf(buf, sizeof buf, "unmapped gpus (%zu rows skipped):\n", unmapped);
+  s += buf;
+  for (const auto& [gpu, n] : r.unmapped_gpus) {
+    std::snprintf(buf, sizeof buf, "  %4zu %s\n", n, gpu.c_str());
+    s += buf;
+  }
+  s += "tables per accelerator (measured | derived from):\n";
+  for (const auto& [acc, p] : r.profiles) {
+    std::string measured, derived;
+    for (const auto& [name, t] : p.tables) {
+      if (t.derived_from.empty()) {
+        measured += (measured.empty() ? "" : ", ") + name;
+      } else {
+        derived += (derived.empty() ? "" : ", ") + name + "<-" + t.derived_from;
+      }
+    }
+    s += "  " + acc + ": measured " + (measured.empty() ? "none" : measured) + " | derived " +
+         (derived.empty() ? "none" : derived) + "\n";
+  }
+  return s;
+}
+
+}  // namespace agentsim::calib

@@ -1,0 +1,234 @@
+// `calibrate import-published`: the vendored published kernel CSVs become per-accelerator
+// profiles. Expected values are computed here by hand from the CSV rows and the catalog's
+// datasheet peaks, never through the fitter.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "calibration/calibration_file.hpp"
+#include "calibration/published_import.hpp"
+#include "experiments/catalog.hpp"
+#include "experiments/profile_efficiency.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+const std::string kKernels = kRoot + "/calibration/data/published/kernels";
+
+struct Loaded {
+  exp::Catalog catalog;
+  std::vector<hw::Accelerator> accs;
+  std::vector<hw::System> systems;
+};
+
+const Loaded& loaded() {
+  static const Loaded l = [] {
+    Loaded x{exp::load_catalog(kRoot), {}, {}};
+    for (const auto& n : x.catalog.accelerators.names()) x.accs.push_back(x.catalog.accelerators.get(n));
+    for (const auto& n : x.catalog.systems.names()) x.systems.push_back(x.catalog.systems.get(n));
+    return x;
+  }();
+  return l;
+}
+
+const PublishedImport& imported() {
+  static const PublishedImport r = import_published(kKernels, loaded().accs, loaded().systems, "profiles");
+  return r;
+}
+
+double peak(const std::string& acc, hw::DType d) { return loaded().catalog.accelerators.get(acc).peak_flops.at(d); }
+
+// The efficiency the step cost sees: the table looked up and rescaled to the datasheet peak.
+double efficiency(const std::string& acc, const std::string& table, const std::vector<double>& shape, double datasheet) {
+  const EfficiencyTable& t = imported().profiles.at(acc).table(table);
+  return t.lookup(shape).value * t.peak / datasheet;
+}
+
+TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
+  for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
+  const auto& files = imported().files;
+  ASSERT_EQ(files.size(), 5u);
+  std::size_t rows = 0;
+  for (const auto& f : files) rows += f.rows;
+  EXPECT_EQ(rows, 696u);  // PROVENANCE.md: 157 + 164 + 301 + 50 + 24
+}
+
+TEST(PublishedImport, GemmEfficiencyRisesWithM) {
+  // H100 BF16 (vLLM PR #23280 torch.matmul rows) and B200 BF16 (SM100 PR rows): small-M underutilisation.
+  for (const auto& [acc, n, k] : {std::tuple<std::string, double, double>{"h100-sxm", 2112, 7168}, {"b200", 4096, 4096}}) {
+    const double p = peak(acc, hw::DType::kBf16);
+    double last = 0;
+    for (double m : {1.0, 16.0, 64.0, 128.0, 256.0, 1024.0}) {
+      const double e = efficiency(acc, "gemm_bf16", {m, n, k}, p);
+      EXPECT_GE(e, last) << acc << " m=" << m;
+      last = e;
+    }
+    EXPECT_LT(efficiency(acc, "gemm_bf16", {1, n, k}, p), 0.02) << acc;
+    EXPECT_GT(efficiency(acc, "gemm_bf16", {1024, n, k}, p), 0.5) << acc;
+  }
+}
+
+TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
+  // Tolerance: the fitted table is smooth and separable; these rows sit on it within 15%.
+  constexpr double kTol = 0.15;
+  struct Case {
+    const char* what;
+    std::string acc, table;
+    std::vector<double> shape;
+    double achieved, datasheet;
+  };
+  const std::vector<Case> cases = {
+      // gemm.csv: H100 SXM torch.matmul BF16 m=128 n=2112 k=7168: 275.740510 TFLOPS; datasheet BF16 989 TFLOPS.
+      {"h100 bf16 m=128", "h100-sxm", "gemm_bf16", {128, 2112, 7168}, 275.740510e12, 989e12},
+      // gemm.csv: H100 torch.matmul BF16 m=4096: 715.781529 TFLOPS.
+      {"h100 bf16 m=4096", "h100-sxm", "gemm_bf16", {4096, 2112, 7168}, 715.781529e12, 989e12},
+      // gemm.csv: SM100 torch.matmul BF16 m=256 n=4096 k=4096: 892.904450 TFLOPS; b200 BF16 peak from the catalog.
+      {"b200 bf16 m=256", "b200", "gemm_bf16", {256, 4096, 4096}, 892.904450e12, peak("b200", hw::DType::kBf16)},
+      // gemm.csv: GB200 Azure FP4 16384^3: 7627.6 TFLOPS.
+      {"gb200 fp4 16k", "gb200", "gemm_fp4", {16384, 16384, 16384}, 7627.6e12, peak("gb200", hw::DType::kFp4)},
+      // memory.csv: MI300X BabelStream Triad 4.10 TB/s (default array); datasheet HBM from the catalog.
+      {"mi300x triad", "mi300x", "mem_read", {33554432.0 * 8}, 4.10e12,
+       loaded().catalog.accelerators.get("mi300x").hbm_bw_Bps},
+  };
+  for (const Case& c : cases) {
+    const double expected = c.achieved / c.datasheet;
+    const double got = efficiency(c.acc, c.table, c.shape, c.datasheet);
+    EXPECT_NEAR(got / expected, 1.0, kTol) << c.what << ": got " << got << ", expected " << expected;
+  }
+  // collectives.csv: MI300X 1 node x8 all_reduce at 1 GiB: 1073741824 B in latency_us from the source;
+  // bus bytes 2*7/8*size over that time, against the mi300x scale-up bandwidth.
+  std::ifstream in(kKernels + "/collectives.csv");
+  std::string line;
+  double latency_us = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("MI300X,all_reduce", 0) == 0 && line.find(",8,1,") != std::string::npos &&
+        line.find(",1073741824,") != std::string::npos) {
+      std::stringstream ss(line.substr(line.find(",1073741824,") + 12));
+      std::string label, lat;
+      std::getline(ss, label, ',');
+      std::getline(ss, lat, ',');
+      latency_us = std::stod(lat);
+      break;
+    }
+  }
+  ASSERT_GT(latency_us, 0);
+  const double busbw = 2.0 * 7 / 8 * 1073741824.0 / (latency_us * 1e-6);
+  const double link = loaded().catalog.accelerators.get("mi300x").scale_up_bw_Bps;
+  const EfficiencyTable& ar = imported().profiles.at("mi300x").table("nccl_all_reduce_1node");
+  EXPECT_NEAR(ar.lookup({1073741824.0}).value * ar.peak / link / (busbw / link), 1.0, kTol);
+}
+
+TEST(PublishedImport, DerivedTablesNameTheirSibling) {
+  const auto& p = imported().profiles;
+  // No published GEMM rows for B300, GB300 or MI355X.
+  EXPECT_EQ(p.at("b300").table("gemm_bf16").derived_from, "b200");
+  EXPECT_EQ(p.at("gb300").table("gemm_fp8").derived_from, "gb200");
+  EXPECT_EQ(p.at("mi355x").table("gemm_fp8").derived_from, "mi300x");
+  EXPECT_EQ(p.at("h200").table("gemm_bf16").derived_from, "h100-sxm");
+  EXPECT_TRUE(p.at("h100-sxm").table("gemm_bf16").derived_from.empty());
+  // A derived table keeps the sibling's efficiencies against its own datasheet peak.
+  const EfficiencyTable& sib = p.at("b200").table("gemm_bf16");
+  const EfficiencyTable& der = p.at("b300").table("gemm_bf16");
+  EXPECT_EQ(der.peak, peak("b300", hw::DType::kBf16));
+  EXPECT_DOUBLE_EQ(der.lookup({64, 4096, 4096}).value * der.peak / peak("b300", hw::DType::kBf16),
+                   sib.lookup({64, 4096, 4096}).value * sib.peak / peak("b200", hw::DType::kBf16));
+  EXPECT_NE(der.provenance.find("derived from b200 table"), std::string::npos) << der.provenance;
+  // The round trip through YAML keeps it, and the step cost's note says so.
+  const EfficiencyProfile back = parse_profile(to_yaml(p.at("b300")), "b300.yaml");
+  EXPECT_EQ(back.table("gemm_bf16").derived_from, "b200");
+  const exp::ProfileEfficiency eff(back, loaded().catalog.accelerators.get("b300"), {});
+  serving::KernelShape ks;
+  ks.kind = serving::KernelKind::kGemm;
+  ks.dtype = hw::DType::kBf16;
+  ks.m = 64;
+  ks.n = 4096;
+  ks.k = 4096;
+  EXPECT_NE(eff.compute(ks).note.find("gemm_bf16"), std::string::npos) << eff.compute(ks).note;
+  EXPECT_NE(eff.compute(ks).note.find("derived from b200 table"), std::string::npos) << eff.compute(ks).note;
+}
+
+TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
+  const auto& u = imported().unmapped_gpus;
+  // The consumer-GPU rows are secondary issue reports: dropped by quality before any mapping.
+  EXPECT_FALSE(u.contains("RTX 5070 Ti Laptop (consumer; NOT datacenter)"));
+  EXPECT_TRUE(u.contains("GB200 host (Grace CPU, ND GB200 v6 VM)"));
+  const std::string summary = import_summary(imported());
+  EXPECT_NE(summary.find("unmapped gpus"), std::string::npos);
+  EXPECT_NE(summary.find("GB200 host (Grace CPU, ND GB200 v6 VM)"), std::string::npos) << summary;
+
+  // A file of our own with a gpu no catalog entry matches.
+  const fs::path dir = fs::temp_directory_path() / "agentsim_published_unmapped";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"attention.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
+  std::ifstream in(kKernels + "/gemm.csv");
+  std::string header;
+  std::getline(in, header);
+  std::ofstream(dir / "gemm.csv") << header << "\n"
+                                  << "TPU v5p,TPU v5p,XLA,dense GEMM,BF16,,1,4096,4096,4096,300,,,,somewhere,primary,\n";
+  const PublishedImport r = import_published(dir.string(), loaded().accs, loaded().systems, "p");
+  EXPECT_EQ(r.unmapped_gpus.at("TPU v5p"), 1u);
+  EXPECT_EQ(r.files.at(0).rows, 1u);
+  EXPECT_EQ(r.files.at(0).used, 0u);
+  EXPECT_EQ(r.files.at(0).skipped.at("gpu maps to no catalog accelerator"), 1u);
+}
+
+TEST(PublishedImport, UnknownColumnNamesFileLineAndColumn) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_published_badcol";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"gemm.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
+  std::ifstream in(kKernels + "/attention.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  text.replace(text.find("seqlen_kv"), 9, "seqlen_kvv");
+  std::ofstream(dir / "attention.csv") << text;
+  try {
+    import_published(dir.string(), loaded().accs, loaded().systems, "p");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_EQ(e.where().file, (dir / "attention.csv").string());
+    EXPECT_EQ(e.where().line, 1);
+    EXPECT_EQ(e.where().key_path, "seqlen_kvv");
+    EXPECT_NE(std::string(e.what()).find("did you mean 'seqlen_kv'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PublishedImport, WritesCalibrationFilesThatReadBackAndProfilesThatLoad) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_published_out";
+  fs::remove_all(dir);
+  write_published_import(imported(), dir.string());
+  const CalibrationFile f = read_calibration_file((dir / "h100-sxm.h5").string());
+  EXPECT_EQ(f.attributes.at("backend"), "published");
+  const MeasurementTable& g = f.tables.at("gemm");
+  EXPECT_NE(g.attributes.at("provenance").find("gemm.csv"), std::string::npos);
+  EXPECT_EQ(g.attributes.at("source_rows"), "157");
+  EXPECT_EQ(g.attributes.at("source_sha256").size(), 64u);
+  EXPECT_FALSE(g.attributes.at("quality_levels").empty());
+  for (const auto& a : loaded().accs) EXPECT_NO_THROW(load_profile((dir / (a.name + ".yaml")).string())) << a.name;
+}
+
+TEST(PublishedImport, ShippedProfilesMatchTheImport) {
+  // calibration/data/profiles/ is this command's output; rerun it after changing the CSVs or the importer.
+  for (const auto& a : loaded().accs) {
+    const EfficiencyProfile shipped = load_profile(kRoot + "/calibration/data/profiles/" + a.name + ".yaml");
+    const EfficiencyProfile& now = imported().profiles.at(a.name);
+    ASSERT_EQ(shipped.tables.size(), now.tables.size()) << a.name;
+    for (const auto& [name, t] : now.tables) {
+      const EfficiencyTable& s = shipped.table(name);
+      EXPECT_EQ(s.derived_from, t.derived_from) << a.name << " " << name;
+      EXPECT_NEAR(s.log_constant, t.log_constant, 1e-9) << a.name << " " << name;
+      EXPECT_EQ(s.peak, t.peak) << a.name << " " << name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace agentsim::calib
