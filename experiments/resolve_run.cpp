@@ -74,6 +74,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.plan = d.plan;
   cost.efficiency = e.serving.efficiency;
   cost.step_overhead_s = e.serving.step_overhead_s;
+  cost.engine = effective_engine_overhead(e.serving);
   cost.kernels = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
   cost.overlap = d.overlap;
   cost.cuda_graph = d.cuda_graph;

@@ -24,6 +24,7 @@ class CsvReader {
   // Index of a header column; throws if the header lacks it.
   std::size_t column(std::string_view name) const;
   bool has_column(std::string_view name) const;
+  const std::vector<std::string>& header() const { return header_; }
 
   // Raw field of the current row.
   const std::string& field(std::size_t col) const;
