@@ -194,7 +194,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                           {"fixed_s", host.fixed_s},
                           {"sequences_s", host.sequences_s},
                           {"tokens_s", host.tokens_s},
-                          {"total_s", opt.step_overhead_s + host.total_s()}};
+                          {"sum_s", opt.step_overhead_s + host.total_s()}};
     j["notes"] = bd.notes;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;

@@ -301,6 +301,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       };
       j["mape"] = metrics_json(overall);
       for (const auto& g : group_rows) j["groups"].push_back({{"group", g.group}, {"rows", g.rows}, {"mape", metrics_json(g.metrics)}});
+      j["worst"] = nlohmann::ordered_json::array();
+      for (const auto& e : worst) j["worst"].push_back({{"id", e.id}, {"metric", e.metric}, {"error_pct", e.error_pct}});
       for (const auto* g : worst_groups) {
         j["worst_groups"].push_back({{"group", g->group}, {"output_tok_s_per_gpu_mape_pct", num(g->key)}});
       }

@@ -57,7 +57,7 @@ std::string experiment(const std::string& serving) {
   return "name: e\nmodel: llama-3.1-8b\nsystem: hgx-h200\ndeployment: {tp: 1}\n"
          "serving:\n" + serving +
          "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
-         "  concurrency: [1]\n  window: \"10s\"\n";
+         "  concurrency: [1]\n  warmup: \"1s\"\n  window: \"10s\"\n";
 }
 
 TEST(ServingEngine, DecodesOnceAndStepOverheadOverrides) {

@@ -174,6 +174,8 @@ std::string root_with_profile() {
   fs::create_directories(root / "hwmodels");
   fs::copy(kRoot + "/hwmodels/catalog", root / "hwmodels/catalog", fs::copy_options::recursive);
   fs::copy(kRoot + "/workloads/catalog/models", root / "workloads/catalog/models", fs::copy_options::recursive);
+  fs::create_directories(root / "experiments");
+  fs::copy(kRoot + "/experiments/catalog", root / "experiments/catalog", fs::copy_options::recursive);
   fs::copy_file(write_profile(), root / "profile.yaml");
   std::ofstream(root / "hwmodels/catalog/accelerators/h200.yaml", std::ios::app) << "efficiency_profile: profile.yaml\n";
   return root.string();
@@ -188,11 +190,11 @@ TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
   batch.decodes.assign(16, serving::DecodeItem{8192});
   const double run_s = serving::step_cost(batch, e.model, spec.system, spec.replica.cost).total_s;
 
-  // explain with the experiment's defaults: efficiencies 1, no step overhead.
+  // explain with the experiment's defaults: efficiencies 1, the default engine's host-time model.
   const std::string out = root + "/explain.json";
   const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + root +
                           " explain --model llama-3.1-70b --system hgx-h200 --plan tp=4,pp=2 --batch decode=16@8192"
-                          " --efficiency 1,1,1 --step-overhead 0s --json > " + out;
+                          " --efficiency 1,1,1 --engine vllm --json > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const std::string j = slurp(out);
   EXPECT_NE(j.find("\"efficiency\": \"profile fixture (test)\""), std::string::npos) << j.substr(0, 400);
