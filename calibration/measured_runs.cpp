@@ -1,5 +1,6 @@
 #include "calibration/measured_runs.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -19,8 +20,25 @@ std::size_t measured_metric_index(std::string_view name) {
   throw core::Error("unknown metric '" + std::string(name) + "'; valid: " + core::join_names(names));
 }
 
+void check_known_columns(const std::vector<std::string>& header, std::span<const std::string_view> known,
+                         const std::string& file) {
+  std::vector<std::string> names(known.begin(), known.end());
+  for (const std::string& h : header) {
+    if (std::find(known.begin(), known.end(), h) == known.end()) {
+      throw core::Error(core::SourceLocation{file, 1, h}, "unknown column; valid: " + core::join_names(names));
+    }
+  }
+}
+
 std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string& file) {
   core::CsvReader csv(in, file);
+  {
+    std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
+                                           "concurrency", "notes", "engine"};
+    for (auto m : kMeasuredMetrics) known.push_back(m);
+    check_known_columns(csv.header(), known, file);
+  }
+  const bool has_engine = csv.has_column("engine");
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
@@ -39,6 +57,9 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     r.system = csv.field(c_system);
     r.model = csv.field(c_model);
     r.plan = csv.field(c_plan);
+    r.file = file;
+    r.source_key = r.source;
+    if (has_engine) r.engine = csv.field(csv.column("engine"));
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
     if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");
     const long long gpus = csv.integer(c_gpus);

@@ -3,6 +3,7 @@
 // point (system, model, deployment, workload shape, load) with whatever metrics
 // the source reported. Schema: docs/calibration.md, "Measured runs".
 #include <istream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,15 @@ struct MeasuredRun {
   double concurrency = 0;  // closed-loop clients
   double metrics[kMeasuredMetricCount];  // by kMeasuredMetrics index; NaN when absent
   int line = 0;          // line in the file, for messages
+  // Filled by the adapters of measured_sources.hpp (the measured-runs schema: `engine`
+  // column when present, speculation off, the catalog model's precision).
+  std::string file;      // the file read
+  std::string source_key;  // source id (a PROVENANCE entry), for de-duplication across files
+  std::string engine;    // serving engine name (serving::kEngineNames); "" = the base experiment's
+  bool speculative = false;  // the model's drafter (MTP) on
+  std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
+  std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
+  std::string group() const { return system + "/" + model; }
 };
 
 // Index of a metric name in kMeasuredMetrics; throws core::Error listing the names.
@@ -41,5 +51,9 @@ std::size_t measured_metric_index(std::string_view name);
 // Reads the CSV; errors name file, line and column. Metrics may be empty; ids must be unique.
 std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string& file);
 std::vector<MeasuredRun> load_measured_runs(const std::string& path);
+
+// Throws a core::Error at FILE:1 naming the first header column not in `known`.
+void check_known_columns(const std::vector<std::string>& header, std::span<const std::string_view> known,
+                         const std::string& file);
 
 }  // namespace agentsim::calib

@@ -1,11 +1,13 @@
 #pragma once
 // The hardware and model catalogs, decoded strictly from their YAML files
 // (hwmodels/catalog/{accelerators,systems}/*.yaml, workloads/catalog/models/*.yaml).
+#include <array>
 #include <string>
 
 #include "hwmodels/accelerator.hpp"
 #include "hwmodels/system.hpp"
 #include "sim/core/registry.hpp"
+#include "sim/serving/engine_overhead.hpp"
 #include "workloads/model_spec.hpp"
 
 namespace agentsim::exp {
@@ -14,6 +16,9 @@ struct Catalog {
   core::Registry<hw::Accelerator> accelerators{"accelerator"};
   core::Registry<hw::System> systems{"system"};
   core::Registry<wl::ModelSpec> models{"model"};
+  // Host overhead per serving engine, by serving::Engine (experiments/catalog/engines.yaml).
+  std::array<serving::EngineOverhead, 3> engines{};
+  const serving::EngineOverhead& engine(serving::Engine e) const { return engines[static_cast<std::size_t>(e)]; }
 };
 
 // The source tree's root, where the catalogs live (a compile definition).
@@ -26,5 +31,7 @@ class YamlNode;
 hw::Accelerator decode_accelerator(const YamlNode& n);
 hw::System decode_system(const YamlNode& n, const core::Registry<hw::Accelerator>& accelerators);
 wl::ModelSpec decode_model(const YamlNode& n);
+// The `engines` catalog: every engine of serving::kEngineNames, each key required.
+std::array<serving::EngineOverhead, 3> decode_engines(const YamlNode& n);
 
 }  // namespace agentsim::exp

@@ -333,6 +333,7 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
 
   const auto srv = doc.find("serving");
   e.serving = decode_serving(srv ? &*srv : nullptr);
+  e.serving.engine_overhead = catalog.engine(e.serving.engine);
   e.workload = decode_workload(doc.at("workload"), path);
   if (e.serving.pods != 1 && e.workload.mode == ReplayMode::kOpenLoop) {
     throw srv->at("pods").error("expected pods: 1 with an open-loop workload (it replays the recorded timeline "

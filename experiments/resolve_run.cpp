@@ -85,6 +85,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
     }
     cost.kernels = std::move(profile);
   }
+  cost.engine = effective_engine_overhead(e.serving);
   cost.overlap = d.overlap;
   cost.cuda_graph = d.cuda_graph;
   cost.ep_imbalance = d.ep_imbalance;

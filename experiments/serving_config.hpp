@@ -6,6 +6,7 @@
 #include "experiments/yaml_node.hpp"
 #include "hwmodels/efficiency.hpp"
 #include "sim/core/name_table.hpp"
+#include "sim/serving/engine_overhead.hpp"
 #include "sim/serving/kv_manager.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/router.hpp"
@@ -30,6 +31,9 @@ struct ServingConfig {
   long long max_batch_tokens = 8192;
   int max_sequences = 256;
   double step_overhead_s = 0;
+  bool step_overhead_set = false;        // `step_overhead` given: it replaces the engine's model
+  serving::Engine engine = serving::kDefaultEngine;  // kEngineNames
+  serving::EngineOverhead engine_overhead;  // the engine's catalog model (experiments/catalog/engines.yaml)
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
   // `serving.efficiency` was written: its constants price every kernel, replacing the
@@ -65,5 +69,9 @@ std::span<const OptionSpec> kv_cache_options();
 std::span<const OptionSpec> disaggregation_options();
 
 ServingConfig decode_serving(const YamlNode* srv);
+
+// The host overhead a step is priced with: the engine's model, or zero when
+// `step_overhead` (then a constant in StepCostOptions::step_overhead_s) replaces it.
+serving::EngineOverhead effective_engine_overhead(const ServingConfig& s);
 
 }  // namespace agentsim::exp

@@ -13,7 +13,9 @@ namespace {
 constexpr std::array kServingKeys = {
     OptionSpec{"max_batch_tokens", "integer", "8192", "new tokens per step (decode + prefill chunks)"},
     OptionSpec{"max_sequences", "integer", "256", "sequences in the running batch"},
-    OptionSpec{"step_overhead", "time", "0s", "fixed scheduler and launch time per step"},
+    OptionSpec{"engine", "string", "vllm",
+               "vllm, sglang or trtllm: host time per step from experiments/catalog/engines.yaml (fixed + per sequence + per token, graphs for decode)"},
+    OptionSpec{"step_overhead", "time", "engine's model", "constant host time per step; replaces the engine's model when given"},
     OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + activations + KV cache"},
     OptionSpec{"efficiency", "map", "", "constant achieved fractions of peak; when set they replace the accelerators' calibration profiles"},
     OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
@@ -69,7 +71,9 @@ ServingConfig decode_serving(const YamlNode* srv) {
   srv->check_keys(kServingKeys);
   s.max_batch_tokens = bounded_int(*srv, "max_batch_tokens", 8192, 1, 1 << 24);
   s.max_sequences = static_cast<int>(bounded_int(*srv, "max_sequences", 256, 1, 1 << 20));
+  s.step_overhead_set = srv->has("step_overhead");
   s.step_overhead_s = srv->quantity_or("step_overhead", Dimension::kTime, 0.0);
+  s.engine = named_or(*srv, "engine", s.engine, serving::kEngineNames);
   s.memory_fraction = fraction(*srv, "memory_fraction", 0.9);
   if (auto eff = srv->find("efficiency")) {
     eff->check_keys(kEfficiencyKeys);
@@ -123,6 +127,10 @@ ServingConfig decode_serving(const YamlNode* srv) {
                                 (s.prefill_replicas > 0 ? "prefill and one decode replica" : "replica"));
   }
   return s;
+}
+
+serving::EngineOverhead effective_engine_overhead(const ServingConfig& s) {
+  return s.step_overhead_set ? serving::EngineOverhead{} : s.engine_overhead;
 }
 
 }  // namespace agentsim::exp

@@ -26,7 +26,7 @@ namespace {
 
 struct ExplainArgs {
   std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency;
-  std::string step_overhead = "2ms", fidelity = "analytical", engram = "default";
+  std::string step_overhead, engine = "vllm", fidelity = "analytical", engram = "default";
   bool cuda_graph = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
@@ -87,7 +87,17 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     x.serving.efficiency = {e[0], e[1], e[2]};
     x.serving.efficiency_given = true;
   }
-  x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
+  // --step-overhead replaces the engine's host-time model by a constant, as serving.step_overhead does.
+  const auto engine = core::from_name(serving::kEngineNames, a.engine);
+  if (!engine) {
+    throw core::Error("--engine: " + exp::unknown_name_message("engine", a.engine, core::names_of(serving::kEngineNames)));
+  }
+  x.serving.engine = *engine;
+  x.serving.engine_overhead = catalog.engine(*engine);
+  x.serving.step_overhead_set = !a.step_overhead.empty();
+  if (x.serving.step_overhead_set) {
+    x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
+  }
   const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
   if (!overlap) {
     throw core::Error("--overlap: " +
@@ -122,6 +132,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const std::string eff_name = opt.kernels ? opt.kernels->name()
                                             : "constant " + (a.efficiency.empty() ? std::string("1,1,1 (datasheet peaks)") : a.efficiency);
   const double tok_s = c.total_s > 0 ? bd.tokens_per_step / c.total_s : 0;
+  const serving::EngineOverhead::Terms host = opt.engine.terms(batch);
+  const std::string host_model = x.serving.step_overhead_set ? "--step-overhead " + a.step_overhead : "engine " + a.engine;
 
   if (a.json) {
     nlohmann::json j;
@@ -181,6 +193,13 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                    {"host_bytes", bd.engram_host_bytes},
                    {"host_transfer_s", bd.engram_host_transfer_s},
                    {"host_exposed_s", bd.engram_host_exposed_s}};
+    j["host_overhead"] = {{"model", host_model},
+                          {"constant_s", opt.step_overhead_s},
+                          {"graph", host.graph},
+                          {"fixed_s", host.fixed_s},
+                          {"sequences_s", host.sequences_s},
+                          {"tokens_s", host.tokens_s},
+                          {"sum_s", opt.step_overhead_s + host.total_s()}};
     j["notes"] = bd.notes;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -225,6 +244,10 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
               "overhead %.3f\n",
               k.compute_s * 1e3, k.hbm_s * 1e3, k.host_link_s * 1e3, k.network_s * 1e3, k.floor_s * 1e3,
               k.overhead_s * 1e3);
+  std::printf("host overhead (%s): %.3f ms = constant %.3f + fixed %.3f (%s) + sequences %.3f + tokens %.3f\n",
+              host_model.c_str(), (opt.step_overhead_s + host.total_s()) * 1e3, opt.step_overhead_s * 1e3,
+              host.fixed_s * 1e3, host.graph ? "graph-replayed decode" : "eager", host.sequences_s * 1e3,
+              host.tokens_s * 1e3);
   std::printf("step %.3f ms (%s-bound roofline; comm hidden by overlap %.3f ms; bubble %.3f ms; drafting %.3f ms)\n",
               c.total_s * 1e3, c.compute_bound ? "compute" : "memory", bd.hidden_comm_s * 1e3, bd.bubble_s * 1e3,
               bd.draft_s * 1e3);
@@ -267,7 +290,10 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--efficiency", args->efficiency,
                   "compute,memory,network constant fractions of peak, e.g. 0.7,0.8,0.8; replaces the accelerator's "
                   "calibration profile (default: the profile)");
-  sub->add_option("--step-overhead", args->step_overhead, "host overhead per step")->capture_default_str();
+  sub->add_option("--engine", args->engine, "serving engine whose host-time model prices the step: vllm | sglang | trtllm")
+      ->capture_default_str();
+  sub->add_option("--step-overhead", args->step_overhead,
+                  "constant host overhead per step, replacing the engine's model (default: the engine's model)");
   sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();
   sub->add_flag("--json", args->json, "JSON instead of the table");
   return {sub, [args, &ctx]() { return run_explain(*args, ctx); }};

@@ -13,6 +13,7 @@
 #include "hwmodels/system.hpp"
 #include "sim/core/name_table.hpp"
 #include "sim/serving/collective_pricer.hpp"
+#include "sim/serving/engine_overhead.hpp"
 #include "sim/serving/kernel_efficiency.hpp"
 #include "sim/serving/spec_decode.hpp"
 #include "sim/serving/step_batch.hpp"
@@ -39,7 +40,8 @@ struct StepCostOptions {
     plan.tp = tp;
   }
   hw::Efficiency efficiency;     // constant fractions of peak when `kernels` is absent
-  double step_overhead_s = 0;    // scheduler + sampling + host work per step
+  double step_overhead_s = 0;    // constant host time per step, added to `engine` (serving.step_overhead)
+  EngineOverhead engine;         // host time per step as a function of the batch (serving.engine)
   wl::ParallelPlan plan;         // tp, ep, pp, attention dp, Engram placement
   std::shared_ptr<const KernelEfficiency> kernels;       // shape-dependent efficiencies (calibration profile)
   std::shared_ptr<const CollectivePricer> collectives;   // topology-priced collectives; absent: closed-form

@@ -495,7 +495,7 @@ StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOption
   k.host_link_s = micro * host;
   k.floor_s += micro * exposed_alpha;
   k.network_s = micro * exposed_beta;
-  k.overhead_s = opt.step_overhead_s + bd.bubble_s + bd.draft_s;
+  k.overhead_s = opt.step_overhead_s + opt.engine.host_s(batch) + bd.bubble_s + bd.draft_s;
 
   c.compute_s = micro * comp;
   c.memory_s = micro * mem;

@@ -154,7 +154,7 @@ std::vector<Row> rows() {
        "--set workload.window=-5s: workload.window: '-5s' must be finite and non-negative"},
       {"SetUnknownKey", "unknown key", {{"exp.yaml", kExp}}, run + " --set serving.max_batch=4096",
        "--set serving.max_batch=4096: serving.max_batch: unknown key; valid keys: "
-       "max_batch_tokens, max_sequences, step_overhead, memory_fraction, efficiency, admission, preemption, "
+       "max_batch_tokens, max_sequences, engine, step_overhead, memory_fraction, efficiency, admission, preemption, "
        "fast_forward, kv_cache, router, replicas, disaggregation, pods"},
 
       // ---- catalog: accelerator, system, model (copies of real entries with one line changed) ----

@@ -193,6 +193,8 @@ std::string root_with_profile() {
   fs::create_directories(root / "hwmodels");
   fs::copy(kRoot + "/hwmodels/catalog", root / "hwmodels/catalog", fs::copy_options::recursive);
   fs::copy(kRoot + "/workloads/catalog/models", root / "workloads/catalog/models", fs::copy_options::recursive);
+  fs::create_directories(root / "experiments");
+  fs::copy(kRoot + "/experiments/catalog", root / "experiments/catalog", fs::copy_options::recursive);
   fs::copy_file(write_profile(), root / "profile.yaml");
   // Point h200 at the fixture instead of its shipped profile.
   const fs::path h200 = root / "hwmodels/catalog/accelerators/h200.yaml";
@@ -213,11 +215,11 @@ TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
   batch.decodes.assign(16, serving::DecodeItem{8192});
   const double run_s = serving::step_cost(batch, e.model, spec.system, spec.replica.cost).total_s;
 
-  // explain with the experiment's defaults: no constant efficiencies (they would replace the profile), no step overhead.
+  // explain with the experiment's defaults: no constant efficiencies (they would replace the profile), the default engine's host-time model.
   const std::string out = root + "/explain.json";
   const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + root +
                           " explain --model llama-3.1-70b --system hgx-h200 --plan tp=4,pp=2 --batch decode=16@8192"
-                          " --step-overhead 0s --json > " + out;
+                          " --engine vllm --json > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   const std::string j = slurp(out);
   EXPECT_NE(j.find("\"efficiency\": \"profile fixture (test)\""), std::string::npos) << j.substr(0, 400);

@@ -24,16 +24,67 @@ TEST(ValidateCli, EveryShippedRowGetsPredictedAndCompared) {
                                "/experiments/validation/measured_runs.csv --json -j 2");
   ASSERT_EQ(code, 0) << out;
   const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["rows_read"], 11);
+  EXPECT_EQ(j["rows_mapped"], 11);
+  EXPECT_EQ(j["rows_skipped"], 0);
   std::set<std::string> ids;
-  for (const auto& e : j["errors"]) {
-    ids.insert(e["id"].get<std::string>());
-    const double meas = e["measured"], pred = e["predicted"], err = e["error_pct"];
-    EXPECT_GT(pred, 0.0);
-    EXPECT_NEAR(err, (pred - meas) / meas * 100.0, 1e-9);
+  for (const auto& r : j["rows"]) {
+    ids.insert(r["id"].get<std::string>());
+    ASSERT_FALSE(r["metrics"].empty());
+    for (const auto& e : r["metrics"]) {
+      const double meas = e["measured"], pred = e["predicted_in_sample"], err = e["error_in_sample_pct"];
+      EXPECT_GT(pred, 0.0);
+      EXPECT_NEAR(err, (pred - meas) / meas * 100.0, 1e-9);
+    }
   }
   EXPECT_EQ(ids.size(), 11u) << "one or more errors for every row of measured_runs.csv";
   ASSERT_FALSE(j["mape"].empty());
   EXPECT_EQ(j["worst"].size(), 5u);
+}
+
+// A directory of every schema: rows read, mapped and skipped (with reasons) add up, the fit
+// reports one parameter per engine, and every mapped row has an in-sample and a CV prediction.
+TEST(ValidateCli, DirectoryWithCrossValidation) {
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " + kRoot +
+                               "/tests/calibration/fixtures/measured --cv --json -j 2");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["rows_read"], 10);
+  EXPECT_EQ(j["rows_mapped"], 4);
+  EXPECT_EQ(j["rows_skipped"], 6);
+  EXPECT_EQ(j["skipped"].size(), 6u);
+  for (const auto& s : j["skipped"]) {
+    EXPECT_GT(s["line"].get<int>(), 1);
+    EXPECT_FALSE(s["reason"].get<std::string>().empty());
+  }
+  EXPECT_EQ(j["files"].size(), 4u);
+  ASSERT_EQ(j["parameters"].size(), 3u);
+  for (const auto& p : j["parameters"]) {
+    if (p["rows"].get<int>() == 0) continue;
+    EXPECT_GE(p["fitted_s"].get<double>(), 0.0);
+    EXPECT_LE(p["fitted_s"].get<double>(), 4e-3 + 1e-12);
+  }
+  EXPECT_EQ(j["folds"].size(), 2u);  // hgx-h200/deepseek-r1 and hgx-b200/deepseek-r1
+  for (const auto& r : j["rows"]) {
+    for (const auto& e : r["metrics"]) {
+      EXPECT_GT(e["predicted_in_sample"].get<double>(), 0.0);
+      EXPECT_GT(e["predicted_cv"].get<double>(), 0.0);
+    }
+  }
+  for (const auto& m : j["mape"]) EXPECT_FALSE(m["mape_cv_pct"].is_null()) << m;
+}
+
+TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_col";
+  fs::create_directories(dir / "set");
+  std::ofstream(dir / "set" / "p.csv") << "model,isl,osl,gpu,parallelism,precision,output_tokens_per_s_per_gpu,speed\n"
+                                          "DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463,1\n";
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                               (dir / "set").string() + " --json");
+  EXPECT_EQ(code, 2);
+  EXPECT_NE(out.find((dir / "set" / "p.csv").string() + ":1: speed: unknown column"), std::string::npos) << out;
+  EXPECT_EQ(out.find("{"), std::string::npos) << out;
+  fs::remove_all(dir);
 }
 
 TEST(ValidateCli, UnresolvableRowNamesItsLine) {

@@ -1,0 +1,135 @@
+#include "calibration/measured_names.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace agentsim::calib {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
+Mapped yes(std::string v) { return Mapped{std::move(v), ""}; }
+Mapped no(std::string why) { return Mapped{"", std::move(why)}; }
+
+}  // namespace
+
+Mapped map_model(std::string_view text) {
+  const std::string t = lower(text);
+  // A name followed by nothing, a space (a parenthesised checkpoint) or "-0528".
+  const auto is = [&](std::string_view name) {
+    const std::string n(name);
+    return t == n || starts(t, n + " ") || t == n + "-0528" || starts(t, n + "-0528 ") || t == n + "-instruct" ||
+           t == n + "-fp8";
+  };
+  if (is("deepseek-r1")) return yes("deepseek-r1");
+  if (is("deepseek-v3")) return yes("deepseek-v3");
+  if (is("deepseek-v3.2")) return yes("deepseek-v3.2");
+  if (is("gpt-oss-120b")) return yes("gpt-oss-120b");
+  // Llama 3.3 70B has Llama 3.1 70B's architecture (only the post-training differs).
+  if (is("llama-3.3-70b") || is("llama-3.1-70b")) return yes("llama-3.1-70b");
+  if (is("llama-3.1-8b")) return yes("llama-3.1-8b");
+  if (is("qwen3-235b-a22b")) return yes("qwen3-235b-a22b");
+  if (is("glm-5.2")) return yes("glm-5.2");
+  if (is("glm-4.5")) return yes("glm-4.5");
+  if (is("kimi-k2")) return yes("kimi-k2");
+  return no("model '" + std::string(text) + "' has no catalog entry");
+}
+
+Mapped map_hardware(std::string_view text) {
+  const std::string t = lower(text);
+  static const std::pair<std::string_view, std::string_view> kTable[] = {
+      {"a100", "hgx-a100"},      {"h100", "hgx-h100"},     {"h200", "hgx-h200"},    {"b200", "hgx-b200"},
+      {"b300", "hgx-b300"},      {"gb200", "gb200-nvl72"}, {"gb300", "gb300-nvl72"}, {"mi300x", "mi300x-8"},
+      {"mi325x", "mi325x-8"},    {"mi355x", "mi355x-8"}};
+  for (const auto& [gpu, system] : kTable) {
+    if (t == gpu || starts(t, std::string(gpu) + " ")) return yes(std::string(system));
+  }
+  // serving-points-2 already names catalog systems.
+  for (const auto& [gpu, system] : kTable) {
+    if (t == system) return yes(std::string(system));
+  }
+  return no("hardware '" + std::string(text) + "' has no catalog system");
+}
+
+std::string canonical_plan(std::string_view text) {
+  int tp = 1, ep = 1, dp = 1, pp = 1;
+  static const std::regex kItem(R"((tp|ep|dp|pp)=(\d+))");
+  const std::string t(text);
+  for (auto it = std::sregex_iterator(t.begin(), t.end(), kItem); it != std::sregex_iterator(); ++it) {
+    const int v = std::stoi((*it)[2].str());
+    const std::string k = (*it)[1].str();
+    (k == "tp" ? tp : k == "ep" ? ep : k == "dp" ? dp : pp) = v;
+  }
+  std::string out = "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep);
+  if (dp != 1) out += ",dp=" + std::to_string(dp);
+  if (pp != 1) out += ",pp=" + std::to_string(pp);
+  return out;
+}
+
+Mapped map_plan(std::string_view text) {
+  std::string t(text);
+  // Engine settings after the degrees ("TP8 EP2, max_batch_size 1", "TP8, triton attention") do not
+  // change the plan; ", attention DP" is attention data parallelism.
+  bool dpa = false;
+  if (const auto comma = t.find(','); comma != std::string::npos) {
+    dpa = has(lower(t.substr(comma)), "attention dp");
+    t = t.substr(0, comma);
+  }
+  static const std::regex kTp(R"(TP(\d+)(?: EP(\d+))?( DPA)?(?: \(no DP attention\))?)");
+  static const std::regex kDep(R"(DEP(\d+))");
+  std::smatch m;
+  if (std::regex_match(t, m, kDep)) return yes(canonical_plan("dp=" + m[1].str() + ",ep=" + m[1].str()));
+  if (std::regex_match(t, m, kTp)) {
+    const std::string n = m[1].str();
+    const std::string ep = m[2].matched ? m[2].str() : "1";
+    // Attention data parallel over the TP ranks, the experts over ep of them.
+    if (m[3].matched || dpa) return yes(canonical_plan("dp=" + n + ",ep=" + ep));
+    return yes(canonical_plan("tp=" + n + ",ep=" + ep));
+  }
+  if (starts(lower(t), "disagg")) return no("prefill/decode-disaggregated plan '" + t + "' (validate runs unified replicas)");
+  if (t.empty()) return no("plan not stated");
+  return no("plan '" + t + "' is not one replica's TPn [EPm] [DPA] / DEPn");
+}
+
+Mapped map_engine(std::string_view text) {
+  const std::string t = lower(text);
+  if (has(t, "sglang")) return yes("sglang");
+  if (has(t, "tensorrt-llm") || has(t, "tensorrtllm") || has(t, "trt-llm") || has(t, "trtllm")) return yes("trtllm");
+  if (has(t, "vllm")) return yes("vllm");
+  if (t.empty()) return no("engine not stated");
+  return no("engine '" + std::string(text) + "' has no host-overhead model (vllm, sglang, trtllm)");
+}
+
+Mapped map_speculative(std::string_view text) {
+  const std::string t = lower(text);
+  if (t == "none") return yes("0");
+  if (starts(t, "mtp") || starts(t, "eagle mtp")) return yes("1");
+  if (t.empty()) return no("speculative method not stated");
+  return no("speculative method '" + std::string(text) + "' is not the model's MTP drafter");
+}
+
+Precision map_precision(std::string_view text) {
+  const std::string t = lower(text);
+  Precision p;
+  if (has(t, "int4")) {
+    p.reason = "precision '" + std::string(text) + "': INT4 weights are not modelled";
+    return p;
+  }
+  if (has(t, "fp4")) {
+    p.experts = "fp4";  // NVFP4 / MXFP4 checkpoints quantise the (routed) FFN weights
+  } else if (has(t, "fp8")) {
+    p.weights = p.experts = "fp8";
+  } else if (starts(t, "bf16") && !has(t, "not stated")) {
+    p.weights = p.experts = "bf16";
+  }
+  if (has(t, "fp8 kv")) p.kv = "fp8";
+  return p;
+}
+
+}  // namespace agentsim::calib

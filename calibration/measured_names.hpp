@@ -1,0 +1,40 @@
+#pragma once
+// Maps the free text of published measurements to catalog names and run options:
+// model and hardware names, precision, parallelism, speculative method and engine.
+// Each returns the mapping or a reason it cannot be mapped (the row is then skipped).
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentsim::calib {
+
+struct Mapped {
+  std::string value;   // the catalog name / plan text / engine name, empty when unmapped
+  std::string reason;  // why not, when unmapped
+  bool ok() const { return reason.empty(); }
+};
+
+// "DeepSeek-R1-0528 (FP4-V2)" -> deepseek-r1, "GPT-OSS-120B" -> gpt-oss-120b,
+// "Llama-3.3-70B" -> llama-3.1-70b (the same architecture), ... (table in measured_names.cpp).
+Mapped map_model(std::string_view text);
+// "H200" -> hgx-h200, "GB200" -> gb200-nvl72, "MI355X" -> mi355x-8, ...
+Mapped map_hardware(std::string_view text);
+// "TP8 EP1" -> tp=8,ep=1; "TP8 EP8 DPA" -> dp=8,ep=8; "DEP4" -> dp=4,ep=4; "TP4" -> tp=4.
+// Disaggregated and free-text plans are unmapped.
+Mapped map_plan(std::string_view text);
+// "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
+std::string canonical_plan(std::string_view text);
+// "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm.
+Mapped map_engine(std::string_view text);
+// "none" -> off ("0"), "MTP..." / "EAGLE MTP ..." -> on ("1"); empty or other methods unmapped.
+Mapped map_speculative(std::string_view text);
+
+struct Precision {
+  std::string weights, experts, kv;  // fp4 | fp8 | bf16; "" = the catalog model's
+  std::string reason;                // unmapped when not empty
+};
+// "FP8" -> fp8 weights and experts; "NVFP4" / "MXFP4" / "FP4 (...)" -> fp4 experts;
+// "BF16" -> bf16; "... FP8 KV ..." -> fp8 KV; "" / "not stated" -> the catalog's.
+Precision map_precision(std::string_view text);
+
+}  // namespace agentsim::calib

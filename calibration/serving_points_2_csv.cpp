@@ -1,0 +1,54 @@
+// Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
+#include "calibration/measured_row.hpp"
+
+namespace agentsim::calib {
+using namespace detail;
+
+MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
+  core::CsvReader csv(in, file);
+  static constexpr std::string_view kColumns[] = {
+      "id", "source_url", "engine_version", "system", "gpus", "model", "precision", "plan(tp/ep/dp)", "isl", "osl",
+      "concurrency", "output_tok_s_per_gpu", "total_tok_s_per_gpu", "user_tok_s", "ttft_s_mean", "ttft_s_p50",
+      "tpot_s_mean", "tpot_s_p50", "spec_method", "accept_len", "power_w_per_gpu", "notes"};
+  check_known_columns(csv.header(), kColumns, file);
+  const auto col = [&](std::string_view n) { return csv.column(n); };
+  MeasuredFile out{file, "serving-points-2", 0, {}, {}};
+  while (csv.next()) {
+    ++out.rows;
+    MeasuredRun r = new_row(csv, csv.field(col("id")));
+    r.source = csv.field(col("source_url"));
+    r.source_key = r.id;  // unique; the set repeats no other file's rows (PROVENANCE.md)
+    std::string why;
+    if (r.id.empty()) why = "no row id";
+    r.model = take(map_model(csv.field(col("model"))), why);
+    const std::string& system = csv.field(col("system"));
+    r.system = take(system == "other" ? Mapped{"", "system 'other' (not a catalog system; the notes name the GPU)"}
+                                      : map_hardware(system),
+                    why);
+    r.plan = take(map_plan(csv.field(col("plan(tp/ep/dp)"))), why);
+    r.engine = take(map_engine(csv.field(col("engine_version"))), why);
+    const Mapped spec = map_speculative(csv.field(col("spec_method")));
+    r.speculative = take(spec, why) == "1";
+    const Precision p = map_precision(csv.field(col("precision")));
+    if (!p.reason.empty() && why.empty()) why = p.reason;
+    r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
+    r.gpus = static_cast<int>(required_count(csv, col("gpus"), why));
+    r.isl = required_count(csv, col("isl"), why);
+    r.osl = required_count(csv, col("osl"), why);
+    r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
+    r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
+    r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
+    r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);
+    r.metrics[metric("ttft_s_mean")] = optional_positive(csv, col("ttft_s_mean"), 1, why);
+    r.metrics[metric("tpot_s_mean")] = optional_positive(csv, col("tpot_s_mean"), 1, why);
+    r.metrics[metric("tpot_s_median")] = optional_positive(csv, col("tpot_s_p50"), 1, why);
+    r.metrics[metric("power_w_per_gpu")] = optional_positive(csv, col("power_w_per_gpu"), 1, why);
+    r.mapping = csv.field(col("model")) + " | " + system + " | " + csv.field(col("plan(tp/ep/dp)")) + " | " +
+                csv.field(col("precision")) + " | " + csv.field(col("engine_version")) + " | spec " +
+                csv.field(col("spec_method"));
+    file_row(out, std::move(r), std::move(why));
+  }
+  return out;
+}
+
+}  // namespace agentsim::calib

@@ -1,0 +1,49 @@
+#pragma once
+// Host time of one engine step that the accelerators wait for: scheduling,
+// input preparation, sampling, detokenisation and output handling, as a function
+// of the batch. Per serving engine (serving.engine), with defaults in
+// experiments/catalog/engines.yaml (a citation or an `assumed:` derivation per value):
+//
+//   host_s(batch) = fixed + per_sequence x sequences + per_token x new tokens
+//   fixed = graph_fixed_s for a decode-only step of at most graph_max_sequences
+//           sequences (replayed from a CUDA/HIP graph: no per-kernel launches on the
+//           host), fixed_s otherwise (eager prefill or mixed steps, larger batches).
+//
+// Values are the exposed host time: engines that overlap the next step's scheduling
+// with the current step's kernels (SGLang's overlap scheduler, TensorRT-LLM's overlap
+// scheduler) expose less of it. `serving.step_overhead` replaces the whole model by a
+// constant (docs/serving.md).
+#include <string_view>
+
+#include "sim/core/name_table.hpp"
+#include "sim/serving/step_batch.hpp"
+
+namespace agentsim::serving {
+
+enum class Engine { kVllm, kSglang, kTrtllm };
+// The names of `serving.engine` and of measured rows' engine column.
+inline constexpr core::NameTable<Engine, 3> kEngineNames = {{
+    {"vllm", Engine::kVllm}, {"sglang", Engine::kSglang}, {"trtllm", Engine::kTrtllm}}};
+inline constexpr Engine kDefaultEngine = Engine::kVllm;
+
+struct EngineOverhead {
+  double fixed_s = 0;            // per eager step (prefill or mixed, or decode beyond the graph sizes)
+  double graph_fixed_s = 0;      // per decode-only step replayed from a graph
+  int graph_max_sequences = 0;   // largest decode batch with a captured graph (0: no graphs)
+  double per_sequence_s = 0;     // per sequence in the batch (sampling, detokenisation, output)
+  double per_token_s = 0;        // per new token (input preparation, prefill bookkeeping)
+
+  // The terms of one step.
+  struct Terms {
+    bool graph = false;          // the fixed term is graph_fixed_s
+    double fixed_s = 0, sequences_s = 0, tokens_s = 0;
+    double total_s() const { return fixed_s + sequences_s + tokens_s; }
+  };
+  Terms terms(const StepBatch& batch) const;
+  double host_s(const StepBatch& batch) const { return terms(batch).total_s(); }
+  bool zero() const { return fixed_s == 0 && graph_fixed_s == 0 && per_sequence_s == 0 && per_token_s == 0; }
+};
+
+std::string_view to_string(Engine e);
+
+}  // namespace agentsim::serving

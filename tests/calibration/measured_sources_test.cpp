@@ -1,0 +1,174 @@
+// The measured-run adapters: each schema maps a hand-checked row (values from the CSV
+// line quoted in the test), unmappable rows are skipped with their reason, an unknown
+// column is an error naming file, line and column, and a directory reads every CSV
+// below it with duplicates reported.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "calibration/measured_names.hpp"
+#include "calibration/measured_sources.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+
+const std::string kDir = std::string(AGENTSIM_SOURCE_DIR) + "/tests/calibration/fixtures/measured";
+
+double metric(const MeasuredRun& r, std::string_view name) { return r.metrics[measured_metric_index(name)]; }
+
+const MeasuredRun* find(const std::vector<MeasuredRun>& runs, int line) {
+  for (const auto& r : runs) {
+    if (r.line == line) return &r;
+  }
+  return nullptr;
+}
+
+TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
+  EXPECT_EQ(map_model("DeepSeek-R1-0528").value, "deepseek-r1");
+  EXPECT_EQ(map_model("DeepSeek-R1-0528 (FP4-V2)").value, "deepseek-r1");
+  EXPECT_EQ(map_model("GPT-OSS-120B").value, "gpt-oss-120b");
+  EXPECT_EQ(map_model("Llama-3.3-70B").value, "llama-3.1-70b");
+  EXPECT_FALSE(map_model("DeepSeek-V3/R1").ok());
+  EXPECT_FALSE(map_model("Llama-4-Maverick").ok());
+  EXPECT_EQ(map_hardware("GB200").value, "gb200-nvl72");
+  EXPECT_EQ(map_hardware("MI355X").value, "mi355x-8");
+  EXPECT_FALSE(map_hardware("H800").ok());
+  EXPECT_EQ(map_plan("TP8 EP1").value, "tp=8,ep=1");
+  EXPECT_EQ(map_plan("TP4").value, "tp=4,ep=1");
+  EXPECT_EQ(map_plan("TP8 EP8 DPA").value, "tp=1,ep=8,dp=8");
+  EXPECT_EQ(map_plan("DEP4").value, "tp=1,ep=4,dp=4");
+  EXPECT_EQ(map_plan("TP8 EP8, attention DP, max_batch_size 896, max_num_tokens 2048").value, "tp=1,ep=8,dp=8");
+  EXPECT_EQ(map_plan("TP8 EP2, moe_backend TRTLLM, max_batch_size 1").value, "tp=8,ep=2");
+  EXPECT_EQ(canonical_plan("tp=1"), "tp=1,ep=1");
+  EXPECT_NE(map_plan("disagg P 1x(TP8 EP1) + D 2x(TP8 EP1)").reason.find("disaggregated"), std::string::npos);
+  EXPECT_EQ(map_engine("lmsysorg/sglang:v0.5.12-cu130").value, "sglang");
+  EXPECT_EQ(map_engine("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14").value, "trtllm");
+  EXPECT_EQ(map_engine("vLLM v0.17.0 (ROCm)").value, "vllm");
+  EXPECT_FALSE(map_engine("AMD ATOM (image not recorded in fixture row)").ok());
+  EXPECT_EQ(map_speculative("none").value, "0");
+  EXPECT_EQ(map_speculative("MTP").value, "1");
+  EXPECT_FALSE(map_speculative("Eagle3").ok());
+  const Precision p = map_precision("NVFP4, FP8 KV cache");
+  EXPECT_EQ(p.experts, "fp4");
+  EXPECT_EQ(p.weights, "");
+  EXPECT_EQ(p.kv, "fp8");
+  EXPECT_EQ(map_precision("FP8").weights, "fp8");
+  EXPECT_FALSE(map_precision("INT4 (native W4A16 checkpoint)").reason.empty());
+}
+
+// serving-points/serving_points.csv line 2:
+// IX870,DeepSeek-R1-0528,H200,8,SGLang v0.5.7,FP8,TP8 EP1,1024,1024,8,148.6,74.6,330.6,1975.4,12.8,,14.3,12.22,...
+TEST(MeasuredSources, ServingPointsRow) {
+  const std::string file = kDir + "/serving-points/serving_points.csv";
+  const MeasuredSet set = load_measured(file);
+  ASSERT_EQ(set.files.size(), 1u);
+  EXPECT_EQ(set.files[0].schema, "serving-points");
+  EXPECT_EQ(set.files[0].rows, 3);
+  const MeasuredRun* r = find(set.runs, 2);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->model, "deepseek-r1");
+  EXPECT_EQ(r->system, "hgx-h200");
+  EXPECT_EQ(r->plan, "tp=8,ep=1");
+  EXPECT_EQ(r->engine, "sglang");
+  EXPECT_EQ(r->gpus, 8);
+  EXPECT_EQ(r->isl, 1024);
+  EXPECT_EQ(r->osl, 1024);
+  EXPECT_EQ(r->concurrency, 8);
+  EXPECT_FALSE(r->speculative);
+  EXPECT_EQ(r->weights_dtype, "fp8");
+  EXPECT_DOUBLE_EQ(metric(*r, "output_tok_s_per_gpu"), 74.6);
+  EXPECT_DOUBLE_EQ(metric(*r, "total_tok_s_per_gpu"), 148.6);
+  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.3306);
+  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.0128);
+  EXPECT_TRUE(std::isnan(metric(*r, "tpot_s_median")));
+  // Line 4 (IX828, isl "see notes") is skipped with its reason.
+  ASSERT_EQ(set.skipped.size(), 1u);
+  EXPECT_EQ(set.skipped[0].line, 4);
+  EXPECT_NE(set.skipped[0].reason.find("isl"), std::string::npos) << set.skipped[0].reason;
+}
+
+// serving-points-2/serving_points.csv line 4 (vendored line 328):
+// IXF-h200-sglang-fp8-mtp-agg-1k1k-tp8ep1-c16,...,lmsysorg/sglang:v0.5.12-cu130,hgx-h200,8,DeepSeek-R1-0528,FP8,TP8 EP1,
+// 1024,1024,16,119.76,240.795,60.841,0.32327,0.21237,0.015929,0.016436,MTP,,,...
+TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
+  const MeasuredSet set = load_measured(kDir + "/serving-points-2/serving_points.csv");
+  EXPECT_EQ(set.files.at(0).schema, "serving-points-2");
+  EXPECT_EQ(set.rows(), 4);
+  const MeasuredRun* r = find(set.runs, 4);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->id, "IXF-h200-sglang-fp8-mtp-agg-1k1k-tp8ep1-c16");
+  EXPECT_EQ(r->model, "deepseek-r1");
+  EXPECT_EQ(r->system, "hgx-h200");
+  EXPECT_EQ(r->plan, "tp=8,ep=1");
+  EXPECT_EQ(r->engine, "sglang");
+  EXPECT_TRUE(r->speculative);
+  EXPECT_EQ(r->concurrency, 16);
+  EXPECT_DOUBLE_EQ(metric(*r, "output_tok_s_per_gpu"), 119.76);
+  EXPECT_DOUBLE_EQ(metric(*r, "total_tok_s_per_gpu"), 240.795);
+  EXPECT_DOUBLE_EQ(metric(*r, "agent_output_tok_s"), 60.841);
+  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.32327);
+  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.015929);
+  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_median"), 0.016436);
+  // Line 2: TensorRT-LLM, NVFP4 experts, TP4 EP1 on 4 GPUs.
+  const MeasuredRun* t = find(set.runs, 2);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->engine, "trtllm");
+  EXPECT_EQ(t->experts_dtype, "fp4");
+  EXPECT_EQ(t->plan, "tp=4,ep=1");
+  EXPECT_EQ(t->gpus, 4);
+  // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
+  ASSERT_EQ(set.skipped.size(), 2u);
+  EXPECT_EQ(set.skipped[0].line, 3);
+  EXPECT_NE(set.skipped[0].reason.find("disaggregated"), std::string::npos) << set.skipped[0].reason;
+  EXPECT_EQ(set.skipped[1].line, 5);
+  EXPECT_NE(set.skipped[1].reason.find("has no catalog entry"), std::string::npos) << set.skipped[1].reason;
+}
+
+// trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- no concurrency: skipped.
+TEST(MeasuredSources, TrtllmPerfOverviewRowsAreSkippedForWantOfConcurrency) {
+  const MeasuredSet set = load_measured(kDir + "/trtllm-perf-overview/perf_overview_output_tps_per_gpu.csv");
+  EXPECT_EQ(set.files.at(0).schema, "trtllm-perf-overview");
+  EXPECT_TRUE(set.runs.empty());
+  ASSERT_EQ(set.skipped.size(), 2u);
+  EXPECT_EQ(set.skipped[0].line, 2);
+  EXPECT_NE(set.skipped[0].reason.find("no concurrency"), std::string::npos);
+}
+
+TEST(MeasuredSources, DirectoryReadsEveryCsvAndReportsDuplicates) {
+  const MeasuredSet set = load_measured(kDir);
+  ASSERT_EQ(set.files.size(), 4u);
+  EXPECT_EQ(set.rows(), 1 + 3 + 4 + 2);
+  // measured_runs.csv line 2 (ix870-c8) is the point serving-points line 2 reports: the later one is a duplicate.
+  EXPECT_EQ(set.runs.size(), 4u);  // measured_runs 1, serving-points 2 less the duplicate, serving-points-2 2
+  bool dup = false;
+  for (const auto& s : set.skipped) {
+    if (s.reason.find("duplicate of " + kDir + "/measured_runs.csv:2") != std::string::npos) {
+      dup = true;
+      EXPECT_EQ(s.file, kDir + "/serving-points/serving_points.csv");
+      EXPECT_EQ(s.line, 2);
+    }
+  }
+  EXPECT_TRUE(dup);
+  EXPECT_EQ(set.runs.size() + set.skipped.size(), static_cast<std::size_t>(set.rows()));
+}
+
+TEST(MeasuredSources, UnknownColumnIsAnErrorNamingFileLineAndColumn) {
+  std::istringstream in("source_id,model,hardware,n_gpus,framework,precision,parallelism,isl,osl,concurrency,"
+                        "total_tput_per_gpu,output_tput_per_gpu,mean_ttft_ms,p99_ttft_ms,mean_tpot_ms,median_tpot_ms,"
+                        "p99_tpot_ms,mean_e2e_s,notes,colour\n");
+  try {
+    read_serving_points(in, "sp.csv");
+    FAIL() << "accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sp.csv:1: colour: unknown column"), std::string::npos) << e.what();
+  }
+  std::istringstream mr("id,source,system,model,plan,gpus,isl,osl,concurrency,output_tok_s_per_gpu,"
+                        "total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,tpot_s_median,power_w_per_gpu,"
+                        "notes,extra\n");
+  EXPECT_THROW(read_measured_runs(mr, "m.csv"), core::Error);
+}
+
+}  // namespace
+}  // namespace agentsim::calib
