@@ -20,10 +20,10 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
 
 // Fits the rows of `t` whose dtype_bits equals `dtype_bits` (ignored when the
 // family has no dtypes). The peak is the best achieved rate among fitted rows.
-EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
+FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
                           const std::string& file_path = "");
 
 // The value a table measured at each row: achieved / peak, or seconds per op.
-std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyTable& fitted);
+std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted);
 
 }  // namespace agentsim::calib

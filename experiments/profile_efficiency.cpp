@@ -14,7 +14,7 @@ serving::EfficiencyValue ProfileEfficiency::look(const std::string& table, const
                                                  double datasheet_peak, double fallback) const {
   const auto it = profile_.tables.find(table);
   if (it == profile_.tables.end()) return {fallback, false, "profile has no " + table + " table; constant used"};
-  const calib::EfficiencyTable& t = it->second;
+  const calib::FittedTable& t = it->second;
   std::map<std::string, double> s;
   for (const calib::EfficiencyAxis& a : t.axes) {
     const auto v = shape.find(a.name);

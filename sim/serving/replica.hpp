@@ -136,7 +136,7 @@ class Replica : public RequestSink {
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;
-  StepCoster coster_;  // prices steps of opt_.cost (bit-identical to step_cost_totals)
+  StepCoster coster_;  // prices steps of opt_.cost (totals only: no breakdown)
   std::unique_ptr<KvManager> kv_;
   HandoffFn handoff_;
   bool busy_ = false;

@@ -234,7 +234,7 @@ TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
   calib::EfficiencyProfile p;
   p.device = "test";
   p.source = "fixture";
-  calib::EfficiencyTable g;
+  calib::FittedTable g;
   g.name = "gemm_bf16";
   g.family = "gemm";
   g.dtype = "bf16";
@@ -242,7 +242,7 @@ TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
   g.log_constant = std::log(0.35);
   g.axes = {{"m", 1, {1, 256}, {0, 0}}};
   p.tables["gemm_bf16"] = g;
-  calib::EfficiencyTable mem;
+  calib::FittedTable mem;
   mem.name = "mem_read";
   mem.family = "mem_read";
   mem.quantity = calib::Quantity::kMemory;
