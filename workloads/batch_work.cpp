@@ -6,41 +6,30 @@
 
 namespace agentsim::wl {
 
-double BatchWork::flops() const {
+namespace {
+
+template <class Part>
+double sum_ops(const std::vector<OpWork>& ops, Part part) {
   double s = 0;
-  for (const OpWork& o : ops) s += o.flops;
+  for (const OpWork& o : ops) s += part(o);
   return s;
 }
+
+}  // namespace
+
+double BatchWork::flops() const { return sum_ops(ops, [](const OpWork& o) { return o.flops; }); }
 std::map<hw::DType, double> BatchWork::flops_by_dtype() const {
   std::map<hw::DType, double> by;
   for (const OpWork& o : ops) by[o.dtype] += o.flops;
   return by;
 }
-double BatchWork::weight_read_bytes() const {
-  double s = 0;
-  for (const OpWork& o : ops) s += o.weight_read_bytes;
-  return s;
-}
-double BatchWork::kv_read_bytes() const {
-  double s = 0;
-  for (const OpWork& o : ops) s += o.kv_read_bytes;
-  return s;
-}
-double BatchWork::kv_write_bytes() const {
-  double s = 0;
-  for (const OpWork& o : ops) s += o.kv_write_bytes;
-  return s;
-}
+double BatchWork::weight_read_bytes() const { return sum_ops(ops, [](const OpWork& o) { return o.weight_read_bytes; }); }
+double BatchWork::kv_read_bytes() const { return sum_ops(ops, [](const OpWork& o) { return o.kv_read_bytes; }); }
+double BatchWork::kv_write_bytes() const { return sum_ops(ops, [](const OpWork& o) { return o.kv_write_bytes; }); }
 double BatchWork::act_bytes() const {
-  double s = 0;
-  for (const OpWork& o : ops) s += o.act_read_bytes + o.act_write_bytes;
-  return s;
+  return sum_ops(ops, [](const OpWork& o) { return o.act_read_bytes + o.act_write_bytes; });
 }
-double BatchWork::host_read_bytes() const {
-  double s = 0;
-  for (const OpWork& o : ops) s += o.host_read_bytes;
-  return s;
-}
+double BatchWork::host_read_bytes() const { return sum_ops(ops, [](const OpWork& o) { return o.host_read_bytes; }); }
 double BatchWork::collective_bytes() const {
   double s = 0;
   for (const CollectiveWork& c : collectives) s += c.count * c.payload_bytes;
@@ -66,10 +55,6 @@ AttentionCost chunk_attention(const PreparedAttention& a, const PrefillChunk& c)
   const double end = c.cached_tokens + c.new_tokens;
   sum.kv_read_bytes = std::min(sum.kv_read_bytes, a.whole_bytes(end));
   return sum;
-}
-
-AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c) {
-  return chunk_attention(PreparedAttention(m, a, Phase::kPrefill), c);
 }
 
 namespace {

@@ -77,6 +77,9 @@ class StepWork {
     std::string name;
   };
 
+  template <class Sink>
+  void model_ops(const StepTokens& t, Sink& sink) const;
+
   const ModelSpec* model_;
   ParallelPlan plan_;
   std::vector<Kind> kinds_;
@@ -106,7 +109,7 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
   if (t.all_tokens <= 0) return present;
 
   const double h = h_, ab = ab_, wb = wb_, eb = eb_;
-  const double tp = plan_.tp, dp = plan_.attn_dp, pp = plan_.pp, stage = plan_.devices_per_stage();
+  const double tp = plan_.tp, dp = plan_.attn_dp, stage = plan_.devices_per_stage();
   // Kinds sharing an attention variant and phase see the same attention work: computed once.
   struct SharedAttention {
     LayerAttention attention;
@@ -189,7 +192,16 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     }
   }
 
-  // Once per step (averaged over stages: the first stage embeds, the last samples).
+  model_ops(t, sink);
+  return present;
+}
+
+// Once per step (averaged over stages: the first stage embeds, the last samples).
+template <class Sink>
+void StepWork::model_ops(const StepTokens& t, Sink& sink) const {
+  const ModelSpec& m = *model_;
+  const double h = h_, ab = ab_;
+  const double tp = plan_.tp, dp = plan_.attn_dp, pp = plan_.pp;
   const double all = t.all_tokens, sampled = t.sampled;
   {
     const double weight = all / dp * h * ab / pp;
@@ -212,7 +224,6 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     sink.collective(kModel, CollectiveOp::kSendRecv, "pipeline stage boundary", 2, (pp - 1) / pp,
                     all / dp * streams * h * ab);
   }
-  return present;
 }
 
 }  // namespace agentsim::wl

@@ -119,6 +119,7 @@ class Replica : public RequestSink {
   void kick();
   void interrupt();
   void maybe_start_step();
+  void open_step_record();
   bool ensure_decode_kv();
   void preempt_last();
   bool try_admit(Active& a, double& load_s);

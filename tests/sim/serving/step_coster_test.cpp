@@ -14,6 +14,7 @@
 #include "calibration/efficiency_profile.hpp"
 #include "experiments/catalog.hpp"
 #include "experiments/profile_efficiency.hpp"
+#include "tests/sim/serving/profile_fixture.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -179,25 +180,7 @@ TEST(StepCoster, BreakdownChangesNoTotalOverTheCatalog) {
 // GEMMs at 35% of peak measured for m in 1..256, HBM at 50%, as in step_cost_plan_test.
 TEST(StepCoster, BreakdownChangesNoTotalWithACalibratedProfile) {
   const hw::System& s = cat().systems.get("hgx-h200");
-  calib::EfficiencyProfile p;
-  p.device = "test";
-  p.source = "fixture";
-  calib::FittedTable g;
-  g.name = "gemm_bf16";
-  g.family = "gemm";
-  g.dtype = "bf16";
-  g.peak = 989e12;
-  g.log_constant = std::log(0.35);
-  g.axes = {{"m", 1, {1, 256}, {0, 0}}};
-  p.tables["gemm_bf16"] = g;
-  calib::FittedTable mem;
-  mem.name = "mem_read";
-  mem.family = "mem_read";
-  mem.quantity = calib::Quantity::kMemory;
-  mem.peak = 2.4e12;
-  mem.log_constant = 0;
-  mem.axes = {{"size_bytes", 0, {1, 1e12}, {0, 0}}};
-  p.tables["mem_read"] = mem;
+  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
   const std::vector<StepBatch> bs = batches();
   int priced = 0;
   for (const Variant& v : variants()) {
