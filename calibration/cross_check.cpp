@@ -8,7 +8,7 @@
 
 namespace agentsim::calib {
 
-double predict_time_s(const MeasurementTable& t, std::size_t row, const EfficiencyTable& et, bool* extrapolated) {
+double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTable& et, bool* extrapolated) {
   const KernelFamily& fam = kernel_family(t.family);
   std::vector<double> shape;
   for (const auto& ax : et.axes) shape.push_back(t.column(ax.name)[row]);
@@ -16,21 +16,10 @@ double predict_time_s(const MeasurementTable& t, std::size_t row, const Efficien
   if (extrapolated) *extrapolated = e.extrapolated;
   if (fam.quantity == Quantity::kLatency) return e.value * t.column("kernels")[row];
 
-  // The same roofline the step cost model uses, with the profile's measured peak.
-  hw::Accelerator acc;
-  acc.name = et.name;
-  const hw::DType math = et.dtype.empty() ? hw::DType::kFp32 : *hw::parse_dtype(et.dtype);
-  hw::Efficiency eff;
-  if (fam.quantity == Quantity::kCompute) {
-    acc.peak_flops[math] = et.peak;
-    acc.hbm_bw_Bps = 1;  // no bytes in this prediction; any positive bandwidth
-    eff.compute = e.value;
-    return hw::roofline(acc, math, t.column(fam.work_column)[row], 0, eff).compute_s;
-  }
-  acc.peak_flops[math] = 1;  // no FLOPs in this prediction
-  acc.hbm_bw_Bps = et.peak;
-  eff.memory = e.value;
-  return hw::roofline(acc, math, 0, t.column(fam.work_column)[row], eff).memory_s;
+  // The roofline the step cost prices every op with (hw::op_time), at the profile's measured peak.
+  const double work = t.column(fam.work_column)[row];
+  if (fam.quantity == Quantity::kCompute) return hw::op_time(work, et.peak, e.value, 0, 1, 1, 0).compute_s;
+  return hw::op_time(0, 1, 1, work, et.peak, e.value, 0).memory_s;
 }
 
 std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile) {

@@ -1,5 +1,5 @@
 #pragma once
-// Cross-check: the roofline (hwmodels) with a profile's efficiencies predicts
+// Cross-check: the step cost's per-op roofline (hw::op_time) with a profile's efficiencies predicts
 // the time of every measured calibration kernel; errors are reported per table,
 // separately for the shapes the fit used and the shapes held out of it.
 #include <string>
@@ -25,7 +25,7 @@ struct CrossCheckRow {
 };
 
 // Predicted seconds of one measured row of `t` under table `et`.
-double predict_time_s(const MeasurementTable& t, std::size_t row, const EfficiencyTable& et, bool* extrapolated = nullptr);
+double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTable& et, bool* extrapolated = nullptr);
 
 // One row per profile table whose family the file holds, in table-name order.
 std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile);

@@ -100,11 +100,11 @@ struct Reader {
     throw error(n, key_path, "'" + q + "' is not one of compute, memory, latency");
   }
 
-  EfficiencyTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
+  FittedTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"family", "dtype", "quantity", "peak", "peak_source", "log_constant", "axes",
                              "fit_error", "held_out_error"},
                {"derived_from", "provenance"});
-    EfficiencyTable t;
+    FittedTable t;
     t.name = name;
     t.family = get<std::string>(n["family"], key_path + ".family", "a string");
     try {
@@ -148,7 +148,7 @@ EfficiencyProfile decode_profile(const std::string& yaml_text, const std::string
 
 }  // namespace
 
-const EfficiencyTable& EfficiencyProfile::table(const std::string& name) const {
+const FittedTable& EfficiencyProfile::table(const std::string& name) const {
   const auto it = tables.find(name);
   if (it != tables.end()) return it->second;
   std::vector<std::string> names;

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "calibration/efficiency_table.hpp"
+#include "calibration/fitted_table.hpp"
 
 namespace agentsim::calib {
 
@@ -16,10 +16,10 @@ struct EfficiencyProfile {
   std::string backend;           // "cpu" | "cuda"
   std::string source;            // calibration file it was fitted from
   std::string calibration_date;  // the calibration file's date attribute
-  std::map<std::string, EfficiencyTable> tables;  // by table name, e.g. "gemm_fp32"
+  std::map<std::string, FittedTable> tables;  // by table name, e.g. "gemm_fp32"
 
   // The named table; throws core::Error listing the profile's tables.
-  const EfficiencyTable& table(const std::string& name) const;
+  const FittedTable& table(const std::string& name) const;
 };
 
 // YAML text of the profile (doubles round-trip exactly).

@@ -59,7 +59,7 @@ FitError relative_error(const std::vector<double>& fitted, const std::vector<dou
 
 }  // namespace
 
-std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyTable& fitted) {
+std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted) {
   const KernelFamily& fam = kernel_family(t.family);
   std::vector<double> v = t.column(fam.achieved_column);
   if (fitted.quantity != Quantity::kLatency) {
@@ -68,7 +68,7 @@ std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyT
   return v;
 }
 
-EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
+FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
                           const std::string& file_path, double nodes) {
   const KernelFamily& fam = kernel_family(t.family);
   const core::SourceLocation where{file_path, 0, "/" + t.family};
@@ -81,7 +81,7 @@ EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const Fi
   }
   if (train.empty()) throw core::Error(where, "no rows to fit (all held out, or no rows of this dtype)");
 
-  EfficiencyTable out;
+  FittedTable out;
   out.family = fam.name;
   out.quantity = fam.quantity;
   out.dtype = fam.per_dtype ? dtype_name(dtype_bits) : "";
@@ -244,7 +244,7 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
     const std::vector<double> node_counts = t.columns.contains("nodes") ? distinct("nodes") : std::vector<double>{0};
     for (double d : dtypes) {
       for (double nodes : node_counts) {
-        EfficiencyTable et = fit_table(t, d, options, file.path, nodes);
+        FittedTable et = fit_table(t, d, options, file.path, nodes);
         p.tables[et.name] = std::move(et);
       }
     }

@@ -25,10 +25,10 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
 // The peak is the table attribute `peak_<dtype>` / `peak_<N>node` or `peak` when present
 // (a datasheet figure; `peak_source` says which), else the best achieved rate among the
 // fitted rows. Attributes `provenance` and `derived_from` are copied into the table.
-EfficiencyTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
+FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
                           const std::string& file_path = "", double nodes = 0);
 
 // The value a table measured at each row: achieved / peak, or seconds per op.
-std::vector<double> measured_values(const MeasurementTable& t, const EfficiencyTable& fitted);
+std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted);
 
 }  // namespace agentsim::calib

@@ -181,7 +181,7 @@ class Importer {
   CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
                              const std::string& profile_dir) const;
   // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
-  std::pair<double, std::string> datasheet_peak(const hw::Accelerator& acc, const EfficiencyTable& t) const;
+  std::pair<double, std::string> datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const;
 
   std::string dir_, shown_dir_;
   const std::vector<hw::Accelerator>& accs_;
@@ -493,7 +493,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
   return f;
 }
 
-std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const EfficiencyTable& t) const {
+std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const {
   if (t.quantity == Quantity::kLatency) return {0, "none: values are seconds per operation"};
   if (t.family == "nccl_all_reduce" || t.family == "nccl_all_gather" || t.family == "nccl_all_to_all") {
     if (t.name.ends_with("_1node")) return {acc.scale_up_bw_Bps, "datasheet: " + acc.name + " scale-up bandwidth per direction"};
@@ -544,7 +544,7 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         // Collectives depend on the vendor's fabric and library: never derived across vendors.
         if (mt->second.family.rfind("nccl_", 0) == 0 && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
           continue;
-        EfficiencyTable t = mt->second;
+        FittedTable t = mt->second;
         const auto [peak, how] = datasheet_peak(a, t);
         if (t.quantity != Quantity::kLatency && !(peak > 0)) break;  // e.g. fp4 on an accelerator without fp4
         t.derived_from = sib;

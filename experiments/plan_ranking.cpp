@@ -17,7 +17,7 @@ PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_token
   auto step_s = [&](long long batch) {
     serving::StepBatch b;
     b.decodes.assign(static_cast<std::size_t>(batch), serving::DecodeItem{context});
-    return coster.totals(b).total_s;
+    return coster.price(b).total_s;
   };
   const long long kv_batch =
       context > 0 ? spec.replica.kv_capacity_tokens / context : static_cast<long long>(spec.replica.max_sequences);

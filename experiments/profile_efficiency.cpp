@@ -76,7 +76,7 @@ ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const 
   const auto it = profile_.tables.find(table);
   s.note = "profile has no " + table + " table; constant used";
   if (it == profile_.tables.end() || !(datasheet_peak > 0)) return s;
-  const calib::EfficiencyTable& t = it->second;
+  const calib::FittedTable& t = it->second;
   s.table = &t;
   s.scale = t.peak / datasheet_peak;
   const std::string derived = t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table";
@@ -136,7 +136,7 @@ CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int no
     out.note = "profile has no " + name + " table";
     return out;
   }
-  const calib::EfficiencyTable& t = it->second;
+  const calib::FittedTable& t = it->second;
   const double x = std::max(1.0, bytes);
   const calib::EfficiencyLookup l = t.lookup(&x, 1, true);
   out.bus_bw_efficiency = l.value;

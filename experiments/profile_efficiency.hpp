@@ -48,7 +48,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
 
  private:
   struct Slot {
-    const calib::EfficiencyTable* table = nullptr;
+    const calib::FittedTable* table = nullptr;
     double scale = 1;            // table peak / datasheet peak
     std::string note;            // "gemm_bf16 table[, derived from b200 table]"
     std::string note_extrap;     // "gemm_bf16 extrapolated (measured m 1..256, ...)[, derived ...]"

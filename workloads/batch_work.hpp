@@ -1,10 +1,9 @@
 #pragma once
 // The work one forward step of a batch puts on one device under a parallel
-// plan: per layer kind and op, FLOPs by format and bytes read/written (weights
-// actually touched, KV, activations, host memory), plus the collectives the
-// plan needs. This is the input the step cost model prices on hardware.
-// Per-device values are for the average pipeline stage (layers split over pp)
-// with sequences spread evenly over the attention-DP groups.
+// plan, as rows: per layer kind and op, FLOPs by format and bytes read/written
+// (weights actually touched, KV, activations, host memory), plus the
+// collectives the plan needs. batch_work() records what wl::StepWork visits
+// (`agentsim model` prints it); the step cost prices StepWork's visit directly.
 #include <map>
 #include <string>
 #include <vector>
@@ -29,8 +28,8 @@ struct BatchShape {
 
 struct OpWork {
   std::string layer_kind;  // LayerKind::name(), or "model" for once-per-step ops
-  std::string op;          // attn_proj, attn_core, indexer, router, dense_ffn, shared_experts,
-                           // latent_proj, routed_experts, embedding, engram, lm_head
+  std::string op;          // wl::Op's name: attn_proj, attn_core, indexer, router, dense_ffn,
+                           // shared_experts, latent_proj, routed_experts, embedding, engram, lm_head
   double layers = 0;       // layers of this kind on the device (0 for once-per-step ops)
   hw::DType dtype = hw::DType::kBf16;  // format of the math (weights for matmuls)
   double flops = 0;
@@ -43,7 +42,7 @@ struct OpWork {
 };
 
 struct CollectiveWork {
-  std::string kind;   // all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv
+  std::string kind;   // wl::CollectiveOp's name: all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv
   std::string where;  // e.g. "mla/moe attention output"
   int group = 1;      // devices taking part
   double count = 0;   // occurrences per step on this device
@@ -64,9 +63,8 @@ struct BatchWork {
   double collective_bytes() const;  // sum of count x payload
 };
 
-// Attention of one layer of kind `a` over a prefill chunk: token i of the chunk
-// sees cached + i + 1 tokens (batch_work's per-chunk term, summed over its queries).
-AttentionCost chunk_attention(const ModelSpec& m, LayerAttention a, const PrefillChunk& c);
+// Attention of one layer over a prefill chunk: token i of the chunk sees
+// cached + i + 1 tokens (StepWork's per-chunk term, summed over its queries).
 AttentionCost chunk_attention(const PreparedAttention& a, const PrefillChunk& c);
 
 BatchWork batch_work(const ModelSpec& m, const ParallelPlan& plan, const BatchShape& batch);

@@ -58,21 +58,17 @@ hw::CollectiveCost CollectivePricer::interpolate(const Table& t, double bytes) {
   return c;
 }
 
-hw::CollectiveCost CollectivePricer::price(const std::string& kind, double bytes) const {
-  if (kind == "all_reduce") {
-    if (!has_all_reduce_) return {"none", 0, 0, 0};
-    return interpolate(all_reduce_, bytes);
+hw::CollectiveCost CollectivePricer::price(wl::CollectiveOp kind, double bytes) const {
+  switch (kind) {
+    case wl::CollectiveOp::kAllReduce:
+      return has_all_reduce_ ? interpolate(all_reduce_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+    case wl::CollectiveOp::kDispatch:
+    case wl::CollectiveOp::kCombine:  // the payload is the send buffer
+      return has_all_to_all_ ? interpolate(all_to_all_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+    case wl::CollectiveOp::kSendRecv:
+      return has_send_recv_ ? interpolate(send_recv_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
   }
-  if (kind == "all_to_all_dispatch" || kind == "all_to_all_combine") {
-    if (!has_all_to_all_) return {"none", 0, 0, 0};
-    return interpolate(all_to_all_, bytes);  // batch_work's payload is the send buffer
-  }
-  if (kind == "send_recv") {
-    if (!has_send_recv_) return {"none", 0, 0, 0};
-    return interpolate(send_recv_, bytes);
-  }
-  throw core::Error("unknown collective kind '" + kind + "'; valid: all_reduce, all_to_all_dispatch, "
-                    "all_to_all_combine, send_recv");
+  return {"none", 0, 0, 0};
 }
 
 }  // namespace agentsim::serving

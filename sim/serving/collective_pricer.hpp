@@ -13,6 +13,7 @@
 #include "hwmodels/system.hpp"
 #include "hwmodels/topology.hpp"
 #include "sim/serving/replica_plan.hpp"
+#include "workloads/op.hpp"
 
 namespace agentsim::serving {
 
@@ -22,9 +23,8 @@ class CollectivePricer {
  public:
   CollectivePricer(const hw::System& system, const wl::ParallelPlan& plan,
                    CollectiveFidelity fidelity = CollectiveFidelity::kAnalytical);
-  // `kind` as in wl::CollectiveWork: all_reduce, all_to_all_dispatch,
-  // all_to_all_combine, send_recv; `bytes` per member per occurrence.
-  hw::CollectiveCost price(const std::string& kind, double bytes) const;
+  // `bytes` per member per occurrence; a kind the plan has no group for costs nothing ("none").
+  hw::CollectiveCost price(wl::CollectiveOp kind, double bytes) const;
   const PlanPlacement& placement() const { return placement_; }
   std::string_view fidelity() const;
 

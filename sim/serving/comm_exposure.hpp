@@ -1,6 +1,6 @@
 #pragma once
 // How much of a step's communication stays exposed under an overlap mode: the one
-// formula both step_cost (with op rows) and StepCoster (totals only) apply.
+// formula the step-cost engine (step_coster.cpp) applies.
 #include <algorithm>
 
 #include "sim/serving/step_cost.hpp"

@@ -17,7 +17,7 @@ StepCost DecodeSegment::price(long long i) {
   scratch_.decodes.assign(base_->decodes.begin(), base_->decodes.end());
   for (DecodeItem& d : scratch_.decodes) d.context_tokens += i;
   ++evaluations_;
-  return coster_->totals(scratch_);
+  return coster_->price(scratch_);
 }
 
 void DecodeSegment::add_piece(long long i0, const StepCost& c, double slope_s) {

@@ -1,6 +1,6 @@
 #pragma once
 // How much of a step's Engram host-link transfer stays exposed: the one formula
-// both step_cost (with op rows) and StepCoster (totals only) apply.
+// the step-cost engine (step_coster.cpp) applies.
 #include <algorithm>
 #include <cstddef>
 #include <span>

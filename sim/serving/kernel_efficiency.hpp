@@ -3,6 +3,9 @@
 // matmuls by (m, n, k), grouped expert matmuls, attention, HBM traffic by
 // size, and the per-kernel launch floor. A lookup outside the measured range
 // is flagged so `explain` can show it; nothing is fitted at run time.
+// The one efficiency lookup of the step cost: absent (StepCostOptions::kernels
+// null), the options' constant hw::Efficiency applies to every shape;
+// calibrated, exp::ProfileEfficiency looks a profile's fitted tables up.
 #include <string>
 
 #include "hwmodels/dtype.hpp"
@@ -38,19 +41,6 @@ class KernelEfficiency {
   // Returns a negative value to keep the accelerator's catalog floor.
   virtual double launch_floor_s(bool graph) const = 0;
   virtual std::string name() const = 0;  // e.g. "constant" or the profile's source
-};
-
-// The same fractions for every shape (the experiment's `serving.efficiency`).
-class ConstantKernelEfficiency final : public KernelEfficiency {
- public:
-  explicit ConstantKernelEfficiency(hw::Efficiency e = {}) : e_(e) {}
-  EfficiencyValue compute(const KernelShape&) const override { return {e_.compute, false, ""}; }
-  EfficiencyValue memory(const KernelShape&) const override { return {e_.memory, false, ""}; }
-  double launch_floor_s(bool) const override { return -1.0; }
-  std::string name() const override { return "constant"; }
-
- private:
-  hw::Efficiency e_;
 };
 
 }  // namespace agentsim::serving

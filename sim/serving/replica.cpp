@@ -216,6 +216,27 @@ long long Replica::run_steps(core::Ticks now, long long k) const {
   return k;
 }
 
+// The record of the step just batched, before it is priced: tokens, sequences, KV use.
+void Replica::open_step_record() {
+  const StepBatch& batch = batch_;
+  const SpecDecodeOptions& spec = opt_.cost.spec;
+  const long long verify_tokens = spec.draft_tokens + 1;
+  metrics::StepRecord& step = step_;
+  step = metrics::StepRecord{};
+  step.replica = id_;
+  step.start_s = sim_.now_s();
+  step.decode_tokens = static_cast<int>(verify_tokens * static_cast<long long>(batch.decodes.size()));
+  for (long long c : chunks_) step.prefill_tokens += c;
+  step.sampled_tokens = static_cast<int>(batch.sampled_tokens());
+  if (spec.enabled()) {
+    long long emitted = 0;
+    for (long long n : emitted_) emitted += n;
+    step.sampled_tokens += static_cast<int>(emitted - static_cast<long long>(batch.decodes.size()));
+  }
+  step.batch_sequences = static_cast<int>(batch.decodes.size() + batch.prefills.size());
+  step.kv_used_fraction = kv_->used_fraction();
+}
+
 void Replica::maybe_start_step() {
   if (busy_) return;
   pending_swap_out_s_ = 0;
@@ -278,20 +299,8 @@ void Replica::maybe_start_step() {
   }
   if (batch.empty()) return;
 
+  open_step_record();
   metrics::StepRecord& step = step_;
-  step = metrics::StepRecord{};
-  step.replica = id_;
-  step.start_s = sim_.now_s();
-  step.decode_tokens = static_cast<int>(verify_tokens * static_cast<long long>(batch.decodes.size()));
-  for (long long c : chunks) step.prefill_tokens += c;
-  step.sampled_tokens = static_cast<int>(batch.sampled_tokens());
-  if (spec.enabled()) {
-    long long emitted = 0;
-    for (long long n : emitted_) emitted += n;
-    step.sampled_tokens += static_cast<int>(emitted - static_cast<long long>(batch.decodes.size()));
-  }
-  step.batch_sequences = static_cast<int>(batch.decodes.size() + batch.prefills.size());
-  step.kv_used_fraction = kv_->used_fraction();
 
   core::Ticks ticks = 0;
   // Stepping prices every step exactly; fast-forward prices a decode-only segment's
@@ -326,7 +335,7 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const StepCost cost = coster_.totals(batch);
+    const StepCost cost = coster_.price(batch);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

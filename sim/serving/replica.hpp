@@ -119,6 +119,7 @@ class Replica : public RequestSink {
   void kick();
   void interrupt();
   void maybe_start_step();
+  void open_step_record();
   bool ensure_decode_kv();
   void preempt_last();
   bool try_admit(Active& a, double& load_s);
@@ -136,7 +137,7 @@ class Replica : public RequestSink {
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;
-  StepCoster coster_;  // prices steps of opt_.cost (bit-identical to step_cost_totals)
+  StepCoster coster_;  // prices steps of opt_.cost (totals only: no breakdown)
   std::unique_ptr<KvManager> kv_;
   HandoffFn handoff_;
   bool busy_ = false;

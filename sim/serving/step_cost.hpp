@@ -1,9 +1,10 @@
 #pragma once
 // Cost of one engine step of a replica under a parallel plan: the model's ops
-// for the batch (workloads/batch_work) priced per op as max(FLOPs / (peak x
+// for the batch (workloads/step_work) priced per op as max(FLOPs / (peak x
 // e_compute), bytes / (HBM bw x e_memory), kernels x launch floor), plus the
 // plan's collectives over the topology, host-link loads, pipeline bubbles,
-// speculative drafting and a per-step overhead. The result keeps every term
+// speculative drafting and a per-step overhead. One engine prices it
+// (step_coster.hpp); step_cost() is a one-off with the breakdown
 // (StepBreakdown) so `agentsim explain` can say where the time went.
 #include <memory>
 #include <optional>
@@ -39,7 +40,7 @@ struct StepCostOptions {
       : efficiency(eff), step_overhead_s(overhead_s) {
     plan.tp = tp;
   }
-  hw::Efficiency efficiency;     // constant fractions of peak when `kernels` is absent
+  hw::Efficiency efficiency;     // constant fractions of peak when `kernels` is absent; network always
   double step_overhead_s = 0;    // constant host time per step, added to `engine` (serving.step_overhead)
   EngineOverhead engine;         // host time per step as a function of the batch (serving.engine)
   wl::ParallelPlan plan;         // tp, ep, pp, attention dp, Engram placement
@@ -80,13 +81,9 @@ struct StepCost {
   StepBreakdown breakdown;
 };
 
+// One step with its breakdown (op and collective rows, notes, causes by op);
+// callers pricing many steps of one configuration keep a StepCoster.
 StepCost step_cost(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                    const StepCostOptions& opt);
-
-// The same step with every total of step_cost (bit for bit) but the breakdown's
-// per-op rows, collective rows and notes left empty (causes lack the ops' shares): the hot path.
-// Runs StepCoster once; callers pricing many steps of one configuration keep a StepCoster.
-StepCost step_cost_totals(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
-                          const StepCostOptions& opt);
 
 }  // namespace agentsim::serving

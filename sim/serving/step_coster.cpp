@@ -1,70 +1,214 @@
 #include "sim/serving/step_coster.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
+#include "hwmodels/roofline.hpp"
 #include "sim/serving/comm_exposure.hpp"
 #include "sim/serving/engram_exposure.hpp"
-#include "sim/core/error.hpp"
-#include "workloads/batch_work.hpp"
 #include "workloads/footprint.hpp"
 #include "workloads/moe_expectation.hpp"
-
-// Every expression below repeats, operand for operand and in the same order,
-// the one in workloads/batch_work.cpp and step_cost.cpp (price, cost_of) that it
-// replaces: the totals must stay bit-identical to step_cost_totals' reference.
 
 namespace agentsim::serving {
 
 namespace {
 
-// Kernel launches per layer of each op, indexed by StepCoster::Op (step_cost.cpp's table).
-constexpr std::array<double, 11> kKernelsPerLayer = {4, 1, 2, 2, 2, 2, 4, 3, 1, 1, 2};
-
-// The collective kinds as CollectivePricer names them (built once: no per-step strings).
-const std::string& kind_name(int i) {
-  static const std::array<std::string, 4> k = {"all_reduce", "all_to_all_dispatch", "all_to_all_combine", "send_recv"};
-  return k[static_cast<std::size_t>(i)];
-}
-enum CollKind { kAllReduce, kDispatch, kCombine, kSendRecv };
-
-// LayerKind::name() into a fixed buffer, for ordering kinds without allocating.
-struct KindName {
-  std::array<char, 64> buf{};
-  std::size_t len = 0;
-  void add(std::string_view s) {
-    const std::size_t n = std::min(s.size(), buf.size() - len);
-    std::copy_n(s.data(), n, buf.data() + len);
-    len += n;
+// Closed-form collectives on the scale-up figures when no CollectivePricer is
+// given: ring all-reduce, p2p send/recv, direct all-to-all (every member sends
+// payload / n to each other member at once).
+hw::CollectiveCost closed_form(const hw::System& s, wl::CollectiveOp kind, int group, double payload) {
+  const double bw = s.scale_up_bw_Bps, lat = s.scale_up_latency_s;
+  if (kind == wl::CollectiveOp::kAllReduce) {
+    const hw::CollectiveTime t = hw::ring_all_reduce(payload, group, bw, lat);
+    return {"ring", t.latency_s, t.transfer_s, 2 * (group - 1)};
   }
-  std::string_view view() const { return {buf.data(), len}; }
-};
-KindName kind_name_of(wl::LayerAttention a, bool moe, bool prefill) {
-  KindName k;
-  k.add(wl::to_string(a));
-  k.add(moe ? "/moe" : "/dense");
-  if (!prefill) k.add(" (decode only)");
-  return k;
+  if (kind == wl::CollectiveOp::kSendRecv) return {"p2p", lat, payload / bw, 1};
+  const double n = group;
+  return {"direct", lat, payload * (n - 1) / n / bw, 1};
+}
+
+Cause bound_of(const hw::OpTime& t) {
+  const double time = t.time_s();
+  if (time == t.floor_s && t.floor_s > std::max(t.compute_s, t.memory_s)) return Cause::kFloor;
+  return t.compute_s >= t.memory_s ? Cause::kCompute : Cause::kHbm;
 }
 
 }  // namespace
 
+// What StepWork visits for one part, priced into a Priced (and rows when asked).
+class StepCoster::Pricer {
+ public:
+  Pricer(const Tables& t, const StepCostOptions& opt, bool draft, int micro, std::size_t spec_decodes,
+         StepBreakdown* rows, Priced& r)
+      : t_(t), opt_(opt), draft_(draft), micro_(micro), spec_decodes_(spec_decodes), rows_(rows), r_(r) {}
+
+  void begin(const wl::StepTokens& tok) {
+    tok_ = tok;
+    // LM head: speculative verification samples k + 1 positions per decoding sequence.
+    const double sampled_spec =
+        tok.sampled + static_cast<double>(spec_decodes_ * static_cast<std::size_t>(opt_.spec.draft_tokens));
+    lm_scale_ = tok.sampled > 0 ? sampled_spec / tok.sampled : 1.0;
+  }
+
+  void op(std::size_t kind, wl::Op id, double layers, wl::Format f, wl::OpAmounts a) {
+    if (id == wl::Op::kLmHead && lm_scale_ != 1.0) {
+      a.flops *= lm_scale_;
+      a.act_write *= lm_scale_;
+    }
+    r_.flops += a.flops;
+    r_.weight_bytes += a.weight_read;
+    r_.kv_read_bytes += a.kv_read;
+    r_.kv_write_bytes += a.kv_write;
+    r_.host_read_bytes += a.host_read;
+    const double L = std::max(1.0, layers);
+    const std::size_t s = static_cast<std::size_t>(f);
+    const hw::DType dt = t_.math_[s];
+    const double bytes = a.weight_read + (a.kv_read + a.kv_write) + (a.act_read + a.act_write);
+    double e_compute = opt_.efficiency.compute, e_memory = opt_.efficiency.memory;
+    std::string note;
+    if (rows_ != nullptr) note = t_.math_note_[s];
+    if (const KernelEfficiency* eff = opt_.kernels.get()) {
+      const KernelShape ks = shape(id, L, dt, a, bytes);
+      if (a.flops > 0) e_compute = look(eff->compute(ks), note);
+      if (bytes > 0) e_memory = look(eff->memory(ks), note);
+    }
+    const hw::Accelerator& acc = t_.system_->accelerator;
+    const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
+    const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
+    const double kernels = L * wl::info(id).kernels_per_layer;
+    const hw::OpTime ot =
+        hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * t_.floor_s_, load);
+    const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
+    const double time_s = ot.time_s();
+    r_.roof_s += time_s;
+    r_.compute_s += ot.compute_s;
+    r_.memory_s += ot.memory_s;
+    if (id == wl::Op::kEngram) {
+      r_.engram_host_s += host_s;
+      r_.engram_host_bytes += a.host_read;
+    } else {
+      r_.host_s += host_s;
+    }
+    if (layers > 0) r_.layer_ops_s += time_s;
+    if (id == wl::Op::kLmHead) r_.lm_head_s += time_s;
+    if (rows_ == nullptr) return;
+    OpCost& o = rows_->ops.emplace_back();
+    o.layer_kind = t_.work_.kind_name(kind);
+    o.op = std::string(wl::to_string(id));
+    o.layers = layers;
+    o.dtype = std::string(hw::to_string(dt));
+    o.flops = a.flops;
+    o.weight_bytes = a.weight_read;
+    o.kv_bytes = a.kv_read + a.kv_write;
+    o.act_bytes = a.act_read + a.act_write;
+    o.host_bytes = a.host_read;
+    o.kernels = kernels;
+    if (a.flops > 0) o.e_compute = e_compute;
+    if (bytes > 0) o.e_memory = e_memory;
+    o.compute_s = ot.compute_s;
+    o.memory_s = ot.memory_s;
+    o.floor_s = ot.floor_s;
+    o.host_s = host_s;
+    o.time_s = time_s;
+    o.bound = bound_of(ot);
+    o.note = std::move(note);
+  }
+
+  void collective(std::size_t kind, wl::CollectiveOp c, std::string_view where, int group, double count,
+                  double payload) {
+    if (draft_) return;
+    const hw::CollectiveCost cc =
+        opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
+    double transfer = cc.transfer_s / opt_.efficiency.network;
+    const bool all_to_all = c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kCombine;
+    if (all_to_all && t_.work_.plan().ep > 1) transfer *= opt_.ep_imbalance;
+    const double latency_s = count * cc.latency_s, transfer_s = count * transfer;
+    r_.alpha_s += latency_s;
+    r_.beta_s += transfer_s;
+    if (c == wl::CollectiveOp::kAllReduce) {
+      r_.allreduces += static_cast<int>(count * micro_ + 0.5);
+      r_.allreduce_bytes = std::max(r_.allreduce_bytes, payload);
+    }
+    if (rows_ == nullptr) return;
+    CollectiveCostRow& row = rows_->collectives.emplace_back();
+    row.kind = std::string(wl::to_string(c));
+    row.where = kind == wl::StepWork::kModel ? std::string(where) : t_.work_.kind_name(kind) + std::string(where);
+    row.group = group;
+    row.count = count;
+    row.payload_bytes = payload;
+    row.algorithm = cc.algorithm;
+    row.latency_s = latency_s;
+    row.transfer_s = transfer_s;
+  }
+
+ private:
+  // The kernel shape the efficiency lookup is keyed by (one layer's call).
+  KernelShape shape(wl::Op id, double L, hw::DType dt, const wl::OpAmounts& a, double bytes) const {
+    const wl::ModelSpec& m = t_.work_.model();
+    const wl::ParallelPlan& plan = t_.work_.plan();
+    const double h = m.hidden, ab = hw::bytes_per_element(m.precision.activations);
+    KernelShape ks;
+    ks.dtype = dt;
+    ks.flops = a.flops / L;
+    ks.bytes = bytes / L;
+    const double tokens = a.act_read > 0 ? a.act_read / (L * h * ab) : tok_.all_tokens;
+    const double decode_seqs = tok_.decode_tokens;
+    if (id == wl::Op::kRoutedExperts) {
+      const double touched = std::max(
+          1.0, wl::expected_distinct_experts(m.ffn.experts, m.ffn.top_k, tokens * plan.devices_per_stage() / m.ffn.top_k));
+      ks.kind = KernelKind::kGroupedGemm;
+      ks.groups = touched / plan.ep;
+      ks.m = std::max(1.0, tokens * plan.devices_per_stage() / touched);
+      ks.k = h;
+      ks.n = std::max(1.0, a.weight_read / L / std::max(1.0, ks.groups) / h);
+    } else if (id == wl::Op::kAttnCore) {
+      const double chunks = static_cast<double>(tok_.prefill_chunks);
+      ks.kind = decode_seqs > 0 && tok_.prefill_chunks == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;
+      ks.batch = std::max(1.0, decode_seqs + chunks) / plan.attn_dp;
+      ks.context = decode_seqs > 0 ? std::max(1.0, tok_.context_sum / decode_seqs) : std::max(1.0, tok_.all_tokens);
+    } else if (a.weight_read > 0 && a.flops > 0) {
+      ks.kind = KernelKind::kGemm;
+      ks.m = std::max(1.0, tokens);
+      ks.k = h;
+      ks.n = std::max(1.0, a.flops / (2.0 * ks.m * h * L));
+    } else {
+      ks.kind = KernelKind::kOther;
+    }
+    return ks;
+  }
+
+  // The looked-up value; an extrapolated lookup or a fallback adds its note to the row's.
+  double look(const EfficiencyValue& e, std::string& note) const {
+    if (rows_ != nullptr && (e.extrapolated || !e.note.empty())) note += (note.empty() ? "" : "; ") + e.note;
+    return e.value;
+  }
+
+  const Tables& t_;
+  const StepCostOptions& opt_;
+  bool draft_;
+  int micro_;
+  std::size_t spec_decodes_;  // decodes verified as k + 1 token chunks (speculative decoding)
+  StepBreakdown* rows_;
+  Priced& r_;
+  wl::StepTokens tok_;
+  double lm_scale_ = 1.0;
+};
+
 StepCoster::StepCoster(const wl::ModelSpec& model, const hw::System& system, StepCostOptions opt)
     : opt_(std::move(opt)), tables_(model, system, opt_) {}
 
-StepCost StepCoster::totals_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
-                                 const StepCostOptions& opt) {
+StepCost StepCoster::price_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                                const StepCostOptions& opt, bool breakdown) {
   if (batch.empty()) return StepCost{};
-  return Tables(model, system, opt).totals(batch, opt);
+  return Tables(model, system, opt).price(batch, opt, breakdown);
 }
 
 StepCoster::View StepCoster::View::part(int parts, int index) const {
-  // split(): decode i goes to part i % parts, prefill j to part (j + decodes) % parts.
+  // Round robin: decode i goes to part i % parts, prefill j to part (j + decodes) % parts.
   const std::size_t P = static_cast<std::size_t>(parts), I = static_cast<std::size_t>(index);
   View out = *this;
   out.dec_start = dec_start + I * dec_stride;
@@ -77,57 +221,34 @@ StepCoster::View StepCoster::View::part(int parts, int index) const {
   return out;
 }
 
-StepCoster::Kind::Kind(const wl::ModelSpec& m, const wl::LayerKind& k, double pp)
-    : attention(k.attention),
-      moe(k.moe),
-      prefill(k.prefill),
-      n(k.count / pp),
-      attention_params(k.attention_params),
-      indexer_params(k.indexer_params),
-      dense_ffn_params(k.dense_ffn_params),
-      routed_expert_params(k.routed_expert_params),
-      shared_expert_params(k.shared_expert_params),
-      router_params(k.router_params),
-      latent_proj_params(k.latent_proj_params),
-      prefill_attention(m, k.attention, wl::Phase::kPrefill),
-      decode_attention(m, k.attention, wl::Phase::kDecode) {}
-
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
-    : model_(&model), system_(&system), plan_(opt.plan) {
-  const ConstantKernelEfficiency constant(opt.efficiency);
-  const KernelEfficiency& eff = opt.kernels ? *opt.kernels : static_cast<const KernelEfficiency&>(constant);
-  const double lf = eff.launch_floor_s(opt.cuda_graph);
+    : work_(model, opt.plan), system_(&system) {
+  const double lf = opt.kernels ? opt.kernels->launch_floor_s(opt.cuda_graph) : -1.0;
   floor_s_ = lf >= 0 ? lf : system.accelerator.launch_floor_s * (opt.cuda_graph ? opt.graph_floor_fraction : 1.0);
+  const wl::ParallelPlan& plan = work_.plan();
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
     if (t.kind != hw::TierKind::kHostDram) continue;
-    const int users = opt.host_link_users > 0 ? opt.host_link_users : plan_.devices();
+    const int users = opt.host_link_users > 0 ? opt.host_link_users : plan.devices();
     host_bw_Bps_ = hw::packed_per_gpu_bw_Bps(t, std::min(users, system.accelerators));
     host_latency_s_ = t.latency_s;
   }
   if (host_bw_Bps_ <= 0) host_bw_Bps_ = system.host.gpu_link_bw_Bps > 0 ? system.host.gpu_link_bw_Bps : 1e12;
   if (opt.host_kv_load_tokens > 0) {
-    const wl::Footprint f = wl::footprint(model, plan_);
-    host_kv_bytes_ = opt.host_kv_load_tokens * f.kv_bytes_per_token / plan_.pp / plan_.attn_dp;
+    const wl::Footprint f = wl::footprint(model, plan);
+    host_kv_bytes_ = opt.host_kv_load_tokens * f.kv_bytes_per_token / plan.pp / plan.attn_dp;
   }
 
-  const wl::PrecisionSpec& p = model.precision;
-  h_ = model.hidden;
-  ab_ = hw::bytes_per_element(p.activations);
-  wb_ = wl::weight_bytes_per_element(p.weights, p.block_scale);
-  eb_ = wl::weight_bytes_per_element(p.experts, p.block_scale);
-  const double tp = plan_.tp;
-  kv_split_ = model.attention.kind == wl::AttentionKind::kGqa ? std::min(tp, double(model.attention.kv_heads)) : 1.0;
-
-  // The format the math runs in (step_cost.cpp's math_dtype): the op's own when
-  // the accelerator has a peak for it, else the next wider one it has.
+  // The format the math runs in: the op's own when the accelerator has a peak
+  // for it, else the next wider one it has (e.g. MXFP4 experts on MI300X run
+  // dequantized to FP8/BF16 math).
   const hw::Accelerator& acc = system.accelerator;
-  const std::array<hw::DType, kSlots> from = {p.weights, p.experts, p.activations, hw::DType::kFp8};
   static constexpr std::array kOrder = {hw::DType::kFp4, hw::DType::kFp8, hw::DType::kBf16, hw::DType::kFp32};
-  for (std::size_t s = 0; s < from.size(); ++s) {
-    math_[s] = from[s];
+  for (std::size_t s = 0; s < wl::kFormats; ++s) {
+    const hw::DType d = work_.dtype(static_cast<wl::Format>(s));
+    math_[s] = d;
     bool started = false;
     for (hw::DType x : kOrder) {
-      if (x == from[s]) started = true;
+      if (x == d) started = true;
       if (started && acc.peak_flops.count(x)) {
         math_[s] = x;
         break;
@@ -135,313 +256,78 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
     }
     const auto it = acc.peak_flops.find(math_[s]);
     peak_[s] = it == acc.peak_flops.end() ? 0.0 : it->second;
-  }
-
-  const double pp = plan_.pp;
-  const std::vector<wl::LayerKind> stack = wl::layer_stack(model);
-  if (stack.size() > kMaxKinds) throw core::Error("step coster: more than 64 layer kinds");
-  kinds_.reserve(stack.size());
-  for (const wl::LayerKind& k : stack) kinds_.emplace_back(model, k, pp);
-  // price() sums the layers of the kinds in name order (as a map over the names
-  // would); few kinds: an insertion sort, no buffer.
-  for (std::size_t i = 0; i < kinds_.size(); ++i) {
-    const Kind& x = kinds_[i];
-    const KindName name = kind_name_of(x.attention, x.moe, x.prefill);
-    std::size_t j = i;
-    for (; j > 0; --j) {
-      const Kind& y = kinds_[name_order_[j - 1]];
-      if (!(name.view() < kind_name_of(y.attention, y.moe, y.prefill).view())) break;
-      name_order_[j] = name_order_[j - 1];
+    if (math_[s] != d) {
+      const std::string from(hw::to_string(d)), to(hw::to_string(math_[s]));
+      math_note_[s] = from + " math runs as " + to + " (no " + from + " peak on " + acc.name + ")";
     }
-    name_order_[j] = static_cast<std::uint8_t>(i);
   }
 }
 
 StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOptions& opt, bool spec, bool draft,
-                                             int micro) const {
+                                             int micro, StepBreakdown* rows) const {
+  // The batch as StepWork visits it: the prefill chunks, then with speculative
+  // decoding one k + 1 token chunk per decode over its cached context (one pass
+  // over the KV, k + 1 queries); else the decode contexts.
+  struct Batch {
+    const View& v;
+    bool spec;
+    double verify_tokens;
+    std::size_t prefill_count() const { return v.pre_count + (spec ? v.dec_count : 0); }
+    wl::PrefillChunk chunk(std::size_t i) const {
+      if (i < v.pre_count) {
+        const PrefillChunk& c = v.chunk(i);
+        return {static_cast<double>(c.tokens), static_cast<double>(c.cached_tokens), c.completes_prompt};
+      }
+      return {verify_tokens, static_cast<double>(v.context(i - v.pre_count)), true, true};
+    }
+    std::size_t decode_count() const { return spec ? 0 : v.dec_count; }
+    long long context(std::size_t i) const { return v.context(i); }
+  };
   Priced r;
-  const wl::ModelSpec& m = *model_;
-  const hw::Accelerator& acc = system_->accelerator;
-  const KernelEfficiency* eff = opt.kernels.get();  // null: the constant opt.efficiency
-  const double h = h_, ab = ab_;
-
-  // The batch shape (to_shape): the prefill chunks, then with speculative
-  // decoding one k + 1 token chunk per decode; else the decode contexts.
-  const double verify_tokens = static_cast<double>(opt.spec.draft_tokens + 1);
-  const std::size_t n_prefill = v.pre_count + (spec ? v.dec_count : 0);
-  const std::size_t n_decode = spec ? 0 : v.dec_count;
-  auto chunk = [&](std::size_t i) -> wl::PrefillChunk {
-    if (i < v.pre_count) {
-      const PrefillChunk& c = v.chunk(i);
-      return {static_cast<double>(c.tokens), static_cast<double>(c.cached_tokens), c.completes_prompt};
-    }
-    return {verify_tokens, static_cast<double>(v.context(i - v.pre_count)), true, true};
-  };
-
-  // price(): LM head scale and the step's token counts.
-  double sampled_plain = 0;
-  for (std::size_t i = 0; i < v.pre_count; ++i) sampled_plain += v.chunk(i).completes_prompt ? 1 : 0;
-  if (spec) {
-    for (std::size_t i = 0; i < v.dec_count; ++i) sampled_plain += 1;
-  }
-  sampled_plain += static_cast<double>(n_decode);
-  const double sampled_spec =
-      sampled_plain + (spec ? static_cast<double>(v.dec_count * static_cast<std::size_t>(opt.spec.draft_tokens)) : 0);
-  const double lm_scale = sampled_plain > 0 ? sampled_spec / sampled_plain : 1.0;
-  double prefill_tokens = 0, output_chunk_tokens = 0;
-  for (std::size_t i = 0; i < n_prefill; ++i) prefill_tokens += chunk(i).new_tokens;
-  for (std::size_t i = v.pre_count; i < n_prefill; ++i) output_chunk_tokens += chunk(i).new_tokens;
-  const double decode_seqs = static_cast<double>(n_decode);
-  double ctx_sum = 0;
-  for (std::size_t i = 0; i < n_decode; ++i) ctx_sum += static_cast<double>(v.context(i));
-  const double all_tokens = prefill_tokens + decode_seqs;
-  const double sampled = sampled_plain;  // batch_work's count
-
-  auto op = [&](Op id, double layers, Slot slot, double flops, double wr, double kvr, double kvw, double actr,
-                double actw, double hostr) {
-    if (id == Op::kLmHead && lm_scale != 1.0) {
-      flops *= lm_scale;
-      actw *= lm_scale;
-    }
-    r.flops += flops;
-    r.weight_bytes += wr;
-    r.kv_read_bytes += kvr;
-    r.kv_write_bytes += kvw;
-    r.host_read_bytes += hostr;
-    const double kv_bytes = kvr + kvw;
-    const double act_bytes = actr + actw;
-    const double L = std::max(1.0, layers);
-    const double kernels = L * kKernelsPerLayer[static_cast<std::size_t>(id)];
-    const hw::DType dt = math_[slot];
-    const double bytes = wr + kv_bytes + act_bytes;
-    double e_compute = opt.efficiency.compute, e_memory = opt.efficiency.memory;
-    if (eff != nullptr) {
-      KernelShape ks;
-      ks.dtype = dt;
-      ks.flops = flops / L;
-      ks.bytes = (wr + kv_bytes + act_bytes) / L;
-      const double tokens = actr > 0 ? actr / (L * h * ab) : all_tokens;
-      if (id == Op::kRoutedExperts) {
-        const double touched = std::max(1.0, wl::expected_distinct_experts(m.ffn.experts, m.ffn.top_k, tokens *
-                                                                           plan_.devices_per_stage() / m.ffn.top_k));
-        ks.kind = KernelKind::kGroupedGemm;
-        ks.groups = touched / plan_.ep;
-        ks.m = std::max(1.0, tokens * plan_.devices_per_stage() / touched);
-        ks.k = h;
-        ks.n = std::max(1.0, wr / L / std::max(1.0, ks.groups) / h);
-      } else if (id == Op::kAttnCore) {
-        ks.kind = decode_seqs > 0 && n_prefill == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;
-        ks.batch = std::max(1.0, decode_seqs + static_cast<double>(n_prefill)) / plan_.attn_dp;
-        ks.context = decode_seqs > 0 ? std::max(1.0, ctx_sum / decode_seqs) : std::max(1.0, all_tokens);
-      } else if (wr > 0 && flops > 0) {
-        ks.kind = KernelKind::kGemm;
-        ks.m = std::max(1.0, tokens);
-        ks.k = h;
-        ks.n = std::max(1.0, flops / (2.0 * ks.m * h * L));
-      } else {
-        ks.kind = KernelKind::kOther;
-      }
-      if (flops > 0) e_compute = eff->compute(ks).value;
-      if (bytes > 0) e_memory = eff->memory(ks).value;
-    }
-    double compute_s = 0, memory_s = 0, host_s = 0;
-    if (flops > 0) compute_s = flops / ((peak_[slot] > 0 ? peak_[slot] : acc.peak_flops_for(dt)) * e_compute);
-    if (bytes > 0) memory_s = bytes / (acc.hbm_bw_Bps * e_memory);
-    if (id == Op::kRoutedExperts && plan_.ep > 1) {
-      compute_s *= opt.ep_imbalance;
-      memory_s *= opt.ep_imbalance;
-    }
-    const double floor_s = kernels * floor_s_;
-    if (hostr > 0) host_s = hostr / host_bw_Bps_ + host_latency_s_;
-    const double time_s = std::max({compute_s, memory_s, floor_s});
-    r.roof_s += time_s;
-    r.compute_s += compute_s;
-    r.memory_s += memory_s;
-    if (id == Op::kEngram) {
-      r.engram_host_s += host_s;
-      r.engram_host_bytes += hostr;
-    } else {
-      r.host_s += host_s;
-    }
-    if (layers > 0) r.layer_ops_s += time_s;
-    if (id == Op::kLmHead) r.lm_head_s += time_s;
-  };
-
-  auto collective = [&](CollKind kind, int group, double count, double payload) {
-    if (draft) return;
-    double latency_s = 0, transfer_s = 0;
-    if (opt.collectives) {
-      const hw::CollectiveCost cc = opt.collectives->price(kind_name(kind), payload);
-      latency_s = cc.latency_s;
-      transfer_s = cc.transfer_s;
-    } else {
-      // step_cost.cpp's closed_form: ring all-reduce, p2p send/recv, direct all-to-all.
-      const double bw = system_->scale_up_bw_Bps, lat = system_->scale_up_latency_s;
-      if (kind == kAllReduce) {
-        const hw::CollectiveTime t = hw::ring_all_reduce(payload, group, bw, lat);
-        latency_s = t.latency_s;
-        transfer_s = t.transfer_s;
-      } else if (kind == kSendRecv) {
-        latency_s = lat;
-        transfer_s = payload / bw;
-      } else {
-        const double n = group;
-        latency_s = lat;
-        transfer_s = payload * (n - 1) / n / bw;
-      }
-    }
-    double transfer = transfer_s / opt.efficiency.network;
-    if ((kind == kDispatch || kind == kCombine) && plan_.ep > 1) transfer *= opt.ep_imbalance;
-    r.alpha_s += count * latency_s;
-    r.beta_s += count * transfer;
-    if (kind == kAllReduce) {
-      r.allreduces += static_cast<int>(count * micro + 0.5);
-      r.allreduce_bytes = std::max(r.allreduce_bytes, payload);
-    }
-  };
-
-  std::uint64_t present = 0;  // kinds that ran (their layers count)
-  if (all_tokens > 0) {
-    const double wb = wb_, eb = eb_;
-    const double tp = plan_.tp, dp = plan_.attn_dp, pp = plan_.pp, stage = plan_.devices_per_stage();
-    const double kv_split = kv_split_;
-    const double decode_tokens = static_cast<double>(n_decode);
-    // Kinds sharing an attention variant and phase see the same attention work: computed once.
-    struct SharedAttention {
-      wl::LayerAttention attention;
-      bool prefill;
-      wl::AttentionCost cost;
-    };
-    std::array<SharedAttention, 16> shared{};
-    std::size_t n_shared = 0;
-
-    for (std::size_t ki = 0; ki < kinds_.size(); ++ki) {
-      const Kind& k = kinds_[ki];
-      const double n = k.n;
-      const double tokens = (k.prefill ? prefill_tokens : output_chunk_tokens) + decode_tokens;
-      if (tokens <= 0) continue;
-      present |= std::uint64_t{1} << ki;
-      const double dev_tokens = tokens / dp;
-      auto matmul = [&](Op id, double params, double bytes_per_weight, Slot slot, double split) {
-        op(id, n, slot, n * 2.0 * params * dev_tokens / split, n * params * bytes_per_weight / split, 0, 0,
-           n * dev_tokens * h * ab, n * dev_tokens * h * ab, 0);
-      };
-
-      matmul(Op::kAttnProj, k.attention_params, wb, kWeights, tp);
-
-      wl::AttentionCost att;
-      std::size_t si = 0;
-      while (si < n_shared && !(shared[si].attention == k.attention && shared[si].prefill == k.prefill)) ++si;
-      if (si < n_shared) {
-        att = shared[si].cost;
-      } else {
-        for (std::size_t i = 0; i < n_prefill; ++i) {
-          if (!k.prefill && i < v.pre_count) continue;  // verified output chunks run every layer
-          const wl::AttentionCost x = wl::chunk_attention(k.prefill_attention, chunk(i));
-          att.core_flops += x.core_flops;
-          att.indexer_flops += x.indexer_flops;
-          att.kv_read_bytes += x.kv_read_bytes;
-          att.kv_write_bytes += x.kv_write_bytes;
-        }
-        const wl::PreparedAttention& decode = k.decode_attention;
-        for (std::size_t i = 0; i < n_decode; ++i) {
-          const wl::AttentionCost x = decode.at(static_cast<double>(v.context(i)));
-          att.core_flops += x.core_flops;
-          att.indexer_flops += x.indexer_flops;
-          att.kv_read_bytes += x.kv_read_bytes;
-          att.kv_write_bytes += x.kv_write_bytes;
-        }
-        if (n_shared < shared.size()) shared[n_shared++] = {k.attention, k.prefill, att};
-      }
-      op(Op::kAttnCore, n, kActivations, n * att.core_flops / (dp * tp), 0, n * att.kv_read_bytes / (dp * kv_split),
-         n * att.kv_write_bytes / (dp * kv_split), 0, 0, 0);
-      if (att.indexer_flops > 0) {
-        double flops = n * att.indexer_flops / dp;
-        const double weight = n * k.indexer_params * wb;
-        flops += n * 2.0 * k.indexer_params * dev_tokens;
-        op(Op::kIndexer, n, kFp8, flops, weight, 0, 0, 0, 0, 0);
-      }
-
-      if (k.moe) {
-        const wl::FfnSpec& f = m.ffn;
-        op(Op::kRouter, n, kActivations, n * 2.0 * k.router_params * dev_tokens, n * k.router_params * ab, 0, 0, 0, 0,
-           0);
-        if (k.shared_expert_params > 0) matmul(Op::kSharedExperts, k.shared_expert_params, wb, kWeights, tp);
-        if (k.latent_proj_params > 0) matmul(Op::kLatentProj, k.latent_proj_params, wb, kWeights, tp);
-        const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage;
-        const double touched = wl::expected_distinct_experts(f.experts, f.top_k, tokens);
-        const double e_weight = n * touched * k.routed_expert_params * eb / stage;
-        const double e_act = n * tokens * f.top_k * h * ab / stage;
-        op(Op::kRoutedExperts, n, kExperts, e_flops, e_weight, 0, 0, e_act, e_act, 0);
-      } else {
-        matmul(Op::kDenseFfn, k.dense_ffn_params, wb, kWeights, tp);
-      }
-
-      if (tp > 1) {
-        collective(kAllReduce, plan_.tp, n, dev_tokens * h * ab);
-        collective(kAllReduce, plan_.tp, n, dev_tokens * h * ab);
-      }
-      if (k.moe && plan_.ep > 1) {
-        const double payload = tokens / stage * m.ffn.top_k * h * ab;
-        collective(kDispatch, plan_.ep, n, payload);
-        collective(kCombine, plan_.ep, n, payload);
-      }
-    }
-
-    // Once per step (batch_work: averaged over stages).
-    {
-      const double weight = all_tokens / dp * h * ab / pp;
-      op(Op::kEmbedding, 0, kActivations, 0, weight, 0, 0, 0, weight, 0);
-    }
-    if (m.engram.table_bytes > 0) {
-      const double bytes =
-          all_tokens / dp * m.engram.rows_per_token * (m.engram.row_bytes + m.engram.scale_bytes_per_row) / pp;
-      if (plan_.engram_on_host) op(Op::kEngram, 0, kActivations, 0, 0, 0, 0, 0, 0, bytes);
-      else op(Op::kEngram, 0, kActivations, 0, bytes, 0, 0, 0, 0, 0);
-    }
-    {
-      const double head = static_cast<double>(m.vocab) * h;
-      op(Op::kLmHead, 0, kActivations, 2.0 * head * sampled / (dp * tp * pp), head * ab / (tp * pp), 0, 0, 0,
-         sampled / dp * m.vocab * 4.0 / (tp * pp), 0);
-    }
-    if (pp > 1) {
-      const double streams = m.hc_mult > 0 ? m.hc_mult : 1;
-      collective(kSendRecv, 2, (pp - 1) / pp, all_tokens / dp * streams * h * ab);
-    }
-  }
-
-  for (std::size_t o = 0; o < kinds_.size(); ++o) {
-    const std::size_t i = name_order_[o];
-    if (present & (std::uint64_t{1} << i)) r.layers += kinds_[i].n;
-  }
+  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, rows, r);
+  const std::uint64_t present =
+      work_.visit(Batch{v, spec, static_cast<double>(opt.spec.draft_tokens + 1)}, pricer);
+  r.layers = work_.layers(present);
   if (!draft && opt.host_kv_load_tokens > 0) {
-    r.host_s += host_kv_bytes_ / host_bw_Bps_ + std::max(1.0, r.layers) * host_latency_s_;  // layer by layer
+    const double host_s = host_kv_bytes_ / host_bw_Bps_ + std::max(1.0, r.layers) * host_latency_s_;  // layer by layer
+    r.host_s += host_s;
+    if (rows != nullptr) {
+      OpCost& o = rows->ops.emplace_back();
+      o.layer_kind = "model";
+      o.op = std::string(wl::to_string(wl::Op::kHostKvLoad));
+      o.layers = r.layers;
+      o.dtype = std::string(hw::to_string(work_.model().precision.kv_cache));
+      o.host_bytes = host_kv_bytes_;
+      o.host_s = host_s;
+      o.bound = Cause::kHostLink;
+    }
   }
   return r;
 }
 
-StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOptions& opt) const {
+StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown) const {
   StepCost c;
   if (batch.empty()) return c;
   StepBreakdown& bd = c.breakdown;
-  const bool pipelined = plan_.pp > 1;
-  const int micro = pipelined ? std::max(1, opt.micro_batches) : 1;
+  StepBreakdown* rows = breakdown ? &bd : nullptr;
+  const int pp = work_.plan().pp;
+  const int micro = pp > 1 ? std::max(1, opt.micro_batches) : 1;
   View whole;
   whole.dec = batch.decodes.data();
   whole.dec_count = batch.decodes.size();
   whole.pre = batch.prefills.data();
   whole.pre_count = batch.prefills.size();
-  const View mb = micro > 1 ? whole.part(micro, 0) : whole;
+  const View mb = micro > 1 ? whole.part(micro, 0) : whole;  // one micro-batch through one stage
   const bool tbo = opt.overlap == Overlap::kTwoBatch && mb.dec_count + mb.pre_count >= 2;
   const bool spec = opt.spec.enabled();
 
   std::array<Priced, 2> parts{};
   const std::size_t n_parts = tbo ? 2 : 1;
   if (tbo) {
-    parts[0] = price(mb.part(2, 0), opt, spec, false, micro);
-    parts[1] = price(mb.part(2, 1), opt, spec, false, micro);
+    parts[0] = price(mb.part(2, 0), opt, spec, false, micro, rows);
+    parts[1] = price(mb.part(2, 1), opt, spec, false, micro, rows);
   } else {
-    parts[0] = price(mb, opt, spec, false, micro);
+    parts[0] = price(mb, opt, spec, false, micro, rows);
   }
   double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
   for (std::size_t i = 0; i < n_parts; ++i) {
@@ -451,31 +337,40 @@ StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOption
     mem += p.memory_s;
     alpha += p.alpha_s;
     beta += p.beta_s;
-    // host_exposed(): prefetched loads hide behind the ops except the first layer's share.
+    // KV loads from host: prefetched loads hide behind the ops except the first layer's share.
     if (p.host_s > 0) {
       host += !opt.host_prefetch ? p.host_s : std::max(p.host_s - p.roof_s, p.host_s / std::max(1.0, p.layers));
     }
-    // engram_exposed()
+    // Engram rows read over the host link (engram_exposure.hpp).
+    double engram = 0;
     if (p.engram_host_bytes > 0) {
       const double layer_s = p.layers > 0 ? p.layer_ops_s / p.layers : 0.0;
-      host += engram_host_exposed_s(p.engram_host_bytes, host_bw_Bps_, host_latency_s_, model_->engram.layers, layer_s,
-                                    opt.engram_prefetch);
+      engram = engram_host_exposed_s(p.engram_host_bytes, host_bw_Bps_, host_latency_s_, work_.model().engram.layers,
+                                     layer_s, opt.engram_prefetch);
     }
+    host += engram;
+    bd.engram_host_exposed_s += engram;
+    bd.engram_host_transfer_s += p.engram_host_s;
+    bd.engram_host_bytes += p.engram_host_bytes;
     layers = std::max(layers, p.layers);
   }
+  bd.engram_host_bytes *= micro;
+  bd.engram_host_transfer_s *= micro;
+  bd.engram_host_exposed_s *= micro;
+  bd.host_link_bw_Bps = host_bw_Bps_;
   const CommExposure exposed = comm_exposure(opt.overlap, tbo, roof, alpha, beta, layers);
-  const double exposed_alpha = exposed.alpha_s, exposed_beta = exposed.beta_s;
-  bd.exposed_comm_s = micro * (exposed_alpha + exposed_beta);
+  bd.exposed_comm_s = micro * (exposed.alpha_s + exposed.beta_s);
   bd.hidden_comm_s = micro * (alpha + beta) - bd.exposed_comm_s;
-  bd.micro_batch_s = roof + exposed_alpha + exposed_beta + host;
-  bd.bubble_s = pipelined ? (plan_.pp - 1) * bd.micro_batch_s : 0.0;
+  bd.micro_batch_s = roof + exposed.alpha_s + exposed.beta_s + host;
+  bd.bubble_s = pp > 1 ? (pp - 1) * bd.micro_batch_s : 0.0;
 
+  // Drafting: k sequential passes of a one-layer MTP module plus the LM head over the decoding sequences.
   if (spec && !batch.decodes.empty()) {
     View dec = whole;
     dec.pre_count = 0;
-    const Priced d = price(dec, opt, false, true, micro);
+    const Priced d = price(dec, opt, false, true, micro, nullptr);
     const double per_layer = d.layers > 0 ? d.layer_ops_s / d.layers : 0.0;
-    bd.draft_s = opt.spec.draft_tokens * (opt.spec.draft_layers * per_layer * plan_.pp + d.lm_head_s);
+    bd.draft_s = opt.spec.draft_tokens * (opt.spec.draft_layers * per_layer * pp + d.lm_head_s);
     bd.tokens_per_step = opt.spec.expected_tokens_per_step();
   }
 
@@ -492,19 +387,43 @@ StepCost StepCoster::Tables::totals(const StepBatch& batch, const StepCostOption
   if (tbo) c.allreduces /= 2;
 
   CauseTotals& k = bd.causes;
+  if (breakdown) finish_breakdown(bd, opt, micro, spec && !batch.decodes.empty());
   k.host_link_s = micro * host;
-  k.floor_s += micro * exposed_alpha;
-  k.network_s = micro * exposed_beta;
+  k.floor_s += micro * exposed.alpha_s;
+  k.network_s = micro * exposed.beta_s;
   k.overhead_s = opt.step_overhead_s + opt.engine.host_s(batch) + bd.bubble_s + bd.draft_s;
 
   c.compute_s = micro * comp;
   c.memory_s = micro * mem;
   c.compute_bound = c.compute_s >= c.memory_s;
-  c.comm_latency_s = micro * exposed_alpha;
-  c.comm_transfer_s = micro * (exposed_beta + host);
+  c.comm_latency_s = micro * exposed.alpha_s;
+  c.comm_transfer_s = micro * (exposed.beta_s + host);
   c.overhead_s = micro * (roof - std::max(comp, mem)) + k.overhead_s;
   c.total_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s + c.overhead_s;
+  if (breakdown && opt.cuda_graph) {
+    bd.notes.push_back("cuda graph: launch floor " + std::to_string(floor_s_ * 1e6) + " us per kernel");
+  }
   return c;
+}
+
+// The breakdown's notes (sorted, once each) and each op's time booked to its bound.
+void StepCoster::Tables::finish_breakdown(StepBreakdown& bd, const StepCostOptions& opt, int micro, bool drafted) {
+  if (drafted) {
+    bd.notes.push_back("speculative decoding: k=" + std::to_string(opt.spec.draft_tokens) + ", expected tokens/step " +
+                       std::to_string(bd.tokens_per_step));
+  }
+  for (const OpCost& o : bd.ops) {
+    if (!o.note.empty()) bd.notes.push_back(o.layer_kind + " " + o.op + ": " + o.note);
+  }
+  std::sort(bd.notes.begin(), bd.notes.end());
+  bd.notes.erase(std::unique(bd.notes.begin(), bd.notes.end()), bd.notes.end());
+  for (const OpCost& o : bd.ops) {
+    if (o.op == wl::to_string(wl::Op::kHostKvLoad)) continue;
+    const double t = micro * o.time_s;
+    if (o.bound == Cause::kCompute) bd.causes.compute_s += t;
+    else if (o.bound == Cause::kHbm) bd.causes.hbm_s += t;
+    else bd.causes.floor_s += t;
+  }
 }
 
 }  // namespace agentsim::serving

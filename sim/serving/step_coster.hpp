@@ -1,18 +1,20 @@
 #pragma once
-// Prices engine steps of one (model, system, options): everything that does not
-// depend on the batch (layer stack, op list, kernel counts, math formats,
-// floors, host link) is worked out once, and totals() equals
-// step_cost_totals(batch, model, system, opt) bit for bit without allocating.
+// The step-cost engine: prices engine steps of one (model, system, options).
+// Everything that does not depend on the batch (the model's step work, math
+// formats and peaks, launch floors, host link) is prepared once; price() then
+// visits the batch's ops and collectives (wl::StepWork) and prices each op on
+// the roofline (hw::op_time) with the options' efficiency lookup. Rows, notes
+// and causes by op are filled only when a breakdown is asked for; without one
+// it allocates nothing (the hot path). step_cost() is a one-off of it.
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <string>
 
 #include "hwmodels/system.hpp"
 #include "sim/serving/step_cost.hpp"
-#include "workloads/attention_cost.hpp"
-#include "workloads/layer_stack.hpp"
 #include "workloads/model_spec.hpp"
+#include "workloads/step_work.hpp"
 
 namespace agentsim::serving {
 
@@ -21,35 +23,20 @@ class StepCoster {
   // `model` and `system` are referenced, not copied: they must outlive the coster.
   StepCoster(const wl::ModelSpec& model, const hw::System& system, StepCostOptions opt);
 
-  // == step_cost_totals(batch, model, system, opt), bit for bit. Keeps no
-  // scratch: safe from several threads at once when opt's kernels and
-  // collectives are (both are const lookups).
-  StepCost totals(const StepBatch& batch) const { return tables_.totals(batch, opt_); }
+  // The step's cost; `breakdown`: with its op and collective rows, notes and
+  // causes by op (the totals do not change). Keeps no scratch: safe from
+  // several threads at once when opt's kernels and collectives are (both are
+  // const lookups).
+  StepCost price(const StepBatch& batch, bool breakdown = false) const { return tables_.price(batch, opt_, breakdown); }
   const StepCostOptions& options() const { return opt_; }
 
-  // One-off pricing without copying `opt` (what step_cost_totals runs).
-  static StepCost totals_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
-                              const StepCostOptions& opt);
+  // One-off pricing without copying `opt` (what step_cost runs).
+  static StepCost price_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
+                             const StepCostOptions& opt, bool breakdown);
 
  private:
-  // Operations of a layer kind or of the model, in batch_work's order.
-  enum class Op { kAttnProj, kAttnCore, kIndexer, kRouter, kSharedExperts, kLatentProj, kRoutedExperts,
-                  kDenseFfn, kEmbedding, kEngram, kLmHead };
-  // Math formats an op can run in: weights, experts, activations, FP8 (indexer).
-  enum Slot { kWeights, kExperts, kActivations, kFp8, kSlots };
-
-  struct Kind {
-    Kind(const wl::ModelSpec& m, const wl::LayerKind& k, double pp);
-    wl::LayerAttention attention;
-    bool moe, prefill;
-    double n;  // layers on the device: count / pp
-    double attention_params, indexer_params, dense_ffn_params, routed_expert_params, shared_expert_params,
-        router_params, latent_proj_params;
-    wl::PreparedAttention prefill_attention, decode_attention;
-  };
-  static constexpr std::size_t kMaxKinds = 64;
-
-  // A round-robin slice of a batch's decodes and prefill chunks (what split() builds), no copies.
+  // A round-robin slice of a batch's decodes and prefill chunks (a pipeline
+  // micro-batch or a two-batch-overlap half), no copies.
   struct View {
     const DecodeItem* dec = nullptr;
     std::size_t dec_start = 0, dec_stride = 1, dec_count = 0;
@@ -60,6 +47,7 @@ class StepCoster {
     View part(int parts, int index) const;
   };
 
+  // One part priced.
   struct Priced {
     double roof_s = 0, compute_s = 0, memory_s = 0, host_s = 0, alpha_s = 0, beta_s = 0;
     double engram_host_s = 0, engram_host_bytes = 0;  // Engram rows over the host link (host_s: KV loads)
@@ -68,29 +56,30 @@ class StepCoster {
     int allreduces = 0;          // sum of round(count x micro) over the all-reduce rows
     double allreduce_bytes = 0;  // largest all-reduce payload
   };
+  class Pricer;  // prices what StepWork visits (step_coster.cpp)
 
   // Everything prepared from (model, system, options); holds no pointer into the options.
   class Tables {
    public:
     Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt);
-    StepCost totals(const StepBatch& batch, const StepCostOptions& opt) const;
+    StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown) const;
 
    private:
-    // One micro-batch part through price(); `spec`: decodes verify k + 1 tokens;
-    // `draft`: only the op times the drafting estimate needs (no collectives, no host KV).
-    Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro) const;
+    friend class Pricer;
+    // One part; `spec`: decodes verify k + 1 tokens; `draft`: only the op times
+    // the drafting estimate needs (no collectives, no host KV); `rows`: the
+    // breakdown to append op and collective rows to, or null.
+    Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro,
+                 StepBreakdown* rows) const;
+    static void finish_breakdown(StepBreakdown& bd, const StepCostOptions& opt, int micro, bool drafted);
 
-    const wl::ModelSpec* model_;
+    wl::StepWork work_;
     const hw::System* system_;
-    wl::ParallelPlan plan_;
-    std::vector<Kind> kinds_;
-    std::array<std::uint8_t, kMaxKinds> name_order_{};  // kinds_ indices sorted by LayerKind::name()
-    std::array<hw::DType, kSlots> math_{};
-    std::array<double, kSlots> peak_{};     // FLOP/s of the math format; 0: none (peak_flops_for throws)
+    std::array<hw::DType, wl::kFormats> math_{};     // the format the math runs in (a wider one without a peak)
+    std::array<double, wl::kFormats> peak_{};        // FLOP/s of the math format; 0: none (peak_flops_for throws)
+    std::array<std::string, wl::kFormats> math_note_{};  // the fallback, for the breakdown; empty if none
     double floor_s_ = 0, host_bw_Bps_ = 0, host_latency_s_ = 0;
-    double host_kv_bytes_ = 0;              // per device for opt.host_kv_load_tokens
-    double h_ = 0, ab_ = 0, wb_ = 0, eb_ = 0;
-    double kv_split_ = 1;
+    double host_kv_bytes_ = 0;  // per device for opt.host_kv_load_tokens
   };
 
   StepCostOptions opt_;

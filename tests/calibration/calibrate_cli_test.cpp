@@ -96,7 +96,7 @@ TEST_F(CalibrateCli, CpuQuickCalibrateFitAndCrossCheck) {
   }
   // The cross-check predicts through the roofline: on a fitted point its time
   // error equals measured / fitted efficiency - 1 (time = work / (peak * e)).
-  const EfficiencyTable& mem = profile.table("mem_read");
+  const FittedTable& mem = profile.table("mem_read");
   const MeasurementTable& mt = file.tables.at("mem_read");
   const double e_fit = mem.lookup({mt.column("size_bytes")[0]}).value;
   const double e_meas = mt.column("achieved_bytes_per_s")[0] / mem.peak;

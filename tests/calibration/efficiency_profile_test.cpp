@@ -15,7 +15,7 @@ EfficiencyProfile sample() {
   p.backend = "cpu";
   p.source = "cal.h5";
   p.calibration_date = "2025-01-01T00:00:00Z";
-  EfficiencyTable t;
+  FittedTable t;
   t.name = "mem_read";
   t.family = "mem_read";
   t.quantity = Quantity::kMemory;
@@ -31,7 +31,7 @@ EfficiencyProfile sample() {
 
 TEST(EfficiencyProfile, RoundTripsExactly) {
   const EfficiencyProfile back = parse_profile(to_yaml(sample()), "p.yaml");
-  const EfficiencyTable& t = back.table("mem_read");
+  const FittedTable& t = back.table("mem_read");
   EXPECT_EQ(t.log_constant, -0.1234567890123);
   EXPECT_EQ(t.peak, 4.1e10);
   EXPECT_EQ(t.axes.at(0).knots.at(2), 16384.0);

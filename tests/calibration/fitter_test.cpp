@@ -32,7 +32,7 @@ MeasurementTable separable_gemm() {
 }
 
 TEST(Fitter, ReproducesSeparableDataExactly) {
-  const EfficiencyTable e = fit_table(separable_gemm(), 16, FitOptions{});
+  const FittedTable e = fit_table(separable_gemm(), 16, FitOptions{});
   EXPECT_EQ(e.name, "gemm_bf16");
   // Peak = best fitted rate = separable_rate(8, 256) = 1e9 * sqrt(8) * 2^0.25.
   EXPECT_NEAR(e.peak, 1e9 * std::sqrt(8.0) * std::pow(2.0, 0.25), 1.0);
@@ -49,7 +49,7 @@ TEST(Fitter, ReproducesSeparableDataExactly) {
 }
 
 TEST(Fitter, FlagsExtrapolationAndHoldsTheEdgeValue) {
-  const EfficiencyTable e = fit_table(separable_gemm(), 16, FitOptions{});
+  const FittedTable e = fit_table(separable_gemm(), 16, FitOptions{});
   const EfficiencyLookup far = e.lookup({100, 128, 128});
   EXPECT_TRUE(far.extrapolated);
   EXPECT_NE(far.note.find("m=100 above measured 1..8"), std::string::npos) << far.note;
@@ -75,7 +75,7 @@ TEST(Fitter, MonotoneAxisIsProjectedByPoolingViolators) {
   // against e = 0.25 at 1 KiB. Pooling the violating pair gives (ln3 + ln2) / 2 =
   // ln sqrt(6) twice; the re-centred constant stays ln 0.25 (the pooled residuals
   // cancel), so the fitted efficiencies are 0.25, 0.25 sqrt(6), 0.25 sqrt(6), 1.
-  const EfficiencyTable e = fit_table(t, 0, FitOptions{0.0});
+  const FittedTable e = fit_table(t, 0, FitOptions{0.0});
   EXPECT_NEAR(e.lookup({1024}).value, 0.25, 1e-9);
   EXPECT_NEAR(e.lookup({2048}).value, 0.25 * std::sqrt(6.0), 1e-9);
   EXPECT_NEAR(e.lookup({4096}).value, 0.25 * std::sqrt(6.0), 1e-9);
@@ -93,8 +93,8 @@ TEST(Fitter, SmoothingPullsANoisyPointTowardsItsNeighbours) {
     t.add_row({{"size_bytes", size}, {"bytes", 2 * size}, {"achieved_bytes_per_s", rates[i]}, {"time_s", 2 * size / rates[i]},
                {"held_out", 0}});
   }
-  const EfficiencyTable exact = fit_table(t, 0, FitOptions{0.0});
-  const EfficiencyTable smooth = fit_table(t, 0, FitOptions{1.0});
+  const FittedTable exact = fit_table(t, 0, FitOptions{0.0});
+  const FittedTable smooth = fit_table(t, 0, FitOptions{1.0});
   // Unsmoothed, the spike (efficiency 1 against 0.5 elsewhere) is reproduced; smoothed, it is lowered.
   EXPECT_NEAR(exact.lookup({4096}).value, 1.0, 1e-9);
   EXPECT_LT(smooth.lookup({4096}).value, 0.95);

@@ -46,7 +46,7 @@ double peak(const std::string& acc, hw::DType d) { return loaded().catalog.accel
 
 // The efficiency the step cost sees: the table looked up and rescaled to the datasheet peak.
 double efficiency(const std::string& acc, const std::string& table, const std::vector<double>& shape, double datasheet) {
-  const EfficiencyTable& t = imported().profiles.at(acc).table(table);
+  const FittedTable& t = imported().profiles.at(acc).table(table);
   return t.lookup(shape).value * t.peak / datasheet;
 }
 
@@ -120,7 +120,7 @@ TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
   ASSERT_GT(latency_us, 0);
   const double busbw = 2.0 * 7 / 8 * 1073741824.0 / (latency_us * 1e-6);
   const double link = loaded().catalog.accelerators.get("mi300x").scale_up_bw_Bps;
-  const EfficiencyTable& ar = imported().profiles.at("mi300x").table("nccl_all_reduce_1node");
+  const FittedTable& ar = imported().profiles.at("mi300x").table("nccl_all_reduce_1node");
   EXPECT_NEAR(ar.lookup({1073741824.0}).value * ar.peak / link / (busbw / link), 1.0, kTol);
 }
 
@@ -133,8 +133,8 @@ TEST(PublishedImport, DerivedTablesNameTheirSibling) {
   EXPECT_EQ(p.at("h200").table("gemm_bf16").derived_from, "h100-sxm");
   EXPECT_TRUE(p.at("h100-sxm").table("gemm_bf16").derived_from.empty());
   // A derived table keeps the sibling's efficiencies against its own datasheet peak.
-  const EfficiencyTable& sib = p.at("b200").table("gemm_bf16");
-  const EfficiencyTable& der = p.at("b300").table("gemm_bf16");
+  const FittedTable& sib = p.at("b200").table("gemm_bf16");
+  const FittedTable& der = p.at("b300").table("gemm_bf16");
   EXPECT_EQ(der.peak, peak("b300", hw::DType::kBf16));
   EXPECT_DOUBLE_EQ(der.lookup({64, 4096, 4096}).value * der.peak / peak("b300", hw::DType::kBf16),
                    sib.lookup({64, 4096, 4096}).value * sib.peak / peak("b200", hw::DType::kBf16));
@@ -222,7 +222,7 @@ TEST(PublishedImport, ShippedProfilesMatchTheImport) {
     const EfficiencyProfile& now = imported().profiles.at(a.name);
     ASSERT_EQ(shipped.tables.size(), now.tables.size()) << a.name;
     for (const auto& [name, t] : now.tables) {
-      const EfficiencyTable& s = shipped.table(name);
+      const FittedTable& s = shipped.table(name);
       EXPECT_EQ(s.derived_from, t.derived_from) << a.name << " " << name;
       EXPECT_NEAR(s.log_constant, t.log_constant, 1e-9) << a.name << " " << name;
       EXPECT_EQ(s.peak, t.peak) << a.name << " " << name;

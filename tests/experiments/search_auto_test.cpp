@@ -128,7 +128,7 @@ TEST_F(SearchAuto, BoundIsTheLargestBatchMeetingTheSpeed) {
     serving::StepBatch more;
     more.decodes.assign(static_cast<std::size_t>(b.batch + 1), serving::DecodeItem{8192});
     if (b.batch < spec.replica.max_sequences) {
-      EXPECT_LT(1.0 / coster.totals(more).total_s, 40.0);
+      EXPECT_LT(1.0 / coster.price(more).total_s, 40.0);
     }
     EXPECT_DOUBLE_EQ(b.system_tok_s, 1.0 * static_cast<double>(b.batch) / b.step_s);  // 1 replica of 8 GPUs
   }

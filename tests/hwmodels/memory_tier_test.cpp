@@ -61,15 +61,20 @@ TEST(OpTime, LaunchFloorBoundsSmallKernels) {
   // H200: 989 TFLOP/s BF16, 4.8 TB/s, 4 us floor. A 1 MB read at 50%
   // bandwidth efficiency: 1e6 / 2.4e12 = 0.417 us < 4 us floor.
   const Accelerator& a = catalog().accelerators.get("h200");
-  const ConstantEfficiency e(Efficiency{0.8, 0.5, 1.0});
-  const OpTime small = op_time(a, DType::kBf16, 0, 1e6, e);
+  const double peak = a.peak_flops_for(DType::kBf16);
+  const OpTime small = op_time(0, peak, 0.8, 1e6, a.hbm_bw_Bps, 0.5, a.launch_floor_s);
   EXPECT_DOUBLE_EQ(small.memory_s, 1e6 / 2.4e12);
-  EXPECT_DOUBLE_EQ(small.total_s(), 4e-6);
+  EXPECT_EQ(small.compute_s, 0.0) << "no FLOPs, no compute time";
+  EXPECT_DOUBLE_EQ(small.time_s(), 4e-6);
   // 1 PFLOP at 80%: 1e15 / (989e12 x 0.8) = 1.2639 s, compute-bound.
-  const OpTime big = op_time(a, DType::kBf16, 1e15, 1e9, e);
+  const OpTime big = op_time(1e15, peak, 0.8, 1e9, a.hbm_bw_Bps, 0.5, a.launch_floor_s);
   EXPECT_TRUE(big.compute_bound());
-  EXPECT_DOUBLE_EQ(big.total_s(), 1e15 / (989e12 * 0.8));
-  EXPECT_THROW(op_time(a, DType::kFp4, 1e9, 0, e), core::Error) << "H200 has no FP4 math";
+  EXPECT_DOUBLE_EQ(big.time_s(), 1e15 / (989e12 * 0.8));
+  // The busiest rank's load scales compute and memory, not the floor.
+  const OpTime loaded = op_time(1e15, peak, 0.8, 1e9, a.hbm_bw_Bps, 0.5, a.launch_floor_s, 1.5);
+  EXPECT_DOUBLE_EQ(loaded.compute_s, big.compute_s * 1.5);
+  EXPECT_DOUBLE_EQ(loaded.memory_s, big.memory_s * 1.5);
+  EXPECT_EQ(loaded.floor_s, big.floor_s);
 }
 
 }  // namespace

@@ -95,7 +95,7 @@ TEST_F(FastForwardExact, SegmentPlanEqualsExactPricingOfEveryStep) {
     core::Ticks exact = 0;
     long long mismatches = 0;
     for (long long j = 0; j < c.steps; ++j) {
-      const core::Ticks t = core::to_ticks(coster.totals(decodes(c, j)).total_s);
+      const core::Ticks t = core::to_ticks(coster.price(decodes(c, j)).total_s);
       exact += t;
       mismatches += seg.step_ticks(j) != t ? 1 : 0;
     }
@@ -106,8 +106,8 @@ TEST_F(FastForwardExact, SegmentPlanEqualsExactPricingOfEveryStep) {
     EXPECT_LT(seg.evaluations(), c.steps / 2) << "fewer prices than steps";
 
     // The old model: step i lasts A + B i ticks from the first two steps.
-    const core::Ticks a = core::to_ticks(coster.totals(decodes(c, 0)).total_s);
-    const core::Ticks b = core::to_ticks(coster.totals(decodes(c, 1)).total_s) - a;
+    const core::Ticks a = core::to_ticks(coster.price(decodes(c, 0)).total_s);
+    const core::Ticks b = core::to_ticks(coster.price(decodes(c, 1)).total_s) - a;
     const core::Ticks two_point = c.steps * a + b * (c.steps * (c.steps - 1) / 2);
     const double rel = std::abs(static_cast<double>(two_point - exact)) / static_cast<double>(exact);
     std::printf("  stretch %.6f s, %zu pieces, %lld prices; two-point extrapolation off by %.3g (relative)\n",
@@ -187,7 +187,7 @@ TEST_F(FastForwardExact, ReplicaFastForwardEqualsExactSteppingRequestByRequest) 
       const StepCoster coster(m, s, cost_options(c));
       core::Ticks t = 0;
       for (long long j = 0; j < c.steps - stagger(c) * (c.batch - 1); ++j) {
-        t += core::to_ticks(coster.totals(decodes(c, j)).total_s);
+        t += core::to_ticks(coster.price(decodes(c, j)).total_s);
       }
       EXPECT_EQ(stepped.front().agent, 0);
       EXPECT_EQ(stepped.front().last_token_s, core::to_seconds(t));
@@ -211,7 +211,7 @@ TEST_F(FastForwardExact, StepsAtAHalfTickRoundAsExactPricing) {
   long long ties = 0, mismatches = 0;
   core::Ticks lo = core::kTickMax, hi = 0;
   for (long long j = 0; j < c.steps; ++j) {
-    const double t_s = coster.totals(decodes(c, j)).total_s;
+    const double t_s = coster.price(decodes(c, j)).total_s;
     lo = std::min(lo, core::to_ticks(t_s));
     hi = std::max(hi, core::to_ticks(t_s));
     const double ticks = t_s / core::kSecondsPerTick;

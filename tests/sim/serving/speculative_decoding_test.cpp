@@ -122,7 +122,7 @@ TEST_F(Speculative, SingleAgentSpeedScalesByTokensPerStepOverStepTime) {
     long long n = 0;
     for (long long c = input + 1; c < input + output; c += 7, ++n) {
       b.decodes[0].context_tokens = c;
-      sum += coster.totals(b).total_s;
+      sum += coster.price(b).total_s;
     }
     return sum / static_cast<double>(n);
   };
@@ -181,7 +181,7 @@ TEST_F(Speculative, VerificationRunsTheDecodeOnlyLayers) {
   const StepCost spec = step_cost(b, m, system, o);
   EXPECT_GT(spec.flops, 1.9 * plain.flops) << "two tokens per sequence through every layer";
   EXPECT_GT(spec.total_s - spec.breakdown.draft_s, plain.total_s - plain.breakdown.draft_s);
-  EXPECT_EQ(StepCoster(m, system, o).totals(b).total_s, spec.total_s) << "the hot path prices it alike";
+  EXPECT_EQ(StepCoster(m, system, o).price(b).total_s, spec.total_s) << "the hot path prices it alike";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "experiments/catalog.hpp"
 #include "experiments/profile_efficiency.hpp"
+#include "tests/sim/serving/profile_fixture.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/replica_plan.hpp"
@@ -231,25 +232,7 @@ TEST_F(Plans, ExplainCliPrintsTheBreakdownAndRejectsBadPlans) {
 TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
   const auto& m = cat().models.get("llama-3.1-8b");
   const auto& s = cat().systems.get("hgx-h200");
-  calib::EfficiencyProfile p;
-  p.device = "test";
-  p.source = "fixture";
-  calib::EfficiencyTable g;
-  g.name = "gemm_bf16";
-  g.family = "gemm";
-  g.dtype = "bf16";
-  g.peak = 989e12;
-  g.log_constant = std::log(0.35);
-  g.axes = {{"m", 1, {1, 256}, {0, 0}}};
-  p.tables["gemm_bf16"] = g;
-  calib::EfficiencyTable mem;
-  mem.name = "mem_read";
-  mem.family = "mem_read";
-  mem.quantity = calib::Quantity::kMemory;
-  mem.peak = 2.4e12;  // 50% of 4.8 TB/s as its own peak x efficiency 1
-  mem.log_constant = 0;
-  mem.axes = {{"size_bytes", 0, {1, 1e12}, {0, 0}}};
-  p.tables["mem_read"] = mem;
+  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
   StepCostOptions o = options(s, "tp=1");
   o.efficiency = {1, 1, 1};
   const StepBatch b = parse_step_batch("prefill=1x2048@0");

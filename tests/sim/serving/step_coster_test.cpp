@@ -1,6 +1,7 @@
-// StepCoster::totals against step_cost (the detailed reference path) and
-// step_cost_totals: the same doubles, bit for bit, over every catalog model,
-// several systems, plans, batches and options.
+// The step-cost engine priced with a breakdown (step_cost, one-off) and without
+// (a prepared StepCoster, the hot path): the same totals, bit for bit, over
+// every catalog model, several systems, plans, batches and options; the
+// breakdown's causes add up to the total.
 #include "sim/serving/step_coster.hpp"
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include "calibration/efficiency_profile.hpp"
 #include "experiments/catalog.hpp"
 #include "experiments/profile_efficiency.hpp"
+#include "tests/sim/serving/profile_fixture.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -62,20 +64,21 @@ void expect_same_totals(const StepCost& fast, const StepCost& ref, const std::st
   EXPECT_TRUE(f.notes.empty());
 }
 
-// Prices `b` three ways (detailed reference, step_cost_totals, a prepared
-// StepCoster) and compares; a configuration the reference rejects must be rejected too.
+// Prices `b` with a breakdown (one-off) and without (prepared) and compares; a
+// configuration one rejects the other must reject too.
 int check(const StepBatch& b, const wl::ModelSpec& m, const hw::System& s, const StepCostOptions& o,
           const std::string& what) {
   StepCost ref;
   try {
     ref = step_cost(b, m, s, o);
   } catch (const core::Error&) {
-    EXPECT_THROW(StepCoster(m, s, o).totals(b), core::Error) << what;
+    EXPECT_THROW(StepCoster(m, s, o).price(b), core::Error) << what;
     return 0;
   }
   const StepCoster coster(m, s, o);
-  expect_same_totals(coster.totals(b), ref, what + " [coster]");
-  expect_same_totals(step_cost_totals(b, m, s, o), ref, what + " [step_cost_totals]");
+  expect_same_totals(coster.price(b), ref, what + " [totals only]");
+  EXPECT_EQ(coster.price(b, true).breakdown.ops.size(), ref.breakdown.ops.size()) << what;
+  EXPECT_NEAR(ref.breakdown.causes.sum(), ref.total_s, 1e-9 * ref.total_s) << what << ": causes add up";
   return 1;
 }
 
@@ -154,7 +157,7 @@ StepCostOptions make_options(const hw::System& s, const Variant& v) {
   return o;
 }
 
-TEST(StepCoster, EqualsTheReferenceOverTheCatalog) {
+TEST(StepCoster, BreakdownChangesNoTotalOverTheCatalog) {
   const std::vector<StepBatch> bs = batches();
   int priced = 0;
   for (const std::string sys : {"hgx-h200", "mi300x-8", "hgx-a100", "gb300-nvl72"}) {
@@ -175,27 +178,9 @@ TEST(StepCoster, EqualsTheReferenceOverTheCatalog) {
 
 // A calibration profile (the shapes of every kernel reach KernelEfficiency):
 // GEMMs at 35% of peak measured for m in 1..256, HBM at 50%, as in step_cost_plan_test.
-TEST(StepCoster, EqualsTheReferenceWithACalibratedProfile) {
+TEST(StepCoster, BreakdownChangesNoTotalWithACalibratedProfile) {
   const hw::System& s = cat().systems.get("hgx-h200");
-  calib::EfficiencyProfile p;
-  p.device = "test";
-  p.source = "fixture";
-  calib::EfficiencyTable g;
-  g.name = "gemm_bf16";
-  g.family = "gemm";
-  g.dtype = "bf16";
-  g.peak = 989e12;
-  g.log_constant = std::log(0.35);
-  g.axes = {{"m", 1, {1, 256}, {0, 0}}};
-  p.tables["gemm_bf16"] = g;
-  calib::EfficiencyTable mem;
-  mem.name = "mem_read";
-  mem.family = "mem_read";
-  mem.quantity = calib::Quantity::kMemory;
-  mem.peak = 2.4e12;
-  mem.log_constant = 0;
-  mem.axes = {{"size_bytes", 0, {1, 1e12}, {0, 0}}};
-  p.tables["mem_read"] = mem;
+  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
   const std::vector<StepBatch> bs = batches();
   int priced = 0;
   for (const Variant& v : variants()) {
@@ -223,15 +208,15 @@ TEST(StepCoster, OwnsItsOptions) {
   o.spec = {};
   o.overlap = Overlap::kCommCompute;
   const StepCoster copy = a;
-  expect_same_totals(copy.totals(b), ref, "copy");
+  expect_same_totals(copy.price(b), ref, "copy");
   EXPECT_EQ(copy.options().spec.draft_tokens, 3);
   // The changed options price differently (no drafting), so the comparison above could fail.
-  EXPECT_NE(StepCoster(m, s, o).totals(b).total_s, ref.total_s);
+  EXPECT_NE(StepCoster(m, s, o).price(b).total_s, ref.total_s);
 }
 
 TEST(StepCoster, EmptyBatchCostsNothing) {
   const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
-  const StepCost z = c.totals(StepBatch{});
+  const StepCost z = c.price(StepBatch{});
   EXPECT_EQ(z.total_s, 0.0);
   EXPECT_EQ(z.flops, 0.0);
 }

@@ -30,7 +30,7 @@ struct EfficiencyLookup {
   std::string note;           // which axes, e.g. "m=4096 above measured 1..1024"; empty if none
 };
 
-struct EfficiencyTable {
+struct FittedTable {
   std::string name;      // profile key: family, plus "_<dtype>" for per-dtype families
   std::string family;    // kernel family, e.g. "gemm"
   std::string dtype;     // "fp32", "bf16", ...; empty for families without dtypes

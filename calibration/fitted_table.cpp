@@ -1,4 +1,4 @@
-#include "calibration/efficiency_table.hpp"
+#include "calibration/fitted_table.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -16,11 +16,11 @@ std::string fmt(double v) {
 
 }  // namespace
 
-EfficiencyLookup EfficiencyTable::lookup(const std::vector<double>& shape) const {
+EfficiencyLookup FittedTable::lookup(const std::vector<double>& shape) const {
   return lookup(shape.data(), shape.size(), true);
 }
 
-EfficiencyLookup EfficiencyTable::lookup(const double* shape, std::size_t n, bool with_note) const {
+EfficiencyLookup FittedTable::lookup(const double* shape, std::size_t n, bool with_note) const {
   if (n != axes.size())
     throw core::Error(core::SourceLocation{"", 0, name}, "lookup needs " + std::to_string(axes.size()) +
                                                              " shape values, got " + std::to_string(n));
@@ -59,7 +59,7 @@ EfficiencyLookup EfficiencyTable::lookup(const double* shape, std::size_t n, boo
   return out;
 }
 
-EfficiencyLookup EfficiencyTable::lookup(const std::map<std::string, double>& shape) const {
+EfficiencyLookup FittedTable::lookup(const std::map<std::string, double>& shape) const {
   std::vector<double> ordered;
   for (const auto& ax : axes) {
     const auto it = shape.find(ax.name);

@@ -1,0 +1,40 @@
+#pragma once
+// The ops of one engine step and the collectives between them: one enumeration
+// each, carrying the name `explain`, `agentsim model` and the breakdown print
+// and (for ops) the kernel launches per layer the step cost floors at.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace agentsim::wl {
+
+// In the order a layer runs them, then the once-per-step ops.
+enum class Op : std::uint8_t {
+  kAttnProj, kAttnCore, kIndexer, kRouter, kSharedExperts, kLatentProj, kRoutedExperts, kDenseFfn,
+  kEmbedding, kEngram, kLmHead,
+  kHostKvLoad,  // KV loaded over the host link (the step cost's row; no kernels)
+};
+
+struct OpInfo {
+  std::string_view name;
+  // Kernel launches per layer (assumed: what vLLM/SGLang run after their usual
+  // fusions, e.g. attn_proj = input norm, QKV GEMM, RoPE + cache write, output
+  // GEMM; dense_ffn = norm, gate/up GEMM with fused SiLU, down).
+  double kernels_per_layer;
+};
+
+inline constexpr std::array<OpInfo, 12> kOps = {{
+    {"attn_proj", 4}, {"attn_core", 1}, {"indexer", 2}, {"router", 2}, {"shared_experts", 2}, {"latent_proj", 2},
+    {"routed_experts", 4}, {"dense_ffn", 3}, {"embedding", 1}, {"engram", 1}, {"lm_head", 2}, {"host_kv_load", 0},
+}};
+constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }
+constexpr std::string_view to_string(Op op) { return info(op).name; }
+
+// The collectives a plan adds to a step.
+enum class CollectiveOp : std::uint8_t { kAllReduce, kDispatch, kCombine, kSendRecv };
+inline constexpr std::array<std::string_view, 4> kCollectiveOpNames = {
+    "all_reduce", "all_to_all_dispatch", "all_to_all_combine", "send_recv"};
+constexpr std::string_view to_string(CollectiveOp c) { return kCollectiveOpNames[static_cast<std::size_t>(c)]; }
+
+}  // namespace agentsim::wl
