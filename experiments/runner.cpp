@@ -33,17 +33,9 @@ wl::Trace load_sessions(const Experiment& e) {
 
 namespace {
 
-struct PodOutcome {
-  metrics::Recorder recorder;
-  metrics::CacheCounters counters;  // over the window (since warm-up)
-  long long turns_truncated = 0;
-  unsigned long long events = 0;
-  int replicas = 0;
-};
-
 // Pod `p` of `pods`: its share of the replicas and of the load, its own seed (sim/serving/pods.hpp).
-PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
-                   std::uint64_t run_seed, const hw::Topology& topology, int pods, int p) {
+PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                        std::uint64_t run_seed, const hw::Topology& topology, int pods, int p) {
   serving::ClusterOptions clo = spec.cluster;
   if (clo.prefill_replicas > 0) {
     clo.prefill_replicas = static_cast<int>(serving::pod_share(clo.prefill_replicas, pods, p));
@@ -101,8 +93,7 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
 
 }  // namespace
 
-RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
-                    std::uint64_t seed, int threads) {
+void check_kv_fits(const Experiment& e, const RunSpec& spec) {
   if (spec.replica.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
                       "weights of " + e.model.name + " (" +
@@ -110,15 +101,16 @@ RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& s
                           ") leave no KV cache on " + std::to_string(spec.devices_per_replica()) + " x " +
                           spec.system.accelerator.name);
   }
+}
+
+PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                   std::uint64_t seed, int pod) {
+  check_kv_fits(e, spec);
   const hw::Topology topology = hw::build_topology(spec.kv_transfer);
+  return simulate_pod(e, spec, sessions, level, seed, topology, e.serving.pods, pod);
+}
 
-  // Each pod simulates its share on its own simulator; merged in pod order below.
-  const int pods = e.serving.pods;
-  std::vector<PodOutcome> parts(static_cast<std::size_t>(pods));
-  core::parallel_for(parts.size(), std::min(threads, pods), [&](std::size_t p) {
-    parts[p] = run_pod(e, spec, sessions, level, seed, topology, pods, static_cast<int>(p));
-  });
-
+RunResult merge_pods(const Experiment& e, const RunSpec& spec, double level, std::vector<PodOutcome>&& parts) {
   RunResult r;
   r.level = level;
   r.concurrency = e.workload.mode == ReplayMode::kClosedLoop ? static_cast<int>(level) : 0;
@@ -136,6 +128,20 @@ RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& s
   r.kv_capacity_tokens = spec.replica.kv_capacity_tokens;
   account_run(r, e, spec, recorder, replicas * spec.devices_per_replica());
   return r;
+}
+
+RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                    std::uint64_t seed, int threads) {
+  check_kv_fits(e, spec);
+  const hw::Topology topology = hw::build_topology(spec.kv_transfer);
+
+  // Each pod simulates its share on its own simulator; merged in pod order.
+  const int pods = e.serving.pods;
+  std::vector<PodOutcome> parts(static_cast<std::size_t>(pods));
+  core::parallel_for(parts.size(), std::min(threads, pods), [&](std::size_t p) {
+    parts[p] = simulate_pod(e, spec, sessions, level, seed, topology, pods, static_cast<int>(p));
+  });
+  return merge_pods(e, spec, level, std::move(parts));
 }
 
 RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads) {
