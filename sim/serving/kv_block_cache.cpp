@@ -87,7 +87,7 @@ void KvBlockCache::erase(std::uint32_t i) {
 }
 
 void KvBlockCache::rebuild(std::size_t capacity) {
-  auto old = std::move(table_);
+  std::vector<Entry> old = std::move(table_);
   std::vector<Lru> old_lru = std::move(lru_);
   table_.assign(capacity, Entry{});
   mask_ = capacity - 1;

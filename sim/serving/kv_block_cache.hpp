@@ -11,8 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/huge_pages.hpp"
-
 namespace agentsim::serving {
 
 using BlockKey = std::uint64_t;
@@ -120,7 +118,7 @@ class KvBlockCache {
   std::vector<KvTier> tiers_;
   std::vector<long long> used_;
   std::vector<Lru> lru_;
-  std::vector<Entry, core::HugePageAllocator<Entry>> table_;  // huge pages: lookups miss the TLB less
+  std::vector<Entry> table_;
   std::uint64_t mask_ = 0;
   int shift_ = 64;
   std::size_t live_ = 0, gone_ = 0;
