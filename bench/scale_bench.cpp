@@ -5,6 +5,10 @@
 //     closed-loop agents replaying the Claude Code sample on gpt-oss-120b, TP8 replicas
 //     of gb300-nvl72 devices, session-affinity routing, fast-forward on. With pods > 1 the
 //     cluster is that many independent routing pods (sim/serving/pods.hpp), one thread each.
+//   mpirun -n K bench_scale scale agents gpus sim_s unit pods [threads]
+//     pods over ranks: pod p runs on rank p mod K, on up to `threads` threads of its rank
+//     (default: one per pod); rank 0 merges every pod in pod order and prints the results
+//     line, and each rank prints its own wall, CPU and peak RSS.
 //   bench_scale vidur
 //     Llama-3.1-8B on one A100 80GB, TP1, chunked prefill 512, 128 sequences, 10,000
 //     Poisson requests at 6.45 req/s, Azure conversation lengths capped at 4,096.
@@ -12,11 +16,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "experiments/catalog.hpp"
+#include "experiments/cluster.hpp"
+#include "experiments/run_codec.hpp"
+#include "experiments/runner.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -71,24 +79,20 @@ serving::ReplicaOptions options(const wl::ModelSpec& m, const hw::System& sys, i
   return o;
 }
 
-struct PodResult {
-  metrics::Recorder rec;
-  metrics::CacheCounters counters;
-  unsigned long long events = 0;
-};
+using PodResult = exp::PodOutcome;
 
 // One pod: its share of the replicas and agents, its own simulator, router and seed.
 void run_pod(PodResult& out, const wl::ModelSpec& model, const hw::System& system, const wl::Trace& trace,
              int agents, int replicas, double sim_s, long long unit, int pods, int p) {
   core::Simulator sim;
-  out.rec.stream_window(0.0, sim_s);  // totals only: memory does not grow with sim_s
+  out.recorder.stream_window(0.0, sim_s);  // totals only: memory does not grow with sim_s
   auto o = options(model, system, 8, 8192, 256);
   o.kv.unit_tokens = serving::cache_unit_tokens(unit, trace.block_size_tokens);
   o.barriers_s = {0.0, sim_s};
   serving::ClusterOptions co;
   co.replicas = static_cast<int>(serving::pod_share(replicas, pods, p));
   co.router = serving::RouterPolicy::kSessionAffinity;
-  serving::Cluster cluster(sim, model, system, o, co, out.rec);
+  serving::Cluster cluster(sim, model, system, o, co, out.recorder);
   serving::ClosedLoopOptions lo;
   lo.agents = static_cast<int>(serving::pod_share(agents, pods, p));
   lo.seed = serving::pod_seed(1, p);
@@ -100,9 +104,11 @@ void run_pod(PodResult& out, const wl::ModelSpec& model, const hw::System& syste
   sim.run_until(core::to_ticks(sim_s));
   out.counters = cluster.counters();
   out.events = sim.events_run();
+  out.replicas = static_cast<int>(cluster.size());
 }
 
-int scale(int agents, int gpus, double sim_s, long long unit, int pods) {
+int scale(int agents, int gpus, double sim_s, long long unit, int pods, int threads) {
+  const exp::Cluster ranks;
   const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const auto& model = catalog.models.get("gpt-oss-120b");
   const auto& system = catalog.systems.get("gb300-nvl72");
@@ -110,25 +116,72 @@ int scale(int agents, int gpus, double sim_s, long long unit, int pods) {
       wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
   const auto t0 = std::chrono::steady_clock::now();
   const int replicas = gpus / 8;
-  std::vector<PodResult> parts(static_cast<std::size_t>(pods));
-  // One thread per pod (pods are independent); merged in pod order.
-  core::parallel_for(parts.size(), pods, [&](std::size_t p) {
-    run_pod(parts[p], model, system, trace, agents, replicas, sim_s, unit, pods, static_cast<int>(p));
+  // This rank's pods (p mod ranks == rank), on up to `threads` threads (default one per pod).
+  std::vector<int> mine;
+  for (int p = ranks.rank(); p < pods; p += ranks.size()) mine.push_back(p);
+  std::vector<PodResult> parts(mine.size());
+  const int nthreads = threads > 0 ? threads : static_cast<int>(mine.size());
+  core::parallel_for(parts.size(), std::max(1, nthreads), [&](std::size_t k) {
+    run_pod(parts[k], model, system, trace, agents, replicas, sim_s, unit, pods, mine[k]);
   });
+  const double rank_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  unsigned long long rank_events = 0;
+  for (const PodResult& part : parts) rank_events += part.events;
+  std::vector<PodResult> all;
+  if (ranks.size() == 1) {
+    all = std::move(parts);
+  } else {
+    // Every rank's pods as bytes, in pod order on rank 0.
+    std::string packed;
+    for (const PodResult& part : parts) {
+      const std::string bytes = exp::encode_pod(part);
+      const std::uint64_t n = bytes.size();
+      packed.append(reinterpret_cast<const char*>(&n), sizeof n);
+      packed += bytes;
+    }
+    parts.clear();
+    std::vector<std::vector<PodResult>> by_rank;
+    for (const std::string& got : ranks.all_gather(packed)) {
+      by_rank.emplace_back();
+      for (std::size_t at = 0; at < got.size();) {
+        std::uint64_t n = 0;
+        std::memcpy(&n, got.data() + at, sizeof n);
+        at += sizeof n;
+        by_rank.back().push_back(exp::decode_pod(got.substr(at, n)));
+        at += n;
+      }
+    }
+    for (int p = 0; p < pods; ++p) {
+      auto& from = by_rank[static_cast<std::size_t>(p % ranks.size())];
+      all.push_back(std::move(from[static_cast<std::size_t>(p / ranks.size())]));
+    }
+  }
   metrics::Recorder rec;
   rec.stream_window(0.0, sim_s);
   metrics::CacheCounters counters;
   unsigned long long events = 0;
-  for (PodResult& part : parts) {
-    rec.absorb(std::move(part.rec));
+  for (PodResult& part : all) {
+    rec.absorb(std::move(part.recorder));
     counters.add(part.counters);
     events += part.events;
   }
   const auto s = metrics::summarize(rec, 0.0, sim_s, counters);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  char what[160];
+  if (ranks.size() > 1) {
+    std::printf("rank %d of %d: %zu pods, wall %.2f s before the gather, user CPU %.2f s, peak RSS %.0f MB, "
+                "events %llu (%.3g /s)\n",
+                ranks.rank(), ranks.size(), mine.size(), rank_wall, user_cpu_s(), peak_rss_mb(), rank_events,
+                static_cast<double>(rank_events) / rank_wall);
+    std::fflush(stdout);
+  }
+  if (ranks.rank() != 0) return 0;
+  char what[200];
   std::snprintf(what, sizeof what, "scale %d agents, %d replicas x TP8, %d pod%s", agents, replicas, pods,
                 pods == 1 ? "" : "s");
+  if (ranks.size() > 1) {
+    const std::string label = std::string(what) + " over " + std::to_string(ranks.size()) + " ranks";
+    std::snprintf(what, sizeof what, "%s", label.c_str());
+  }
   report(what, wall, events, s, sim_s);
   return 0;
 }
@@ -174,5 +227,6 @@ int main(int argc, char** argv) {
   const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
   const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
   const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
-  return scale(agents, gpus, sim_s, unit, pods);
+  const int threads = argc > 7 ? std::stoi(argv[7]) : 0;
+  return scale(agents, gpus, sim_s, unit, pods, threads);
 }

@@ -181,4 +181,99 @@ std::vector<RunResult> decode_runs(const std::string& bytes) {
   return runs;
 }
 
+namespace {
+
+constexpr std::uint64_t kPodMagic = 0x61676e74706f6431ULL;  // "agntpod1"
+
+template <class S, class F>
+void window_fields(S& w, F&& f) {
+  f(w.start_s), f(w.end_s), f(w.steps), f(w.out_tokens), f(w.prefill_tokens), f(w.cached_tokens), f(w.batch_seq);
+  f(w.occupancy), f(w.occupancy_peak), f(w.requests), f(w.rejected), f(w.itl_sum_s), f(w.itl_n);
+}
+template <class S, class F>
+void cache_fields(S& c, F&& f) {
+  f(c.lookup_tokens), f(c.hit_tokens), f(c.preemptions), f(c.kv_transfers), f(c.kv_transfer_bytes), f(c.kv_transfer_s);
+}
+template <class S, class F>
+void tier_fields(S& t, F&& f) {
+  f(t.hit_tokens), f(t.evictions), f(t.bytes_loaded), f(t.bytes_stored);
+}
+struct Sample {
+  double v = 0;
+};
+template <class S, class F>
+void sample_fields(S& s, F&& f) {
+  f(s.v);
+}
+
+}  // namespace
+
+std::string encode_pod(const PodOutcome& pod) {
+  Writer w;
+  w.pod(kPodMagic);
+  w.pod(pod.turns_truncated);
+  w.pod(pod.events);
+  w.pod(pod.replicas);
+  w.obj(pod.counters, [](const auto& v, auto f) { cache_fields(v, f); });
+  w.pod<std::uint64_t>(pod.counters.tiers.size());
+  for (const auto& t : pod.counters.tiers) {
+    w.str(t.name);
+    w.str(t.link);
+    w.obj(t, [](const auto& v, auto f) { tier_fields(v, f); });
+  }
+  const metrics::WindowTotals* window = pod.recorder.streamed();
+  w.pod(window != nullptr);
+  if (window) {
+    w.obj(*window, [](const auto& v, auto f) { window_fields(v, f); });
+    for (const auto* samples : {&window->speed_tok_s, &window->ttft_s}) {
+      w.pod<std::uint64_t>(samples->size());
+      for (const double x : *samples) w.pod(x);
+    }
+  } else {
+    w.vec(pod.recorder.requests(), [](const auto& v, auto f) { request_fields(v, f); });
+    w.vec(pod.recorder.steps(), [](const auto& v, auto f) { step_fields(v, f); });
+  }
+  return w.take();
+}
+
+PodOutcome decode_pod(const std::string& bytes) {
+  Reader in(bytes);
+  if (in.pod<std::uint64_t>() != kPodMagic) throw core::Error("not an agentsim pod buffer");
+  PodOutcome pod;
+  pod.turns_truncated = in.pod<long long>();
+  pod.events = in.pod<unsigned long long>();
+  pod.replicas = in.pod<int>();
+  pod.counters = in.obj<metrics::CacheCounters>([](auto& v, auto f) { cache_fields(v, f); });
+  const auto tiers = in.pod<std::uint64_t>();
+  if (tiers > 64) throw core::Error("pod buffer malformed");
+  for (std::uint64_t i = 0; i < tiers; ++i) {
+    metrics::TierCounters t;
+    t.name = in.str();
+    t.link = in.str();
+    const auto c = in.obj<metrics::TierCounters>([](auto& v, auto f) { tier_fields(v, f); });
+    t.hit_tokens = c.hit_tokens, t.evictions = c.evictions, t.bytes_loaded = c.bytes_loaded;
+    t.bytes_stored = c.bytes_stored;
+    pod.counters.tiers.push_back(std::move(t));
+  }
+  if (in.pod<bool>()) {
+    auto window = in.obj<metrics::WindowTotals>([](auto& v, auto f) { window_fields(v, f); });
+    const auto smp = [](auto& v, auto f) { sample_fields(v, f); };
+    for (auto* samples : {&window.speed_tok_s, &window.ttft_s}) {
+      for (const Sample& x : in.vec<Sample>(smp, sizeof(double))) samples->push_back(x.v);
+    }
+    pod.recorder = metrics::Recorder::streaming(std::move(window));
+  } else {
+    const auto req = [](auto& v, auto f) { request_fields(v, f); };
+    const auto stp = [](auto& v, auto f) { step_fields(v, f); };
+    for (const auto& q : in.vec<metrics::RequestRecord>(req, encoded_bytes<metrics::RequestRecord>(req))) {
+      pod.recorder.add(q);
+    }
+    for (const auto& st : in.vec<metrics::StepRecord>(stp, encoded_bytes<metrics::StepRecord>(stp))) {
+      pod.recorder.add(st);
+    }
+  }
+  if (!in.done()) throw core::Error("pod buffer has trailing bytes");
+  return pod;
+}
+
 }  // namespace agentsim::exp

@@ -33,17 +33,9 @@ wl::Trace load_sessions(const Experiment& e) {
 
 namespace {
 
-struct PodOutcome {
-  metrics::Recorder recorder;
-  metrics::CacheCounters counters;  // over the window (since warm-up)
-  long long turns_truncated = 0;
-  unsigned long long events = 0;
-  int replicas = 0;
-};
-
 // Pod `p` of `pods`: its share of the replicas and of the load, its own seed (sim/serving/pods.hpp).
-PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
-                   std::uint64_t run_seed, const hw::Topology& topology, int pods, int p) {
+PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                        std::uint64_t run_seed, const hw::Topology& topology, int pods, int p) {
   serving::ClusterOptions clo = spec.cluster;
   if (clo.prefill_replicas > 0) {
     clo.prefill_replicas = static_cast<int>(serving::pod_share(clo.prefill_replicas, pods, p));
@@ -101,8 +93,7 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
 
 }  // namespace
 
-RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
-                    std::uint64_t seed, int threads) {
+void check_kv_fits(const Experiment& e, const RunSpec& spec) {
   if (spec.replica.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
                       "weights of " + e.model.name + " (" +
@@ -110,33 +101,39 @@ RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& s
                           ") leave no KV cache on " + std::to_string(spec.devices_per_replica()) + " x " +
                           spec.system.accelerator.name);
   }
+}
+
+PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                   std::uint64_t seed, int pod) {
+  check_kv_fits(e, spec);
   const hw::Topology topology = hw::build_topology(spec.kv_transfer);
+  return simulate_pod(e, spec, sessions, level, seed, topology, spec.pods, pod);
+}
 
-  // Each pod simulates its share on its own simulator; merged in pod order below. Under
-  // pod_sampling: representative only the first pod of each distinct share is simulated and its
-  // records are absorbed once per pod it stands for.
-  const int pods = spec.pods;
-  const bool closed = e.workload.mode == ReplayMode::kClosedLoop;
-  std::vector<serving::PodClass> sim_pods;
-  if (e.serving.pod_sampling == PodSampling::kRepresentative && closed && spec.cluster.prefill_replicas == 0) {
-    sim_pods = serving::pod_classes(spec.cluster.replicas, static_cast<long long>(level), pods);
-  } else {
-    for (int p = 0; p < pods; ++p) sim_pods.push_back({p, 1});
+// The pods a run simulates: all of them, or under pod_sampling: representative (closed loop,
+// unified replicas) the first of each distinct share, standing for `count` pods.
+std::vector<serving::PodClass> simulated_pods(const Experiment& e, const RunSpec& spec, double level) {
+  std::vector<serving::PodClass> sim;
+  if (e.serving.pod_sampling == PodSampling::kRepresentative && e.workload.mode == ReplayMode::kClosedLoop &&
+      spec.cluster.prefill_replicas == 0) {
+    return serving::pod_classes(spec.cluster.replicas, static_cast<long long>(level), spec.pods);
   }
-  std::vector<PodOutcome> parts(sim_pods.size());
-  core::parallel_for(parts.size(), std::min<int>(threads, static_cast<int>(parts.size())), [&](std::size_t i) {
-    parts[i] = run_pod(e, spec, sessions, level, seed, topology, pods, sim_pods[i].first);
-  });
+  for (int p = 0; p < spec.pods; ++p) sim.push_back({p, 1});
+  return sim;
+}
 
+RunResult merge_pods(const Experiment& e, const RunSpec& spec, double level, std::vector<PodOutcome>&& parts,
+                     const std::vector<serving::PodClass>& stands_for) {
   RunResult r;
   r.level = level;
-  r.concurrency = closed ? static_cast<int>(level) : 0;
+  r.concurrency = e.workload.mode == ReplayMode::kClosedLoop ? static_cast<int>(level) : 0;
   metrics::Recorder recorder;
   metrics::CacheCounters counters;
   int replicas = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     PodOutcome& part = parts[i];
-    for (int copy = 1; copy < sim_pods[i].count; ++copy) {
+    const int count = stands_for.empty() ? 1 : stands_for[i].count;
+    for (int copy = 1; copy < count; ++copy) {  // the pods this one stands for, besides itself
       metrics::Recorder twin = part.recorder;
       recorder.absorb(std::move(twin));
       counters.add(part.counters);
@@ -146,12 +143,26 @@ RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& s
     counters.add(part.counters);
     r.turns_truncated += part.turns_truncated;
     r.events += part.events;  // events simulated, not stood for
-    replicas += part.replicas * sim_pods[i].count;
+    replicas += part.replicas * count;
   }
   r.summary = metrics::summarize(recorder, spec.warmup_s, spec.end_s, counters);
   r.kv_capacity_tokens = spec.replica.kv_capacity_tokens;
   account_run(r, e, spec, recorder, replicas * spec.devices_per_replica());
   return r;
+}
+
+RunResult run_point(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                    std::uint64_t seed, int threads) {
+  check_kv_fits(e, spec);
+  const hw::Topology topology = hw::build_topology(spec.kv_transfer);
+
+  // Each simulated pod runs its share on its own simulator; merged in pod order.
+  const std::vector<serving::PodClass> sim = simulated_pods(e, spec, level);
+  std::vector<PodOutcome> parts(sim.size());
+  core::parallel_for(parts.size(), std::min<int>(threads, static_cast<int>(sim.size())), [&](std::size_t i) {
+    parts[i] = simulate_pod(e, spec, sessions, level, seed, topology, spec.pods, sim[i].first);
+  });
+  return merge_pods(e, spec, level, std::move(parts), sim);
 }
 
 RunResult run_point(const Experiment& e, const wl::Trace& sessions, double level, int threads) {

@@ -9,6 +9,7 @@
 
 #include "experiments/experiment.hpp"
 #include "sim/metrics/summary.hpp"
+#include "sim/serving/pods.hpp"
 #include "workloads/session.hpp"
 
 namespace agentsim::exp {
@@ -33,6 +34,29 @@ struct RunResult {
 };
 
 struct RunSpec;
+
+// One pod's part of a run (serving.pods), before the pods merge: its records, its cache
+// counters over the window, and its counts. Pods of one run may be simulated on different
+// threads or MPI ranks (experiments/run_codec.hpp moves one as bytes) and merge in pod order.
+struct PodOutcome {
+  metrics::Recorder recorder;
+  metrics::CacheCounters counters;  // over the window (since warm-up)
+  long long turns_truncated = 0;
+  unsigned long long events = 0;
+  int replicas = 0;
+};
+
+// Throws the error run_point gives when the plan leaves no KV cache.
+void check_kv_fits(const Experiment& e, const RunSpec& spec);
+// Pod `pod` of the experiment's serving.pods for a run of `spec` at `level` under `seed`.
+PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& sessions, double level,
+                   std::uint64_t seed, int pod);
+// The pods a run of `spec` at `level` simulates (serving.pod_sampling), each with the pods it stands for.
+std::vector<serving::PodClass> simulated_pods(const Experiment& e, const RunSpec& spec, double level);
+// The run made of its pods' outcomes, given in pod order (what run_point returns); part i counts
+// stands_for[i].count times (empty: every part once).
+RunResult merge_pods(const Experiment& e, const RunSpec& spec, double level, std::vector<PodOutcome>&& parts,
+                     const std::vector<serving::PodClass>& stands_for = {});
 
 // One run of `spec` (a plan of `e` resolved by resolve_run) at `level` (see RunResult::level)
 // over `sessions`, in the experiment's replay mode under `seed`; the pods of serving.pods run on

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "experiments/resolve_run.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "experiments/run_codec.hpp"
 #include "sim/core/parallel_for.hpp"
@@ -147,13 +148,151 @@ std::vector<std::vector<RunResult>> run_sharded(std::size_t tasks, const RunTask
   return out;
 }
 
-RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt) {
-  if (opt.cache_dir.empty()) return run_sweep_point(e, sessions, p, opt.threads);
-  // The key covers the resolved experiment, so an edited experiment never reuses stale runs.
+namespace {
+
+// Where cached_run keeps the run of `p`. The key covers the resolved experiment, so an edited
+// experiment never reuses stale runs.
+fs::path kept_run_file(const Experiment& e, const SweepPoint& p, const ExecOptions& opt) {
   const std::uint64_t key = core::derive_seed(core::derive_seed(0, e.resolved_yaml), p.id + (p.bisection ? "/b" : ""));
   char name[40];
   std::snprintf(name, sizeof name, "%016llx.run", static_cast<unsigned long long>(key));
-  const fs::path file = fs::path(opt.cache_dir) / name;
+  return fs::path(opt.cache_dir) / name;
+}
+
+// The fields run_sweep_point sets on every run of `p`, simulated or skipped.
+void label_run(RunResult& r, const Experiment& e, const SweepPoint& p) {
+  const Plan& plan = e.plans[static_cast<std::size_t>(p.plan)];
+  r.id = p.id;
+  r.system = e.systems[static_cast<std::size_t>(plan.system)].name;
+  r.deployment = plan.label;
+  r.seed = p.seed;
+  r.bisection = p.bisection;
+}
+
+RunResult skipped_run(const Experiment& e, const SweepPoint& p, const std::string& why) {
+  RunResult r;
+  r.level = p.level;
+  r.concurrency = e.workload.mode == ReplayMode::kClosedLoop ? static_cast<int>(p.level) : 0;
+  r.skipped = why;
+  label_run(r, e, p);
+  return r;
+}
+
+}  // namespace
+
+std::vector<RunResult> run_points(const Experiment& e, const wl::Trace& sessions, const std::vector<SweepPoint>& points,
+                                  const ExecOptions& opt, const Cluster& cluster, const std::string& label) {
+  // Pods spread over ranks for a fixed `pods: N` with every pod simulated; per-replica or
+  // representative pods (a count per plan, one simulation per share) run on one rank's threads.
+  const int pods = e.serving.pods;
+  std::vector<RunResult> out(points.size());
+  if (pods <= 1 || cluster.size() <= 1 || e.serving.pod_sampling != PodSampling::kAll) {
+    auto made = run_sharded(
+        points.size(), [&](std::size_t i) { return std::vector<RunResult>{cached_run(e, sessions, points[i], opt)}; },
+        opt, cluster, label);
+    for (std::size_t i = 0; i < points.size(); ++i) out[i] = std::move(made[i].front());
+    return out;
+  }
+  // Every rank walks the points alike: kept runs and runs that cannot be simulated are settled
+  // here; the rest become pods x runs tasks.
+  std::vector<std::size_t> fresh;  // indices into points
+  std::vector<RunSpec> specs;
+  std::vector<bool> done(points.size(), false);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const SweepPoint& p = points[i];
+    if (!opt.cache_dir.empty()) {
+      if (auto kept = read_kept_run(kept_run_file(e, p, opt).string()); kept && kept->id == p.id) {
+        ++*opt.reused_runs;
+        out[i] = std::move(*kept);
+        done[i] = true;
+        continue;
+      }
+      if (const long long n = opt.new_runs->fetch_add(1); opt.stop_after >= 0 && n >= opt.stop_after) {
+        throw SweepInterrupted("sweep stopped after " + std::to_string(opt.stop_after) +
+                               " new runs (--stop-after)");
+      }
+    }
+    try {
+      RunSpec spec = resolve_run(e, e.plans[static_cast<std::size_t>(p.plan)], sessions.block_size_tokens);
+      check_kv_fits(e, spec);
+      specs.push_back(std::move(spec));
+      fresh.push_back(i);
+    } catch (const core::Error& err) {
+      out[i] = skipped_run(e, p, err.what());
+      done[i] = true;
+    }
+  }
+  // Pod q of fresh run k is task k x pods + q, on rank task mod size; an engine error in a pod
+  // skips its run (the first failing pod's message, in pod order).
+  const std::size_t tasks = fresh.size() * static_cast<std::size_t>(pods);
+  const auto rank = static_cast<std::size_t>(cluster.rank());
+  const auto size = static_cast<std::size_t>(cluster.size());
+  std::vector<std::size_t> mine;
+  for (std::size_t t = rank; t < tasks; t += size) mine.push_back(t);
+  std::vector<std::string> encoded(mine.size());
+  {
+    ProgressBar bar(opt.progress && rank == 0 && tasks > 0, mine.size(), label);
+    core::parallel_for(mine.size(), opt.threads, [&](std::size_t k) {
+      const std::size_t run = mine[k] / static_cast<std::size_t>(pods);
+      const int pod = static_cast<int>(mine[k] % static_cast<std::size_t>(pods));
+      const SweepPoint& p = points[fresh[run]];
+      std::string bytes;
+      try {
+        bytes = "P" + encode_pod(run_pod(e, specs[run], sessions, p.level, p.seed, pod));
+      } catch (const core::Error& err) {
+        bytes = std::string("E") + err.what();
+      }
+      encoded[k] = std::move(bytes);
+      bar.tick();
+    });
+  }
+  std::string packed;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    put_u64(packed, mine[k]);
+    put_u64(packed, encoded[k].size());
+    packed += encoded[k];
+  }
+  encoded.clear();
+  std::vector<std::string> gathered(tasks);
+  for (const std::string& part : cluster.all_gather(packed)) {
+    std::size_t at = 0;
+    while (at < part.size()) {
+      const std::uint64_t index = get_u64(part, at);
+      const std::uint64_t n = get_u64(part, at);
+      if (index >= tasks || part.size() - at < n) throw core::Error("gathered pods malformed");
+      gathered[index] = part.substr(at, n);
+      at += n;
+    }
+  }
+  for (std::size_t k = 0; k < fresh.size(); ++k) {
+    const std::size_t i = fresh[k];
+    const SweepPoint& p = points[i];
+    std::vector<PodOutcome> parts;
+    std::string error;
+    for (int q = 0; q < pods && error.empty(); ++q) {
+      std::string& bytes = gathered[k * static_cast<std::size_t>(pods) + static_cast<std::size_t>(q)];
+      if (bytes.empty()) throw core::Error("gathered pods incomplete");
+      if (bytes[0] == 'E') error = bytes.substr(1);
+      else parts.push_back(decode_pod(bytes.substr(1)));
+      std::string().swap(bytes);
+    }
+    if (!error.empty()) {
+      out[i] = skipped_run(e, p, error);
+    } else {
+      out[i] = merge_pods(e, specs[k], p.level, std::move(parts));
+      label_run(out[i], e, p);
+    }
+    // The run's kept copy for --resume, written by one rank.
+    if (!opt.cache_dir.empty() && i % size == rank) {
+      core::write_file_atomically(kept_run_file(e, p, opt).string(), frame(encode_runs({out[i]})));
+    }
+  }
+  return out;
+}
+
+RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt) {
+  if (opt.cache_dir.empty()) return run_sweep_point(e, sessions, p, opt.threads);
+  const fs::path file = kept_run_file(e, p, opt);
   if (auto kept = read_kept_run(file.string()); kept && kept->id == p.id) {
     ++*opt.reused_runs;
     return *kept;

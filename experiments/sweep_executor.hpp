@@ -37,6 +37,14 @@ using RunTask = std::function<std::vector<RunResult>(std::size_t)>;
 std::vector<std::vector<RunResult>> run_sharded(std::size_t tasks, const RunTask& task, const ExecOptions& opt,
                                                 const Cluster& cluster, const std::string& label);
 
+// The runs of `points`, in point order, on every rank. When the experiment has serving.pods > 1
+// and several ranks, each run's pods are tasks of their own (pod q of the i-th new run is task
+// i x pods + q), sharded over the ranks and each rank's threads, gathered and merged in pod
+// order on every rank, so outputs are byte-identical for any rank and thread count. Otherwise
+// each run is one task (run_sharded over cached_run). Kept runs (--resume) are reused either way.
+std::vector<RunResult> run_points(const Experiment& e, const wl::Trace& sessions, const std::vector<SweepPoint>& points,
+                                  const ExecOptions& opt, const Cluster& cluster, const std::string& label);
+
 // run_sweep_point, or the kept result of an earlier, interrupted invocation of the same experiment.
 RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const SweepPoint& p, const ExecOptions& opt);
 

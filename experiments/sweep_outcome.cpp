@@ -40,14 +40,13 @@ std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions
   std::vector<std::vector<RunResult>> per_plan(e.plans.size());
   for (double level : e.workload.levels) {
     if (open.empty()) break;
-    auto made = run_sharded(
-        open.size(),
-        [&](std::size_t i) { return std::vector<RunResult>{cached_run(e, sessions, make_point(e, open[i], level), opt)}; },
-        opt, cluster, "sweep");
+    std::vector<SweepPoint> round;
+    for (const int plan : open) round.push_back(make_point(e, plan, level));
+    auto made = run_points(e, sessions, round, opt, cluster, "sweep");
     std::vector<int> still;
     for (std::size_t i = 0; i < open.size(); ++i) {
       auto& runs = per_plan[static_cast<std::size_t>(open[i])];
-      runs.push_back(std::move(made[i].front()));
+      runs.push_back(std::move(made[i]));
       if (!auto_sweep_done(e, runs)) still.push_back(open[i]);
     }
     open = std::move(still);
@@ -111,12 +110,7 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
     out.runs = auto_sweep(e, sessions, opt, cluster);
   } else {
     const std::vector<SweepPoint> points = expand_sweep(e);
-    auto sweep = run_sharded(
-        points.size(), [&](std::size_t i) { return std::vector<RunResult>{cached_run(e, sessions, points[i], opt)}; },
-        opt, cluster, "sweep");
-    for (auto& v : sweep) {
-      for (auto& r : v) out.runs.push_back(std::move(r));
-    }
+    out.runs = run_points(e, sessions, points, opt, cluster, "sweep");
   }
 
   // Bisections. A fixed list: each SLO tier the sweep brackets, to the exact concurrency. Auto: each

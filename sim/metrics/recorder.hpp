@@ -25,6 +25,12 @@ class Recorder {
     window_->start_s = start_s;
     window_->end_s = end_s;
   }
+  // A recorder streaming `totals`' window that already holds `totals` (a part moved between processes).
+  static Recorder streaming(WindowTotals totals) {
+    Recorder r;
+    r.window_ = std::move(totals);
+    return r;
+  }
   // Appends another recorder's records (or folds in its streamed totals; both must
   // stream the same window or neither): the parts of a cluster simulated as pods.
   void absorb(Recorder&& other);

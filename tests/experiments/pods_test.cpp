@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "experiments/experiment.hpp"
+#include "experiments/resolve_run.hpp"
+#include "experiments/run_codec.hpp"
 #include "experiments/runner.hpp"
 #include "sim/core/error.hpp"
 #include "sim/metrics/percentile.hpp"
@@ -129,6 +131,23 @@ TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
   const RunResult all = run_point(parse(body(4, "per_replica", 7, "closed-loop", "", 8)), sessions, 8);
   EXPECT_GT(all.events, r.events);
   EXPECT_EQ(all.power.accelerators, r.power.accelerators);
+// What MPI ranks do (experiments/sweep_executor.cpp run_points): each pod simulated alone, moved
+// as bytes, merged in pod order, gives the run's exact bytes.
+TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
+  for (const char* mode : {"closed-loop", "poisson"}) {
+    const Experiment e = parse(body(3, 3, 13, mode));
+    const wl::Trace sessions = load_sessions(e);
+    const double level = e.workload.levels.front();
+    const RunSpec spec = resolve_run(e, first_valid_plan(e), sessions.block_size_tokens);
+    const RunResult whole = run_point(e, spec, sessions, level, 99, 2);
+    std::vector<PodOutcome> parts;
+    for (int p = 2; p >= 0; --p) {  // simulated in any order
+      parts.insert(parts.begin(), decode_pod(encode_pod(run_pod(e, spec, sessions, level, 99, p))));
+    }
+    const RunResult merged = merge_pods(e, spec, level, std::move(parts));
+    ASSERT_GT(whole.summary.requests, 0) << mode;
+    EXPECT_TRUE(encode_runs({whole}) == encode_runs({merged})) << mode;
+  }
 }
 
 TEST(Pods, MorePodsThanReplicasOrAnOpenLoopReplayIsAnError) {
