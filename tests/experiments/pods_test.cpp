@@ -131,11 +131,13 @@ TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
   const RunResult all = run_point(parse(body(4, "per_replica", 7, "closed-loop", "", 8)), sessions, 8);
   EXPECT_GT(all.events, r.events);
   EXPECT_EQ(all.power.accelerators, r.power.accelerators);
+}
+
 // What MPI ranks do (experiments/sweep_executor.cpp run_points): each pod simulated alone, moved
 // as bytes, merged in pod order, gives the run's exact bytes.
 TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
   for (const char* mode : {"closed-loop", "poisson"}) {
-    const Experiment e = parse(body(3, 3, 13, mode));
+    const Experiment e = parse(body(3, "3", 13, mode));
     const wl::Trace sessions = load_sessions(e);
     const double level = e.workload.levels.front();
     const RunSpec spec = resolve_run(e, first_valid_plan(e), sessions.block_size_tokens);
