@@ -119,11 +119,15 @@ std::size_t passed_peak(const std::vector<const RunResult*>& runs) {
   const std::size_t n = runs.size();
   if (n < 3) return n;
   std::size_t peak = 0;
-  for (std::size_t i = 1; i + 2 < n; ++i) {
+  for (std::size_t i = 1; i + 1 < n; ++i) {
     if (runs[i]->summary.total_tok_s > runs[peak]->summary.total_tok_s) peak = i;
   }
-  const double bar = 0.95 * runs[peak]->summary.total_tok_s;
-  return runs[n - 2]->summary.total_tok_s < bar && runs[n - 1]->summary.total_tok_s < bar ? peak : n;
+  const double top = runs[peak]->summary.total_tok_s;
+  const double last = runs[n - 1]->summary.total_tok_s;
+  if (!(last < 0.95 * top)) return n;
+  // Two runs 5% below the peak, or one at less than half of it (a collapse is not noise).
+  const bool two_below = peak + 2 < n && runs[n - 2]->summary.total_tok_s < 0.95 * top;
+  return two_below || last < 0.5 * top ? peak : n;
 }
 
 ReadoffRow single_agent_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs) {

@@ -42,7 +42,8 @@ std::string plan_prefix(const Experiment& e, int plan);
 // Interpolated between the bracketing runs of the plan (sweep and bisection runs alike).
 ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs, double speed);
 // Runs in level order whose total throughput has passed its peak: the index of the peak run when
-// the last two runs are both 5% below it (one noisy run does not count); runs.size() otherwise.
+// the last two runs are both 5% below it (one noisy run does not count) or the last one has
+// collapsed below half of it; runs.size() otherwise.
 std::size_t passed_peak(const std::vector<const RunResult*>& runs);
 // Single-agent speed: the p50 per-agent speed of the plan's concurrency-1 run, and its per-MW figures.
 ReadoffRow single_agent_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs);

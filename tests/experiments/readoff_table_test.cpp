@@ -134,6 +134,18 @@ TEST_F(HandMade, SpeedNeverReachedBeforeThePeakReadsOffThePeak) {
   const ReadoffRow more = speed_readoff(e, 0, rising, 100);
   EXPECT_FALSE(more.in_swept_range);
   EXPECT_TRUE(std::isnan(more.total_tok_s_per_mw));
+  // One run 5% below is noise, but throughput collapsing below half the peak (queueing past the
+  // KV cache's capacity) has passed it: read off at the peak just before, 3000 at 4 agents.
+  const std::vector<RunResult> collapsed = {run(0, 1, 300, 290, 1, 1000, 1e6), run(0, 2, 250, 240, 1, 2000, 1e6),
+                                            run(0, 4, 200, 190, 1, 3000, 1e6), run(0, 8, 150, 140, 1, 2900, 1e6),
+                                            run(0, 16, 120, 110, 1, 1400, 1e6)};
+  const ReadoffRow cliff = speed_readoff(e, 0, collapsed, 100);
+  EXPECT_TRUE(cliff.in_swept_range) << cliff.note;
+  EXPECT_DOUBLE_EQ(cliff.total_tok_s_per_mw, 3000);
+  EXPECT_DOUBLE_EQ(cliff.concurrency, 4);
+  std::vector<RunResult> dip = collapsed;
+  dip.back() = run(0, 16, 120, 110, 1, 2800, 1e6);  // 93% of the peak, after a run at 97%: noise
+  EXPECT_FALSE(speed_readoff(e, 0, dip, 100).in_swept_range);
 }
 
 TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
