@@ -232,7 +232,9 @@ EfficiencyProfile fit_profile(const CalibrationFile& file, const FitOptions& opt
   p.backend = attr("backend");
   p.source = file.path;
   p.calibration_date = attr("date");
-  for (const auto& [name, t] : file.tables) {
+  for (const auto& entry : file.tables) {
+    const std::string& name = entry.first;
+    const auto& t = entry.second;  // a named reference: clang 14 cannot capture a structured binding
     const KernelFamily& fam = kernel_family(name);
     auto distinct = [&](const char* column) {
       std::vector<double> v = t.column(column);

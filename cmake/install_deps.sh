@@ -9,6 +9,7 @@ pkgs=(
   libopenmpi-dev openmpi-bin   # multi-node sweeps (mpirun -n K agentsim run ...)
   chromium                     # renders report.html in the browser test
   clang libclang-rt-14-dev     # the sanitizer + libFuzzer build of the test command (cmake/sanitize.sh)
+  clang-tidy                   # cmake/tidy.sh: the checks in .clang-tidy on changed sources
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -118,6 +118,7 @@ std::vector<serving::PodClass> simulated_pods(const Experiment& e, const RunSpec
       spec.cluster.prefill_replicas == 0) {
     return serving::pod_classes(spec.cluster.replicas, static_cast<long long>(level), spec.pods);
   }
+  sim.reserve(static_cast<std::size_t>(spec.pods));
   for (int p = 0; p < spec.pods; ++p) sim.push_back({p, 1});
   return sim;
 }

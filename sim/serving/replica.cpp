@@ -19,7 +19,7 @@ long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& syste
 
 Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
                  ReplicaOptions opt, metrics::Recorder& recorder, int id)
-    : sim_(sim), model_(model), system_(system), opt_(std::move(opt)), recorder_(recorder), id_(id),
+    : sim_(sim), opt_(std::move(opt)), recorder_(recorder), id_(id),
       coster_(model, system, opt_.cost) {
   KvManagerOptions ko = opt_.kv;
   if (ko.tiers.empty()) ko.tiers.push_back(KvTierSpec{"hbm", "local", 0, 0, 0});

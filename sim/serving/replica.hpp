@@ -132,8 +132,6 @@ class Replica : public RequestSink {
   long long run_steps(core::Ticks now, long long k) const;
 
   core::Simulator& sim_;
-  const wl::ModelSpec& model_;
-  const hw::System& system_;
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;

@@ -1,6 +1,7 @@
 #include "sim/serving/step_coster.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -130,7 +131,7 @@ class StepCoster::Pricer {
     r_.alpha_s += latency_s;
     r_.beta_s += transfer_s;
     if (c == wl::CollectiveOp::kAllReduce) {
-      r_.allreduces += static_cast<int>(count * micro_ + 0.5);
+      r_.allreduces += static_cast<int>(std::lround(count * micro_));
       r_.allreduce_bytes = std::max(r_.allreduce_bytes, payload);
     }
     if (rows_ == nullptr) return;
