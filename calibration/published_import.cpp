@@ -372,7 +372,9 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
                   {"mode", "published"},
                   {"peak_method", "datasheet: achieved / the catalog accelerator's dense peak for the dtype "
                                   "(HBM bandwidth; scale-up or per-GPU scale-out bandwidth for collectives)"}};
-  for (const auto& [family, all_rows] : families) {
+  for (const auto& entry : families) {
+    const auto& family = entry.first;
+    const auto& all_rows = entry.second;  // named references: clang 14 cannot capture structured bindings
     const KernelFamily& fam = kernel_family(family);
     // Shaped rows only, unless the accelerator has none for this family (then the headline).
     std::vector<Row> rows;
