@@ -271,7 +271,7 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
 }
 
 void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
-  const std::string phase = r.field(r.column("phase"));
+  const std::string& phase = r.field(r.column("phase"));
   const double tflops = parse_plain(r.field(r.column("achieved_tflops")));
   const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
   const double batch = parse_plain(r.field(r.column("batch")));
@@ -298,7 +298,7 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
     row.achieved = tflops * 1e12;
     row.work = row.achieved;
     row.time_s = 1;
-    const std::string causal = r.field(r.column("causal"));
+    const std::string& causal = r.field(r.column("causal"));
     const double hdim = parse_plain(r.field(r.column("head_dim_qk")));
     // Preference marks, used when choosing rows (causal first, then head dim 128).
     row.nodes = starts_with_ci(causal, "yes") ? 1 : 0;
@@ -309,7 +309,7 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
 }
 
 void Importer::collective_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
-  const std::string op = r.field(r.column("op"));
+  const std::string& op = r.field(r.column("op"));
   if (!starts_with_ci(op, "all_reduce")) return skip(s, "op without a message-size curve (DeepEP dispatch/combine)");
   const double gpus = parse_plain(r.field(r.column("gpus"))), nodes = parse_plain(r.field(r.column("nodes")));
   const double size = parse_plain(r.field(r.column("message_bytes")));
@@ -337,7 +337,7 @@ void Importer::collective_row(const core::CsvReader& r, ImportFileSummary& s, co
 }
 
 void Importer::memory_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
-  const std::string test = r.field(r.column("test"));
+  const std::string& test = r.field(r.column("test"));
   if (!starts_with_ci(test, "HBM stream")) return skip(s, "host-link or peer copy (not an HBM stream)");
   const double tbps = parse_plain(r.field(r.column("achieved_TBps")));
   const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
@@ -351,6 +351,7 @@ void Importer::memory_row(const core::CsvReader& r, ImportFileSummary& s, const 
   add(s, acc, "mem_read", std::move(row));
 }
 
+// NOLINTNEXTLINE(performance-unnecessary-value-param): the signature every *_row handler shares (read_file)
 void Importer::overhead_row(const core::CsvReader&, ImportFileSummary& s, const std::string&, Row) {
   // Every datacenter launch row is a secondary blog figure (filtered above); nothing else
   // here is a per-kernel floor of a catalog accelerator.
