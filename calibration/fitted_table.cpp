@@ -4,15 +4,12 @@
 #include <cstdio>
 
 #include "sim/core/error.hpp"
+#include "sim/core/format_g.hpp"
 
 namespace agentsim::calib {
 namespace {
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+std::string fmt(double v) { return core::format_g(v); }
 
 }  // namespace
 

@@ -3,17 +3,14 @@
 #include <cstdio>
 
 #include "experiments/resolve_run.hpp"
+#include "sim/core/format_g.hpp"
 #include "sim/core/rng.hpp"
 
 namespace agentsim::exp {
 
 namespace {
 
-std::string level_text(double level) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", level);
-  return buf;
-}
+std::string level_text(double level) { return core::format_g(level); }
 
 }  // namespace
 
