@@ -13,6 +13,7 @@
 #include "experiments/profile_efficiency.hpp"
 #include "experiments/resolve_run.hpp"
 #include "experiments/runner.hpp"
+#include "tests/support/citation_rule.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/step_cost.hpp"
 
@@ -226,6 +227,22 @@ TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
   const std::size_t at = j.find("\"total_s\": ");
   ASSERT_NE(at, std::string::npos);
   EXPECT_DOUBLE_EQ(std::stod(j.substr(at + 11)), run_s);
+}
+
+}  // namespace
+}  // namespace agentsim::exp
+
+namespace agentsim::exp {
+namespace {
+
+// The engines catalog (experiments/catalog/engines.yaml) follows the catalogs' citation rule:
+// every number cites its source or says assumed with its derivation.
+TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
+  const test_support::CitationScan scan =
+      test_support::scan_citations(AGENTSIM_SOURCE_DIR, {"experiments/catalog"}, {});
+  for (const auto& f : scan.failures) ADD_FAILURE() << f.where << ": " << f.why << "\n  " << f.line;
+  EXPECT_GE(scan.data_lines, 15);  // three engines x five values
+  EXPECT_GT(scan.sourced + scan.assumed, 0);
 }
 
 }  // namespace
