@@ -3,6 +3,7 @@
 // point (system, model, deployment, workload shape, load) with whatever metrics
 // the source reported. Schema: docs/calibration.md, "Measured runs".
 #include <istream>
+#include <limits>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@ struct MeasuredRun {
   std::string source_key;  // source id (a PROVENANCE entry), for de-duplication across files
   std::string engine;    // serving engine name (serving::kEngineNames); "" = the base experiment's
   bool speculative = false;  // the model's drafter (MTP) on
+  double accept_len = std::numeric_limits<double>::quiet_NaN();  // stated mean tokens per verify step; NaN: not stated
+  bool random_prompts = false;  // random-token prompts (InferenceX): draft acceptance is not the card's
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

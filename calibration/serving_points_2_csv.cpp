@@ -29,6 +29,9 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.engine = take(map_engine(csv.field(col("engine_version"))), why);
     const Mapped spec = map_speculative(csv.field(col("spec_method")));
     r.speculative = take(spec, why) == "1";
+    if (r.speculative) r.accept_len = optional_positive(csv, col("accept_len"), 1, why);
+    // InferenceX drives its runs with random-token prompts (PROVENANCE.md, "Caveats").
+    r.random_prompts = r.source.find("SemiAnalysisAI/InferenceX") != std::string::npos;
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;

@@ -1,3 +1,4 @@
+#include "experiments/prediction_bands.hpp"
 #include "experiments/experiment.hpp"
 
 #include <algorithm>
@@ -68,7 +69,7 @@ YAML::Node parse_raw(const std::string& text, const std::string& path) {
 }
 
 // "a.b.c=value": sets a.b.c (creating maps on the way) to value parsed as YAML.
-void apply_set(YAML::Node root, const std::string& set) {
+void apply_set(const YAML::Node& root, const std::string& set) {
   const core::SourceLocation where{"--set", 0, set};
   const auto eq = set.find('=');
   if (eq == std::string::npos || eq == 0) throw core::Error(where, "expected PATH=VALUE, e.g. workload.window=300s");
@@ -232,7 +233,7 @@ const std::string* set_owning(const std::vector<std::string>& sets, const std::s
   return found;
 }
 
-Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in);
+Experiment decode_document(const YAML::Node& raw, const std::string& path, const std::string& root, const Catalog* catalog_in);
 
 }  // namespace
 
@@ -260,7 +261,7 @@ Experiment decode_experiment(const std::string& text, const std::string& path, c
   }
 }
 
-Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in) {
+Experiment decode_document(const YAML::Node& raw, const std::string& path, const std::string& root, const Catalog* catalog_in) {
   const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
   // Loaded only once the top level is known to be sane, so a typo is reported before catalog trouble.
@@ -269,6 +270,7 @@ Experiment decode_document(YAML::Node raw, const std::string& path, const std::s
   Experiment e;
   e.file = path;
   e.root = root;
+  e.error_bands = load_shipped_error_bands(root);
   {
     YAML::Emitter out;
     out << raw;

@@ -3,10 +3,12 @@
 // resolved catalog entries (after `what_if` overrides) and an absolute trace path.
 // One run of it is one plan resolved into a RunSpec (experiments/resolve_run.hpp).
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "calibration/error_bands.hpp"
 #include "experiments/deployment_config.hpp"
 #include "experiments/serving_config.hpp"
 #include "experiments/workload_config.hpp"
@@ -51,6 +53,8 @@ struct Experiment {
   bool record_steps = true;        // keep per-step tables for results.h5
   std::string resolved_yaml;       // the document after --set, as decoded (for results.h5)
   double memory_limit_bytes = 0;   // limits.memory (0 = only the machine's memory)
+  // Cross-validated error bands (calibration/data/error_bands.yaml under root; null when absent).
+  std::shared_ptr<const calib::ErrorBands> error_bands;
 };
 
 // Reads and validates `path` after applying `sets` ("a.b.c=value", value parsed as YAML);

@@ -20,11 +20,15 @@ std::string cell(double v, const char* f) {
 
 std::string readoffs_csv(const std::vector<ReadoffRow>& rows) {
   core::CsvWriter w({"system", "deployment", "target_kind", "target_agent_tok_s", "total_tok_s_per_mw",
-                     "output_tok_s_per_mw", "agents_per_mw", "in_swept_range", "concurrency", "note", "runner_up"});
+                     "output_tok_s_per_mw", "agents_per_mw", "in_swept_range", "concurrency", "note", "runner_up",
+                     "band_regime", "total_tok_s_per_mw_lo", "total_tok_s_per_mw_hi", "agent_tok_s_lo",
+                     "agent_tok_s_hi"});
   for (const auto& r : rows) {
     w.text(r.system).text(r.deployment).text(r.target_kind).number(r.target_agent_tok_s);
     w.number(r.total_tok_s_per_mw).number(r.output_tok_s_per_mw).number(r.agents_per_mw);
     w.boolean(r.in_swept_range).number(r.concurrency).text(r.note).text(r.runner_up);
+    w.text(r.band_regime).number(r.total_tok_s_per_mw_lo).number(r.total_tok_s_per_mw_hi);
+    w.number(r.agent_tok_s_lo).number(r.agent_tok_s_hi);
     w.end_row();
   }
   return w.str();

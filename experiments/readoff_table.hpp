@@ -4,6 +4,7 @@
 // bracketing sweep points, never extrapolated) or at the largest concurrency
 // meeting an SLO tier (bisection on concurrency); then, per system and target,
 // the plan with the best figure (the deployment search). Pure computation.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct ReadoffRow {
   bool in_swept_range = false;
   std::string note;                // brackets, or why it is outside the range
   std::string runner_up;           // choose_plans: the second-best plan's deployment ("" if none)
+  // Error band (attach_error_bands): the regime and the bounds its cross-validated errors imply.
+  std::string band_regime;
+  double total_tok_s_per_mw_lo = std::numeric_limits<double>::quiet_NaN();
+  double total_tok_s_per_mw_hi = std::numeric_limits<double>::quiet_NaN();
+  double agent_tok_s_lo = std::numeric_limits<double>::quiet_NaN();  // single_agent rows: the speed's band
+  double agent_tok_s_hi = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Per-MW figures of a run (facility power); NaN when the run has no power.

@@ -95,16 +95,22 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
   h += svg_bar_chart(single_agent_chart(tables)) + svg_line_chart(ttft_chart(tables));
   h += "<h2>Read-offs</h2>\n<div class=\"wide\"><table class=\"readoffs\"><tr><th class=\"l\">system</th>"
        "<th class=\"l\">deployment</th><th>target</th><th>agent tok/s</th><th>total tok/s per MW</th>"
-       "<th>output tok/s per MW</th><th>agents per MW</th><th>agents</th><th class=\"l\">note</th></tr>\n";
+       "<th>total per MW, band</th><th>output tok/s per MW</th><th>agents per MW</th><th>agents</th>"
+       "<th class=\"l\">error band regime</th><th class=\"l\">note</th></tr>\n";
   for (const auto& r : o.readoffs) {
     h += std::string("<tr") + (r.in_swept_range ? "" : " class=\"out\"") + "><td class=\"l\">" +
          html_escape(r.system) + "</td><td class=\"l\">" + html_escape(r.deployment) + "</td><td>" + r.target_kind +
          "</td><td>" + html_cell(r.target_agent_tok_s, "%.0f") + "</td><td>" + html_cell(r.total_tok_s_per_mw, "%.0f") +
+         "</td><td>" + html_cell(r.total_tok_s_per_mw_lo, "%.0f") + "&ndash;" + html_cell(r.total_tok_s_per_mw_hi, "%.0f") +
          "</td><td>" + html_cell(r.output_tok_s_per_mw, "%.0f") + "</td><td>" + html_cell(r.agents_per_mw, "%.1f") +
-         "</td><td>" + html_cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" +
+         "</td><td>" + html_cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" + html_escape(r.band_regime) +
+         "</td><td class=\"l\">" +
          (r.in_swept_range ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
   }
-  h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier.</p>\n"
+  h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier. The band is "
+       "where the measured figure would lie given the 10th&ndash;90th percentile of the cross-validated errors of "
+       "<code>agentsim validate --cv</code> in the run's regime (accelerator generation, latency- or "
+       "throughput-bound batch; calibration/data/error_bands.yaml); empty outside every validated regime.</p>\n"
        "<h2>Engine detail</h2>\n";
   h += svg_stacked_bars(breakdown) + svg_line_chart(cache_chart);
   h += "<p>The cache hit rate is (input &minus; computed input) / input tokens over the window.</p>\n";

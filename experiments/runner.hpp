@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/prediction_bands.hpp"
 #include "experiments/run_power.hpp"
 
 #include "experiments/experiment.hpp"
@@ -29,6 +30,7 @@ struct RunResult {
   std::string skipped;             // why the run could not be simulated (empty = it ran)
   bool bisection = false;          // run added by the SLO bisection
   RunPower power;                  // power and step-time breakdown over the window
+  PredictionBand band;             // error band of the headline figures (experiments/prediction_bands.hpp)
   std::vector<metrics::RequestRecord> requests;  // completed in the window (if recorded)
   std::vector<metrics::StepRecord> steps;        // ending in the window (if recorded)
 };

@@ -15,7 +15,10 @@ std::string summary_csv(const std::vector<RunResult>& runs) {
                      "steps", "mean_batch_sequences", "kv_capacity_tokens", "window_s", "provisioned_w", "level",
                      "run_id", "seed", "bisection", "skipped", "prefix_hit_rate", "hit_rate_hbm", "hit_rate_host",
                      "hit_rate_ssd", "hit_rate_remote", "evictions", "bytes_loaded", "bytes_stored", "preemptions",
-                     "kv_transfer_bytes", "kv_occupancy_mean", "kv_occupancy_peak"});
+                     "kv_transfer_bytes", "kv_occupancy_mean", "kv_occupancy_peak",
+                     // error bands (experiments/prediction_bands.hpp): empty outside every validated regime
+                     "band_regime", "output_tok_s_lo", "output_tok_s_hi", "total_tok_s_per_mw_lo",
+                     "total_tok_s_per_mw_hi", "agent_output_tok_s_p50_lo", "agent_output_tok_s_p50_hi"});
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const auto& r : runs) {
     const auto& s = r.summary;
@@ -32,6 +35,11 @@ std::string summary_csv(const std::vector<RunResult>& runs) {
     w.number(s.hit_rate_host).number(s.hit_rate_ssd).number(s.hit_rate_remote).integer(s.evictions);
     w.number(s.bytes_loaded).number(s.bytes_stored).integer(s.preemptions).number(s.kv_transfer_bytes);
     w.number(s.kv_occupancy_mean).number(s.kv_occupancy_peak);
+    const PredictionBand& b = r.band;
+    const double total_mw = mw > 0 ? s.total_tok_s / mw : nan;
+    w.text(b.regime).number(s.output_tok_s * b.throughput_lo).number(s.output_tok_s * b.throughput_hi);
+    w.number(total_mw * b.throughput_lo).number(total_mw * b.throughput_hi);
+    w.number(s.agent_output_tok_s_p50 * b.agent_lo).number(s.agent_output_tok_s_p50 * b.agent_hi);
     w.end_row();
   }
   return w.str();

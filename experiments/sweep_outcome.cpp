@@ -19,6 +19,7 @@ bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
   const RunResult& last = runs.back();
   if (!last.skipped.empty() || (last.summary.requests == 0 && last.summary.steps > 0)) return true;
   std::vector<const RunResult*> ordered;
+  ordered.reserve(runs.size());
   for (const RunResult& r : runs) ordered.push_back(&r);
   if (passed_peak(ordered) < ordered.size()) return true;
   for (double s : e.readoff_speeds_tok_s) {
@@ -41,6 +42,7 @@ std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions
   for (double level : e.workload.levels) {
     if (open.empty()) break;
     std::vector<SweepPoint> round;
+    round.reserve(open.size());
     for (const int plan : open) round.push_back(make_point(e, plan, level));
     auto made = run_points(e, sessions, round, opt, cluster, "sweep");
     std::vector<int> still;
@@ -156,6 +158,7 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
     for (auto& r : v) extra.emplace(r.id, std::move(r));
   }
   std::vector<RunResult> sorted;
+  sorted.reserve(extra.size());
   for (auto& [id, r] : extra) sorted.push_back(std::move(r));
   std::stable_sort(sorted.begin(), sorted.end(), [&](const RunResult& a, const RunResult& b) {
     const std::string pa = a.id.substr(0, a.id.rfind('/')), pb = b.id.substr(0, b.id.rfind('/'));
@@ -165,6 +168,7 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
 
   out.plan_readoffs = all_readoffs(e, out.runs);
   out.readoffs = choose_plans(e, out.plan_readoffs);
+  attach_error_bands(e, out);
   return out;
 }
 

@@ -19,13 +19,13 @@ bool is_fit_metric(std::size_t m) {
 
 }  // namespace
 
-std::vector<double> interpolate(const GridPredictions& g, double theta) {
-  const std::size_t n = std::size(kFitGrid);
-  theta = std::clamp(theta, kFitGrid[0], kFitGrid[n - 1]);
+std::vector<double> interpolate(const GridPredictions& g, double theta, std::span<const double> grid) {
+  const std::size_t n = grid.size();
+  theta = std::clamp(theta, grid[0], grid[n - 1]);
   std::size_t hi = 1;
-  while (hi < n - 1 && kFitGrid[hi] < theta) ++hi;
+  while (hi < n - 1 && grid[hi] < theta) ++hi;
   const std::size_t lo = hi - 1;
-  const double f = (theta - kFitGrid[lo]) / (kFitGrid[hi] - kFitGrid[lo]);
+  const double f = (theta - grid[lo]) / (grid[hi] - grid[lo]);
   std::vector<double> out(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
   for (std::size_t m = 0; m < out.size(); ++m) {
     const double a = g.at[lo][m], b = g.at[hi][m];
@@ -50,17 +50,18 @@ double fit_mape(const std::vector<const calib::MeasuredRun*>& runs, const std::v
 }
 
 double fit_parameter(const std::vector<calib::MeasuredRun>& runs, const std::vector<GridPredictions>& grids,
-                     const std::vector<std::size_t>& rows) {
+                     const std::vector<std::size_t>& rows, std::span<const double> grid) {
   std::vector<const calib::MeasuredRun*> sel;
+  sel.reserve(rows.size());
   for (std::size_t i : rows) sel.push_back(&runs[i]);
   const auto objective = [&](double theta) {
     std::vector<std::vector<double>> pred;
     pred.reserve(rows.size());
-    for (std::size_t i : rows) pred.push_back(interpolate(grids[i], theta));
+    for (std::size_t i : rows) pred.push_back(interpolate(grids[i], theta, grid));
     return fit_mape(sel, pred);
   };
-  const double lo = kFitGrid[0], hi = kFitGrid[std::size(kFitGrid) - 1];
-  const double step = 1e-5;  // 0.01 ms
+  const double lo = grid.front(), hi = grid.back();
+  const double step = (hi - lo) / 400;  // 0.01 ms on kFitGrid
   double best = std::numeric_limits<double>::quiet_NaN(), best_v = std::numeric_limits<double>::infinity();
   for (double t = lo; t <= hi + step / 2; t += step) {
     const double v = objective(t);

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/serving/replica_plan.hpp"
+#include "sim/serving/spec_decode.hpp"
 #include "workloads/parallel_plan.hpp"
 #include "workloads/session_generator.hpp"
 
@@ -54,6 +55,12 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");
   }
   plan.deployment.spec_mode = row.speculative ? SpecMode::kAuto : SpecMode::kOff;
+  // A stated acceptance length is the row's dataset's: the card's drafter scaled to it.
+  if (row.speculative && std::isfinite(row.accept_len)) {
+    plan.deployment.spec = serving::with_tokens_per_step(resolve_speculative(plan.deployment, e.model), row.accept_len);
+    plan.deployment.spec_mode = SpecMode::kExplicit;
+  }
+  out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
   const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan);
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   const int devices = plan.deployment.plan.devices();
@@ -126,9 +133,15 @@ PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const 
   return out;
 }
 
-std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine) {
+std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
+                                double tokens_per_step) {
   Experiment e = row.experiment;
   e.serving.engine_overhead = engine;
+  if (row.fit_acceptance && std::isfinite(tokens_per_step)) {
+    DeploymentConfig& d = e.plans[0].deployment;
+    d.spec = serving::with_tokens_per_step(resolve_speculative(d, e.model), tokens_per_step);
+    d.spec_mode = SpecMode::kExplicit;
+  }
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   RunResult r = run_point(e, trace, e.workload.levels[0]);
   if (r.summary.requests == 0) {

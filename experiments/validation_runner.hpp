@@ -3,6 +3,7 @@
 // fixed-length requests (isl in, osl out, no gaps) at the row's concurrency, on
 // the row's system, model, plan, precision, speculation and serving engine, with
 // every other option from a base experiment.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,9 @@ struct ValidationRow {
   calib::MeasuredRun run;
   Experiment experiment;   // the one-plan experiment the row runs as
   serving::Engine engine;  // the row's engine (the base experiment's when the row names none)
+  // Speculative on random-token prompts with no stated acceptance length: the drafts'
+  // acceptance is the fitted `tokens_per_step` of predict_row (the card's when NaN).
+  bool fit_acceptance = false;
 };
 
 struct PreparedRows {
@@ -33,8 +37,10 @@ PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const 
                           const std::vector<std::string>& strict_files);
 
 // Every prediction of one row (calib::kMeasuredMetrics order, NaN where not predicted),
-// with the row's engine priced by `engine` (host overhead per step).
-std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine);
+// with the row's engine priced by `engine` (host overhead per step) and, for a
+// fit_acceptance row, the drafter scaled to `tokens_per_step` (NaN: the card's).
+std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
+                                double tokens_per_step = std::numeric_limits<double>::quiet_NaN());
 
 // predicted[i][m] for runs[i] with the base experiment's engine models (the catalog's).
 // Runs execute on `threads` workers; results do not depend on the count.

@@ -1,4 +1,5 @@
 // agentsim validate EXP.yaml --measured FILE.csv|DIR [--cv] [--json] [-j N]
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -8,9 +9,11 @@
 #include <regex>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include "calibration/error_bands.hpp"
 #include "calibration/measured_sources.hpp"
 #include "calibration/validation_report.hpp"
 #include "experiments/catalog.hpp"
@@ -18,6 +21,7 @@
 #include "experiments/experiment.hpp"
 #include "experiments/validation_fit.hpp"
 #include "experiments/validation_runner.hpp"
+#include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
 
@@ -43,38 +47,50 @@ serving::EngineOverhead with_parameter(const serving::EngineOverhead& catalog, d
   return o;
 }
 
-// Simulations keyed by (row, parameter), each run once.
+// Simulations keyed by (row, host time, acceptance), each run once.
 class Simulations {
  public:
   explicit Simulations(const std::vector<exp::ValidationRow>& rows) : rows_(rows) {}
   struct Job {
     std::size_t row;
-    double theta;  // NaN: the catalog's engine model
+    double theta;             // NaN: the catalog's engine model
+    double tokens_per_step = NAN;  // NaN: the card's acceptance (only fit_acceptance rows read it)
   };
   void run(const std::vector<Job>& jobs, int threads) {
     std::vector<Job> todo;
-    for (const Job& j : jobs) {
+    for (Job j : jobs) {
+      if (!rows_[j.row].fit_acceptance) j.tokens_per_step = NAN;
       if (!done_.count(key(j))) todo.push_back(j), done_[key(j)] = {};
     }
     std::vector<std::vector<double>> out(todo.size());
     core::parallel_for(todo.size(), threads, [&](std::size_t i) {
       const exp::ValidationRow& r = rows_[todo[i].row];
       const serving::EngineOverhead& cat = r.experiment.serving.engine_overhead;
-      out[i] = exp::predict_row(r, std::isnan(todo[i].theta) ? cat : with_parameter(cat, todo[i].theta));
+      out[i] = exp::predict_row(r, std::isnan(todo[i].theta) ? cat : with_parameter(cat, todo[i].theta),
+                                todo[i].tokens_per_step);
     });
     for (std::size_t i = 0; i < todo.size(); ++i) done_[key(todo[i])] = std::move(out[i]);
     simulations_ += static_cast<int>(todo.size());
   }
-  const std::vector<double>& get(std::size_t row, double theta) const { return done_.at(key({row, theta})); }
+  const std::vector<double>& get(std::size_t row, double theta, double tokens_per_step = NAN) const {
+    return done_.at(key({row, theta, rows_[row].fit_acceptance ? tokens_per_step : NAN}));
+  }
   int simulations() const { return simulations_; }
 
  private:
-  static std::pair<std::size_t, long long> key(const Job& j) {
-    return {j.row, std::isnan(j.theta) ? -1 : std::llround(j.theta * 1e9)};
+  static std::tuple<std::size_t, long long, long long> key(const Job& j) {
+    const auto q = [](double v) { return std::isnan(v) ? -1 : std::llround(v * 1e9); };
+    return {j.row, q(j.theta), q(j.tokens_per_step)};
   }
   const std::vector<exp::ValidationRow>& rows_;
-  std::map<std::pair<std::size_t, long long>, std::vector<double>> done_;
+  std::map<std::tuple<std::size_t, long long, long long>, std::vector<double>> done_;
   int simulations_ = 0;
+};
+
+// The fitted parameters of one fit (all rows, or all but one group).
+struct Fitted {
+  std::array<double, std::size(serving::kEngineNames)> graph_fixed_s;  // per engine
+  double tokens_per_step = NAN;  // random-prompt acceptance; NaN when no row needs it
 };
 
 struct MetricRow {
@@ -119,6 +135,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     bool cv = false;
     int jobs = 0;
     int worst = 5;
+    std::string bands;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("validate", "predict measured serving runs and report the errors");
@@ -127,14 +144,21 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                   "measured-runs CSV, or a directory: every *.csv below it (schemas: docs/calibration.md)")
       ->required();
   sub->add_flag("--cv", args->cv,
-                "fit the per-engine host time of a graph-replayed decode step to the rows and report in-sample and "
-                "leave-one-(system, model)-group-out cross-validated errors");
+                "fit the per-engine host time of a graph-replayed decode step (and the drafts' acceptance on "
+                "random-token prompts) to the rows and report in-sample and leave-one-(system, model)-group-out "
+                "cross-validated errors");
   sub->add_flag("--json", args->json, "print JSON");
   sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")->capture_default_str();
   sub->add_option("--worst", args->worst, "how many worst errors and groups to list")->capture_default_str();
+  sub->add_option("--bands", args->bands,
+                  "with --cv: write the error bands (CV error percentiles per validated regime) to this YAML "
+                  "(the shipped one is calibration/data/error_bands.yaml)");
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
+    if (!args->bands.empty() && !args->cv) {
+      throw core::Error(core::SourceLocation{"--bands", 0, ""}, "error bands come from CV errors: add --cv");
+    }
     const exp::Experiment base = exp::load_experiment(args->experiment, ctx.root);
     const exp::Catalog catalog = exp::load_catalog(ctx.root);
     const calib::MeasuredSet set = calib::load_measured(args->measured);
@@ -160,11 +184,12 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     Simulations sims(prep.rows);
     Preds in(n), cv;
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    // Fitted parameters: per engine, in-sample and per fold.
-    double theta_in[kEngines];
-    std::fill(std::begin(theta_in), std::end(theta_in), nan);
+    // Fitted parameters, in-sample and per fold.
+    Fitted fit_in;
+    fit_in.graph_fixed_s.fill(nan);
     int engine_rows[kEngines] = {};
-    std::map<std::string, std::array<double, kEngines>> theta_fold;
+    int accept_rows = 0;
+    std::map<std::string, Fitted> fit_fold;
     const auto eidx = [&](std::size_t i) { return static_cast<std::size_t>(prep.rows[i].engine); };
     if (!args->cv) {
       std::vector<Simulations::Job> jobs;
@@ -174,45 +199,109 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     } else {
       std::vector<Simulations::Job> jobs;
       for (std::size_t i = 0; i < n; ++i) {
-        for (double g : exp::kFitGrid) jobs.push_back({i, g});
+        for (double g : exp::kFitGrid) {
+          if (!prep.rows[i].fit_acceptance) jobs.push_back({i, g});
+          for (double a : exp::kAcceptGrid) {
+            if (prep.rows[i].fit_acceptance) jobs.push_back({i, g, a});
+          }
+        }
       }
       sims.run(jobs, threads);
-      std::vector<exp::GridPredictions> grids(n);
-      for (std::size_t i = 0; i < n; ++i) {
-        for (double g : exp::kFitGrid) grids[i].at.push_back(sims.get(i, g));
-      }
-      const auto fit = [&](std::size_t engine, const std::string& leave_out) {
-        std::vector<std::size_t> rows;
-        for (std::size_t i = 0; i < n; ++i) {
-          if (eidx(i) == engine && groups[i] != leave_out) rows.push_back(i);
+      // Row i's predictions over one parameter's grid with the other held at a value.
+      const auto over_host_time = [&](std::size_t i, double tokens_per_step) {
+        exp::GridPredictions g;
+        for (double t : exp::kFitGrid) {
+          if (!prep.rows[i].fit_acceptance) {
+            g.at.push_back(sims.get(i, t));
+            continue;
+          }
+          exp::GridPredictions along;
+          for (double a : exp::kAcceptGrid) along.at.push_back(sims.get(i, t, a));
+          g.at.push_back(exp::interpolate(along, tokens_per_step, exp::kAcceptGrid));
         }
-        // No row of this engine outside the group: the catalog's value.
-        if (rows.empty()) return catalog.engines[engine].graph_fixed_s;
-        const double t = exp::fit_parameter(runs, grids, rows);
-        return std::isnan(t) ? catalog.engines[engine].graph_fixed_s : t;
+        return g;
       };
+      const auto over_acceptance = [&](std::size_t i, double theta) {
+        exp::GridPredictions g;
+        for (double a : exp::kAcceptGrid) {
+          exp::GridPredictions along;
+          for (double t : exp::kFitGrid) along.at.push_back(sims.get(i, t, a));
+          g.at.push_back(exp::interpolate(along, theta));
+        }
+        return g;
+      };
+      // Alternating fit: each engine's host time at the current acceptance, then the
+      // acceptance at those host times; a parameter with no row keeps the catalog's value.
+      const auto fit = [&](const std::string& leave_out) {
+        Fitted f;
+        for (std::size_t e = 0; e < kEngines; ++e) f.graph_fixed_s[e] = catalog.engines[e].graph_fixed_s;
+        std::vector<std::size_t> accept_idx;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (prep.rows[i].fit_acceptance && groups[i] != leave_out) accept_idx.push_back(i);
+        }
+        double tokens = accept_idx.empty() ? nan : exp::kAcceptGrid[std::size(exp::kAcceptGrid) / 2];
+        std::vector<exp::GridPredictions> grids(n);
+        for (int round = 0; round < 4; ++round) {
+          for (std::size_t i = 0; i < n; ++i) grids[i] = over_host_time(i, tokens);
+          for (std::size_t e = 0; e < kEngines; ++e) {
+            std::vector<std::size_t> rows;
+            for (std::size_t i = 0; i < n; ++i) {
+              if (eidx(i) == e && groups[i] != leave_out) rows.push_back(i);
+            }
+            const double t = rows.empty() ? nan : exp::fit_parameter(runs, grids, rows);
+            if (!std::isnan(t)) f.graph_fixed_s[e] = t;
+          }
+          if (accept_idx.empty()) break;
+          for (std::size_t i : accept_idx) grids[i] = over_acceptance(i, f.graph_fixed_s[eidx(i)]);
+          const double a = exp::fit_parameter(runs, grids, accept_idx, exp::kAcceptGrid);
+          if (!std::isnan(a)) tokens = a;
+        }
+        f.tokens_per_step = tokens;
+        return f;
+      };
+      for (std::size_t i = 0; i < n; ++i) ++engine_rows[eidx(i)], accept_rows += prep.rows[i].fit_acceptance;
+      fit_in = fit("");
       for (std::size_t e = 0; e < kEngines; ++e) {
-        for (std::size_t i = 0; i < n; ++i) engine_rows[e] += eidx(i) == e;
-        if (engine_rows[e] > 0) theta_in[e] = fit(e, "");
+        if (engine_rows[e] == 0) fit_in.graph_fixed_s[e] = nan;
       }
-      for (const auto& g : group_set) {
-        auto& t = theta_fold[g];
-        for (std::size_t e = 0; e < kEngines; ++e) t[e] = engine_rows[e] > 0 ? fit(e, g) : nan;
-      }
-      // Every reported prediction is simulated at its fitted value.
+      for (const auto& g : group_set) fit_fold[g] = fit(g);
+      // Every reported prediction is simulated at its fitted values.
       jobs.clear();
       for (std::size_t i = 0; i < n; ++i) {
-        jobs.push_back({i, theta_in[eidx(i)]});
-        jobs.push_back({i, theta_fold[groups[i]][eidx(i)]});
+        const Fitted& fo = fit_fold[groups[i]];
+        jobs.push_back({i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step});
+        jobs.push_back({i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step});
       }
       sims.run(jobs, threads);
       cv.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
-        in[i] = sims.get(i, theta_in[eidx(i)]);
-        cv[i] = sims.get(i, theta_fold[groups[i]][eidx(i)]);
+        const Fitted& fo = fit_fold[groups[i]];
+        in[i] = sims.get(i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step);
+        cv[i] = sims.get(i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step);
       }
     }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!args->bands.empty()) {
+      std::vector<calib::Residual> residuals;
+      for (std::size_t i = 0; i < n; ++i) {
+        const exp::Experiment& ex = prep.rows[i].experiment;
+        const double per_replica = runs[i].concurrency / std::max(1, ex.serving.replicas);
+        const std::string regime =
+            calib::regime_name(calib::accelerator_generation(ex.systems[0].accelerator), per_replica);
+        for (std::string_view metric : calib::kBandMetrics) {
+          const std::size_t m = calib::measured_metric_index(metric);
+          const double meas = runs[i].metrics[m];
+          if (std::isnan(meas) || !std::isfinite(cv[i][m])) continue;
+          residuals.push_back({regime, std::string(metric), (cv[i][m] - meas) / meas});
+        }
+      }
+      const calib::ErrorBands b = calib::fit_error_bands(
+          residuals, 5,
+          "agentsim validate " + args->experiment + " --measured " + args->measured +
+              " --cv --bands: 10th/90th percentiles of the leave-one-(system, model)-group-out CV errors of " +
+              std::to_string(n) + " mapped rows, per regime with at least 5 rows");
+      core::write_file_atomically(args->bands, calib::error_bands_yaml(b));
+    }
 
     // Tables.
     std::vector<std::size_t> all(n);
@@ -238,6 +327,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       group_rows.push_back(std::move(gr));
     }
     std::vector<const GroupRow*> worst_groups;
+    worst_groups.reserve(group_rows.size());
     for (const auto& g : group_rows) worst_groups.push_back(&g);
     std::stable_sort(worst_groups.begin(), worst_groups.end(),
                      [](const GroupRow* a, const GroupRow* b) { return a->key > b->key; });
@@ -269,26 +359,33 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       }
       j["skipped_by_reason"] = nlohmann::ordered_json::array();
       for (const auto& [r, c] : reason_list) j["skipped_by_reason"].push_back({{"reason", r}, {"rows", c}});
-      j["skipped"] = nlohmann::ordered_json::array();
+      j["unmapped"] = nlohmann::ordered_json::array();  // every row not predicted, with its reason
       for (const auto& s : skipped) {
-        j["skipped"].push_back({{"file", s.file}, {"line", s.line}, {"id", s.id}, {"reason", s.reason}});
+        j["unmapped"].push_back({{"file", s.file}, {"line", s.line}, {"id", s.id}, {"reason", s.reason}});
       }
       if (args->cv) {
         for (std::size_t e = 0; e < kEngines; ++e) {
           const std::string name(serving::kEngineNames[e].first);
           j["parameters"].push_back({{"name", "engines." + name + ".graph_fixed"},
                                      {"engine", name},
+                                     {"unit", "s"},
                                      {"rows", engine_rows[e]},
                                      {"catalog_s", catalog.engines[e].graph_fixed_s},
-                                     {"fitted_s", num(theta_in[e])}});
+                                     {"fitted_s", num(fit_in.graph_fixed_s[e])}});
         }
-        for (const auto& [g, t] : theta_fold) {
-          nlohmann::ordered_json f{{"left_out", g}};
-          for (std::size_t e = 0; e < kEngines; ++e) f[std::string(serving::kEngineNames[e].first)] = num(t[e]);
-          j["folds"].push_back(f);
+        j["parameters"].push_back({{"name", "random_prompts.tokens_per_step"},
+                                   {"unit", "tokens per verify step"},
+                                   {"rows", accept_rows},
+                                   {"fitted", num(fit_in.tokens_per_step)}});
+        for (const auto& [g, f] : fit_fold) {
+          nlohmann::ordered_json o{{"left_out", g}};
+          for (std::size_t e = 0; e < kEngines; ++e) o[std::string(serving::kEngineNames[e].first)] = num(f.graph_fixed_s[e]);
+          o["random_prompts.tokens_per_step"] = num(f.tokens_per_step);
+          j["folds"].push_back(o);
         }
         j["fit_metrics"] = std::vector<std::string>(std::begin(exp::kFitMetrics), std::end(exp::kFitMetrics));
         j["fit_grid_s"] = std::vector<double>(std::begin(exp::kFitGrid), std::end(exp::kFitGrid));
+        j["fit_grid_tokens_per_step"] = std::vector<double>(std::begin(exp::kAcceptGrid), std::end(exp::kAcceptGrid));
       }
       const auto metrics_json = [&](const std::vector<MetricRow>& ms) {
         nlohmann::ordered_json a = nlohmann::ordered_json::array();
@@ -299,6 +396,11 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         }
         return a;
       };
+      // MAPE per metric as fractions (cv_mape null without --cv), then the same in percent with maxima.
+      j["metrics"] = nlohmann::ordered_json::object();
+      for (const auto& m : overall) {
+        j["metrics"][m.metric] = {{"rows", m.rows}, {"mape", num(m.in_pct / 100)}, {"cv_mape", num(m.cv_pct / 100)}};
+      }
       j["mape"] = metrics_json(overall);
       for (const auto& g : group_rows) j["groups"].push_back({{"group", g.group}, {"rows", g.rows}, {"mape", metrics_json(g.metrics)}});
       j["worst"] = nlohmann::ordered_json::array();
@@ -342,8 +444,12 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       for (std::size_t e = 0; e < kEngines; ++e) {
         if (engine_rows[e] == 0) continue;
         std::printf("  engines.%s.graph_fixed = %.3f ms  [%.3f ms]  over %d rows\n",
-                    std::string(serving::kEngineNames[e].first).c_str(), theta_in[e] * 1e3,
+                    std::string(serving::kEngineNames[e].first).c_str(), fit_in.graph_fixed_s[e] * 1e3,
                     catalog.engines[e].graph_fixed_s * 1e3, engine_rows[e]);
+      }
+      if (accept_rows > 0) {
+        std::printf("  random_prompts.tokens_per_step = %.3f  (speculative rows on random-token prompts)  over %d rows\n",
+                    fit_in.tokens_per_step, accept_rows);
       }
     }
     std::printf("\n%-22s %5s %10s %10s %10s %10s\n", "metric", "rows", "MAPE in", "MAPE CV", "max|e| in", "max|e| CV");

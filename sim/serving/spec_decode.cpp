@@ -1,5 +1,6 @@
 #include "sim/serving/spec_decode.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -13,6 +14,25 @@ double SpecDecodeOptions::expected_tokens_per_step() const {
     expected += chain;
   }
   return expected;
+}
+
+SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens_per_step) {
+  SpecDecodeOptions out = s;
+  const auto scaled = [&](double f) {
+    for (std::size_t i = 0; i < out.acceptance.size(); ++i) out.acceptance[i] = std::min(1.0, f * s.acceptance[i]);
+    return out.expected_tokens_per_step();
+  };
+  double lo = 0.0, hi = 1.0;
+  for (double p : s.acceptance) {
+    if (p > 0) hi = std::max(hi, 1.0 / p);  // every position accepted at hi (or zero on the card)
+  }
+  const double target = std::clamp(tokens_per_step, 1.0, scaled(hi));
+  for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {  // tokens per step rise monotonically with f
+    const double mid = (lo + hi) / 2;
+    (scaled(mid) < target ? lo : hi) = mid;
+  }
+  scaled(target <= 1.0 ? 0.0 : hi);
+  return out;
 }
 
 int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s) {

@@ -20,6 +20,11 @@ struct SpecDecodeOptions {
   double expected_tokens_per_step() const;
 };
 
+// The same drafter with its per-position acceptance scaled by one factor s (each
+// min(1, s p_i)) so that expected_tokens_per_step() = `tokens_per_step`, clamped to
+// [1, 1 + k]: a dataset whose drafts are accepted more or less often than the card's.
+SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens_per_step);
+
 // Drafts of one step that the target accepts: position i is tried with probability
 // acceptance[i] once every earlier one was accepted; the first rejection ends the draw.
 // Uses one uniform per position tried, so a sequence's stream alone fixes its count.

@@ -84,7 +84,7 @@ TEST(CsvOutput, SummaryWithMultiKeyDeploymentLinesUpInBothParsers) {
   std::istringstream lines(py);
   std::string lengths;
   std::getline(lines, lengths);
-  EXPECT_EQ(lengths, "43 43 43 43");
+  EXPECT_EQ(lengths, "50 50 50 50");
   std::string row;
   std::getline(lines, row);
   EXPECT_EQ(row, "'tp=1,ep=1'|'1'|''|'101.75'|''");
@@ -111,7 +111,7 @@ TEST(CsvOutput, ReadoffsQuoteTheDeploymentAndLeaveMissingValuesEmpty) {
   std::istringstream lines(py);
   std::string s;
   std::getline(lines, s);
-  EXPECT_EQ(s, "11 11 11");
+  EXPECT_EQ(s, "16 16 16");
   std::getline(lines, s);
   EXPECT_EQ(s, "'tp=4,ep=4,dp=2'|''|'false'|'outside, \"above\" the swept range'");
   fs::remove_all(dir);

@@ -71,7 +71,8 @@ TEST_F(SweepCli, OutputsHaveTheContractSchema) {
   const std::string ro = slurp(dir / "o" / "readoffs.csv");
   EXPECT_EQ(ro.substr(0, ro.find('\n')),
             "system,deployment,target_kind,target_agent_tok_s,total_tok_s_per_mw,output_tok_s_per_mw,agents_per_mw,"
-            "in_swept_range,concurrency,note,runner_up");
+            "in_swept_range,concurrency,note,runner_up,band_regime,total_tok_s_per_mw_lo,total_tok_s_per_mw_hi,"
+            "agent_tok_s_lo,agent_tok_s_hi");
   // One row per system and target: 2 systems x (1 speed + 1 SLO tier + single-agent speed).
   EXPECT_EQ(std::count(ro.begin(), ro.end(), '\n'), 7) << ro;
   EXPECT_NE(ro.find("hgx-h200,tp=8,single_agent,"), std::string::npos) << ro;

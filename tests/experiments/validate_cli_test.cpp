@@ -4,11 +4,13 @@
 #include "tests/support/cli_runner.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -52,17 +54,25 @@ TEST(ValidateCli, DirectoryWithCrossValidation) {
   EXPECT_EQ(j["rows_read"], 10);
   EXPECT_EQ(j["rows_mapped"], 4);
   EXPECT_EQ(j["rows_skipped"], 6);
-  EXPECT_EQ(j["skipped"].size(), 6u);
-  for (const auto& s : j["skipped"]) {
+  EXPECT_EQ(j["unmapped"].size(), 6u);
+  for (const auto& s : j["unmapped"]) {
     EXPECT_GT(s["line"].get<int>(), 1);
     EXPECT_FALSE(s["reason"].get<std::string>().empty());
   }
   EXPECT_EQ(j["files"].size(), 4u);
-  ASSERT_EQ(j["parameters"].size(), 3u);
+  ASSERT_EQ(j["parameters"].size(), 4u);  // three engines' host time, the random-prompt acceptance
   for (const auto& p : j["parameters"]) {
-    if (p["rows"].get<int>() == 0) continue;
+    if (p["rows"].get<int>() == 0 || !p.contains("fitted_s")) continue;
     EXPECT_GE(p["fitted_s"].get<double>(), 0.0);
     EXPECT_LE(p["fitted_s"].get<double>(), 4e-3 + 1e-12);
+  }
+  // The JSON for tools: MAPE per metric as fractions, in-sample and CV.
+  ASSERT_TRUE(j["metrics"].is_object());
+  for (const auto& m : j["mape"]) {
+    const auto& f = j["metrics"][m["metric"].get<std::string>()];
+    EXPECT_EQ(f["rows"], m["rows"]);
+    EXPECT_NEAR(f["mape"].get<double>() * 100, m["mape_in_sample_pct"].get<double>(), 1e-9);
+    EXPECT_NEAR(f["cv_mape"].get<double>() * 100, m["mape_cv_pct"].get<double>(), 1e-9);
   }
   EXPECT_EQ(j["folds"].size(), 2u);  // hgx-h200/deepseek-r1 and hgx-b200/deepseek-r1
   for (const auto& r : j["rows"]) {
@@ -74,6 +84,41 @@ TEST(ValidateCli, DirectoryWithCrossValidation) {
   for (const auto& m : j["mape"]) EXPECT_FALSE(m["mape_cv_pct"].is_null()) << m;
 }
 
+// InferenceX's MTP rows ran on random-token prompts: their acceptance is the fitted
+// random_prompts.tokens_per_step (within its grid), fitted on them alone; a row that states its
+// acceptance length is not among them.
+TEST(ValidateCli, RandomPromptAcceptanceIsFittedOnInferenceXSpeculativeRows) {
+  const fs::path dir = fs::temp_directory_path() / ("agentsim_validate_accept_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "set");
+  std::ifstream in(kRoot + "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  std::ofstream out(dir / "set" / "serving_points.csv");
+  std::string line;
+  std::getline(in, line);
+  out << line << "\n";
+  while (std::getline(in, line)) {
+    if (line.rfind("IXF-h200-sglang-fp8-mtp-agg-1k1k-tp8ep1-c4,", 0) == 0 ||
+        line.rfind("IXF-h200-sglang-fp8-none-agg-1k1k-tp8ep1-c4,", 0) == 0 || line.rfind("TRTB7-NGRAM-BS1,", 0) == 0) {
+      out << line << "\n";
+    }
+  }
+  out.close();
+  const auto [code, text] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                                (dir / "set").string() + " --cv --json -j 2");
+  ASSERT_EQ(code, 0) << text;
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["rows_mapped"], 2) << "the n-gram row is not the model's drafter";
+  bool found = false;
+  for (const auto& p : j["parameters"]) {
+    if (p["name"] != "random_prompts.tokens_per_step") continue;
+    found = true;
+    EXPECT_EQ(p["rows"], 1);
+    EXPECT_GE(p["fitted"].get<double>(), 1.0);
+    EXPECT_LE(p["fitted"].get<double>(), 3.0);
+  }
+  EXPECT_TRUE(found) << j["parameters"];
+  fs::remove_all(dir);
+}
+
 TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_col";
   fs::create_directories(dir / "set");
@@ -83,7 +128,7 @@ TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
                                (dir / "set").string() + " --json");
   EXPECT_EQ(code, 2);
   EXPECT_NE(out.find((dir / "set" / "p.csv").string() + ":1: speed: unknown column"), std::string::npos) << out;
-  EXPECT_EQ(out.find("{"), std::string::npos) << out;
+  EXPECT_EQ(out.find('{'), std::string::npos) << out;
   fs::remove_all(dir);
 }
 

@@ -184,5 +184,26 @@ TEST_F(Speculative, VerificationRunsTheDecodeOnlyLayers) {
   EXPECT_EQ(StepCoster(m, system, o).price(b).total_s, spec.total_s) << "the hot path prices it alike";
 }
 
+// A dataset's acceptance length rescales the card's per-position acceptance by one factor.
+// Hand values: card [0.9, 0.5]: 1 + 0.9 + 0.45 = 2.35 tokens per step; for 1.5 tokens per
+// step, s (0.9 + 0.45 s) = 0.5 gives s = 0.4611…, acceptance [0.415, 0.2306].
+TEST(SpecAcceptanceLength, ScalesTheCardToTheTargetTokensPerStep) {
+  const SpecDecodeOptions card = spec_of({0.9, 0.5});
+  EXPECT_NEAR(card.expected_tokens_per_step(), 2.35, 1e-12);
+  const SpecDecodeOptions half = with_tokens_per_step(card, 1.5);
+  const double s = (-0.9 + std::sqrt(0.81 + 4 * 0.45 * 0.5)) / (2 * 0.45);
+  ASSERT_EQ(half.acceptance.size(), 2u);
+  EXPECT_NEAR(half.acceptance[0], 0.9 * s, 1e-9);
+  EXPECT_NEAR(half.acceptance[1], 0.5 * s, 1e-9);
+  EXPECT_NEAR(half.expected_tokens_per_step(), 1.5, 1e-9);
+  EXPECT_EQ(half.draft_tokens, 2);  // still drafts (and pays for) two tokens
+  // The card's own length leaves it unchanged; 1 accepts nothing; above 1 + k clamps to every draft.
+  const SpecDecodeOptions same = with_tokens_per_step(card, 2.35);
+  EXPECT_NEAR(same.acceptance[0], 0.9, 1e-9);
+  EXPECT_NEAR(same.acceptance[1], 0.5, 1e-9);
+  EXPECT_EQ(with_tokens_per_step(card, 1.0).expected_tokens_per_step(), 1.0);
+  EXPECT_NEAR(with_tokens_per_step(card, 9.0).expected_tokens_per_step(), 3.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace agentsim::serving
