@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "experiments/bisect.hpp"
+#include "experiments/prediction_bands.hpp"
 #include "experiments/readoff_table.hpp"
 #include "experiments/resolve_run.hpp"
 
@@ -32,6 +33,16 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   a.accelerators = a.replicas * per_replica;
   const long long replicas_per_system = std::max<long long>(1, s.accelerators / per_replica);
   a.systems = (a.replicas + replicas_per_system - 1) / replicas_per_system;
+  const PredictionBand band = band_for(e, s, at.summary.mean_batch_sequences);
+  a.band_regime = band.regime;
+  const auto systems_at = [&](double factor) -> long long {
+    if (!std::isfinite(factor) || factor <= 0) return 0;
+    const double per = std::max(1e-9, static_cast<double>(a.agents_per_replica) * factor);
+    const auto replicas = static_cast<long long>(std::ceil(static_cast<double>(q.agents) / per));
+    return (replicas + replicas_per_system - 1) / replicas_per_system;
+  };
+  a.systems_lo = systems_at(band.throughput_hi);  // more throughput per replica: fewer systems
+  a.systems_hi = systems_at(band.throughput_lo);
   if (s.power.rack_nameplate_w > 0) {
     a.racks = a.systems;  // the system is a rack (NVL72)
   } else {

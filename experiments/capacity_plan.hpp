@@ -30,6 +30,10 @@ struct CapacityAnswer {
   long long accelerators = 0;
   double runtime_mw = 0;         // modelled facility power at the operating point
   double provisioned_mw = 0;     // nameplate x PUE
+  // Error band (experiments/prediction_bands.hpp): systems needed were the operating point's
+  // throughput (agents per replica) at the band's low and high ends; 0 when not validated.
+  std::string band_regime;
+  long long systems_lo = 0, systems_hi = 0;
 };
 
 // Largest meeting concurrency among a plan's runs (the doubling + bisection answer), 0 if none.

@@ -15,35 +15,28 @@ std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::str
   return std::make_shared<const calib::ErrorBands>(calib::load_error_bands(path));
 }
 
-namespace {
-
-PredictionBand band_of(const Experiment& e, const RunResult& r) {
+PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences) {
   PredictionBand b;
-  const calib::ErrorBands& bands = *e.error_bands;
-  for (const hw::System& s : e.systems) {
-    if (s.name != r.system) continue;
-    const std::string regime = calib::regime_name(calib::accelerator_generation(s.accelerator),
-                                                  r.summary.mean_batch_sequences);
-    const calib::Band* t = bands.find(regime, "output_tok_s_per_gpu");
-    const calib::Band* a = bands.find(regime, "agent_output_tok_s");
-    if (!t && !a) {
-      b.regime = regime + " (not validated)";
-      return b;
-    }
-    b.regime = regime + " (" + std::to_string(t ? t->rows : a->rows) + " rows)";
-    if (t) b.throughput_lo = t->lo(1.0), b.throughput_hi = t->hi(1.0);
-    if (a) b.agent_lo = a->lo(1.0), b.agent_hi = a->hi(1.0);
+  if (!e.error_bands) return b;
+  const std::string regime = calib::regime_name(calib::accelerator_generation(system.accelerator), sequences);
+  const calib::Band* t = e.error_bands->find(regime, "output_tok_s_per_gpu");
+  const calib::Band* a = e.error_bands->find(regime, "agent_output_tok_s");
+  if (!t && !a) {
+    b.regime = regime + " (not validated)";
     return b;
   }
+  b.regime = regime + " (" + std::to_string(t ? t->rows : a->rows) + " rows)";
+  if (t) b.throughput_lo = t->lo(1.0), b.throughput_hi = t->hi(1.0);
+  if (a) b.agent_lo = a->lo(1.0), b.agent_hi = a->hi(1.0);
   return b;
 }
-
-}  // namespace
 
 void attach_error_bands(const Experiment& e, SweepOutcome& out) {
   if (!e.error_bands) return;
   for (RunResult& r : out.runs) {
-    if (r.skipped.empty()) r.band = band_of(e, r);
+    for (const hw::System& s : e.systems) {
+      if (r.skipped.empty() && s.name == r.system) r.band = band_for(e, s, r.summary.mean_batch_sequences);
+    }
   }
   const auto attach = [&](ReadoffRow& row) {
     if (row.plan < 0 || !std::isfinite(row.concurrency)) return;

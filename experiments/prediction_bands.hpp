@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "hwmodels/system.hpp"
+
 namespace agentsim::calib {
 struct ErrorBands;
 }
@@ -28,6 +30,10 @@ struct SweepOutcome;
 
 // The shipped bands, calibration/data/error_bands.yaml under `root` (null when absent).
 std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::string& root);
+
+// The band of a run on `system` whose mean decode batch per replica step is `sequences`,
+// from e.error_bands (an empty band without them).
+PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences);
 
 // Fills every run's band and the read-offs' bounds from e.error_bands (nothing without them).
 void attach_error_bands(const Experiment& e, SweepOutcome& out);

@@ -86,20 +86,24 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     std::printf("plan: %lld agents of %s at p%d per-agent speed >= %g tok/s%s%s (workload of %s)\n", args->agents,
                 e.model.name.c_str(), q.slo.speed_percentile, q.slo.agent_tok_s,
                 q.slo.ttft_s > 0 ? ", p90 TTFT <= " : "", q.slo.ttft_s > 0 ? args->ttft.c_str() : "", e.name.c_str());
-    std::printf("%-12s %-10s %9s %9s %8s %6s %7s %9s %9s  %s\n", "system", "deployment", "agents/r", "replicas",
-                "systems", "racks", "GPUs", "MW run", "MW plate", "note");
+    std::printf("%-12s %-10s %9s %9s %8s %13s %6s %7s %9s %9s  %s\n", "system", "deployment", "agents/r", "replicas",
+                "systems", "systems band", "racks", "GPUs", "MW run", "MW plate", "note");
     for (const auto& a : answers) {
       if (!a.feasible) {
-        std::printf("%-12s %-10s %9s %9s %8s %6s %7s %9s %9s  not feasible: %.300s\n", a.system.c_str(), "-", "-", "-",
-                    "-", "-", "-", "-", "-", a.reason.c_str());
+        std::printf("%-12s %-10s %9s %9s %8s %13s %6s %7s %9s %9s  not feasible: %.300s\n", a.system.c_str(), "-", "-",
+                    "-", "-", "-", "-", "-", "-", "-", a.reason.c_str());
         continue;
       }
-      std::printf("%-12s %-10s %9lld %9lld %8lld %6lld %7lld %9.2f %9.2f  %s\n", a.system.c_str(),
-                  a.deployment.c_str(), a.agents_per_replica, a.replicas, a.systems, a.racks, a.accelerators,
-                  a.runtime_mw, a.provisioned_mw, a.reason.c_str());
+      const std::string band = a.systems_lo > 0 ? std::to_string(a.systems_lo) + "-" + std::to_string(a.systems_hi) : "-";
+      const std::string note = a.band_regime.empty() ? a.reason : "band: " + a.band_regime + (a.reason.empty() ? "" : "; ") + a.reason;
+      std::printf("%-12s %-10s %9lld %9lld %8lld %13s %6lld %7lld %9.2f %9.2f  %s\n", a.system.c_str(),
+                  a.deployment.c_str(), a.agents_per_replica, a.replicas, a.systems, band.c_str(), a.racks,
+                  a.accelerators, a.runtime_mw, a.provisioned_mw, note.c_str());
     }
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("(%.1f s wall; MW run = modelled facility power at the operating point, MW plate = nameplate)\n", wall);
+    std::printf("(%.1f s wall; MW run = modelled facility power at the operating point, MW plate = nameplate; systems "
+                "band = systems needed at the 10th-90th percentile of the cross-validated throughput error of the "
+                "run's regime)\n", wall);
     return 0;
   }};
 }

@@ -1,6 +1,7 @@
 // Read-offs, SLO bracketing and the deployment choice on hand-made runs, and the
 // capacity sizing of a known operating point.
 // Project headers before gtest: <signal.h> (via gtest) defines a si_value macro.
+#include "calibration/error_bands.hpp"
 #include "experiments/capacity_plan.hpp"
 #include "experiments/readoff_table.hpp"
 #include "experiments/run_codec.hpp"
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 
 namespace agentsim::exp {
@@ -157,6 +159,7 @@ TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
   at.power.accelerators_w = 8 * 500.0;  // every GPU at 500 W
   CapacityQuestion q;
   q.agents = 1000;
+  e.error_bands = nullptr;  // the shipped bands are tested below with hand-made ones
   const CapacityAnswer a = size_plan(e, 1, at, q);
   EXPECT_EQ(a.agents_per_replica, 50);
   EXPECT_EQ(a.replicas, 20);
@@ -165,6 +168,18 @@ TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
   EXPECT_EQ(a.racks, 5);
   EXPECT_DOUBLE_EQ(a.provisioned_mw, 20 * 10.2e3 * 1e-6);
   EXPECT_DOUBLE_EQ(a.runtime_mw, 20 * hw::system_power(e.systems[0], 500.0, e.power).facility_w * 1e-6);
+  EXPECT_EQ(a.systems_lo, 0) << "no error bands loaded: no band";
+  // With a band of CV errors -20%..+25% in the run's regime, 50 agents per replica may be 40 (25
+  // systems) or 62.5 (16 systems).
+  auto bands = std::make_shared<calib::ErrorBands>();
+  const std::string regime = calib::regime_name(calib::accelerator_generation(e.systems[0].accelerator), 0);
+  bands->by_regime[regime]["output_tok_s_per_gpu"] = {-0.2, 0.25, 9};
+  e.error_bands = bands;
+  const CapacityAnswer banded = size_plan(e, 1, at, q);
+  EXPECT_EQ(banded.systems, 20);
+  EXPECT_EQ(banded.systems_lo, 16);
+  EXPECT_EQ(banded.systems_hi, 25);
+  EXPECT_EQ(banded.band_regime, regime + " (9 rows)");
   // The doubling + bisection answer is the largest meeting run.
   const SloTier tier{60, 10, 2.0, 90};
   EXPECT_EQ(best_meeting_concurrency({run(1, 32, 100, 90, 1, 1, 1e3), run(1, 64, 50, 40, 1, 1, 1e3),
