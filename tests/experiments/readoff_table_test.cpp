@@ -80,6 +80,7 @@ TEST_F(HandMade, SloBracketAndBisectionAnswer) {
   std::vector<RunResult> runs = {run(1, 1, 120, 100, 0.5, 100, 2e5), run(1, 2, 100, 80, 0.5, 200, 2.5e5),
                                  run(1, 4, 70, 50, 0.5, 400, 4e5), run(1, 8, 30, 20, 0.5, 800, 5e5)};
   std::vector<const RunResult*> sweep;
+  sweep.reserve(runs.size());
   for (const auto& r : runs) sweep.push_back(&r);
   const SloBracket b = slo_bracket(sweep, tier);
   ASSERT_TRUE(b.bracketed);
