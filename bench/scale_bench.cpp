@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "experiments/catalog.hpp"
-#include "experiments/cluster.hpp"
-#include "experiments/run_codec.hpp"
-#include "experiments/runner.hpp"
+#include "experiments/config/catalog.hpp"
+#include "experiments/run/sweep_ranks.hpp"
+#include "experiments/run/run_codec.hpp"
+#include "experiments/run/runner.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -32,8 +32,8 @@
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/cluster.hpp"
 #include "sim/serving/pods.hpp"
-#include "workloads/footprint.hpp"
-#include "workloads/trace_formats.hpp"
+#include "workloads/model/footprint.hpp"
+#include "workloads/sessions/trace_formats.hpp"
 
 using namespace agentsim;
 
@@ -108,7 +108,7 @@ void run_pod(PodResult& out, const wl::ModelSpec& model, const hw::System& syste
 }
 
 int scale(int agents, int gpus, double sim_s, long long unit, int pods, int threads) {
-  const exp::Cluster ranks;
+  const exp::SweepRanks ranks;
   const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const auto& model = catalog.models.get("gpt-oss-120b");
   const auto& system = catalog.systems.get("gb300-nvl72");

@@ -4,14 +4,14 @@
 #include <utility>
 #include <vector>
 
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/results_h5.hpp"
+#include "experiments/output/results_h5.hpp"
 #include "sim/core/error.hpp"
 
 namespace {
 
-// One worked example per command, shown at the end of its --help (tests/experiments/cli_test.cpp
+// One worked example per command, shown at the end of its --help (tests/experiments/cli/cli_test.cpp
 // checks every subcommand has one). Keys are the command path.
 constexpr std::pair<std::string_view, std::string_view> kExamples[] = {
     {"run", "agentsim run experiments/examples/agentic-v4.1-flash.yaml --out out -j 2"},

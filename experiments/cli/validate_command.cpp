@@ -13,11 +13,11 @@
 
 #include "calibration/measured_sources.hpp"
 #include "calibration/validation_report.hpp"
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/validation_fit.hpp"
-#include "experiments/validation_runner.hpp"
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/validation_fit.hpp"
+#include "experiments/run/validation_runner.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
 

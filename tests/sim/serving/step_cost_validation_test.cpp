@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/collective_pricer.hpp"
 #include "sim/serving/step_cost.hpp"
 
@@ -57,7 +57,7 @@ std::vector<Row> addressable_rows() {
   return rows;
 }
 
-double predict_tpot_s(const Row& r, const exp::Catalog& cat) {
+double predict_tpot_s(const Row& r, const serving::test::FixtureCatalog& cat) {
   const bool r1 = r.model == "DeepSeek-R1-0528";
   const wl::ModelSpec& m = cat.models.get(r1 ? "deepseek-r1" : "gpt-oss-120b");
   const hw::System& s = cat.systems.get(r1 ? "hgx-h200" : "mi300x-8");
@@ -80,7 +80,7 @@ double predict_tpot_s(const Row& r, const exp::Catalog& cat) {
 }
 
 TEST(StepCostValidation, DecodeTpotOfMeasuredPoints) {
-  const exp::Catalog cat = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& cat = serving::test::fixture_catalog();
   const std::vector<Row> rows = addressable_rows();
   ASSERT_EQ(rows.size(), 8u);  // 4 DeepSeek-R1 (conc 8..64) + 4 gpt-oss (conc 64..256)
   double sum_r1 = 0, sum_oss = 0;
