@@ -30,7 +30,7 @@ struct Engine : ::testing::Test {
     metrics::Summary summary;
     unsigned long long events = 0;
   };
-  Run closed(ReplicaOptions o, int agents, int replicas = 1) {
+  Run closed(const ReplicaOptions& o, int agents, int replicas = 1) {
     core::Simulator sim;
     metrics::Recorder rec;
     ClusterOptions co;

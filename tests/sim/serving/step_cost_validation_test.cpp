@@ -24,6 +24,14 @@
 namespace agentsim::serving {
 namespace {
 
+// What these bounds are: regression bounds, the model's current MAPE rounded up (DeepSeek-R1
+// 19.6%, gpt-oss 48.4%; docs/step-cost.md lists every row). They are NOT an independent
+// accuracy claim: they catch a change that makes the fit worse, nothing more. The independent
+// target of issue #15 (the R1 8xH200 TP8 decode step within 10% of the measured 34.6 ms TPOT
+// at concurrency 64) is not met: the model predicts 28.6 ms (-17.3%), and every point here is
+// under-predicted (docs/step-cost.md, "Validation", discusses the gap: constant datasheet
+// efficiencies, which calibration profiles are meant to replace). Tighten these bounds when the
+// model improves; do not loosen them to pass.
 constexpr double kR1MapeBound = 0.20;  // measured 19.6%
 constexpr double kOssMapeBound = 0.50;  // measured 48.4%
 
@@ -91,7 +99,7 @@ TEST(StepCostValidation, DecodeTpotOfMeasuredPoints) {
                 r.hardware.c_str(), r.concurrency, r.tpot_ms, pred_ms, 100 * err);
     (r.model == "gpt-oss-120b" ? sum_oss : sum_r1) += std::fabs(err);
   }
-  // Bounds: the measured MAPE rounded up (docs/step-cost.md lists every row).
+  // Regression bounds (see kR1MapeBound): the measured MAPE rounded up.
   EXPECT_LT(sum_r1 / 4, kR1MapeBound);
   EXPECT_LT(sum_oss / 4, kOssMapeBound);
 }

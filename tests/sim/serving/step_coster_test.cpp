@@ -59,7 +59,7 @@ TEST(StepCoster, OwnsItsOptions) {
   const StepCoster a(m, s, o);
   o.spec = {};
   o.overlap = Overlap::kCommCompute;
-  const StepCoster copy = a;
+  const StepCoster copy = a;  // NOLINT(performance-unnecessary-copy-initialization): the copy is under test
   expect_same_totals(copy.price(b), ref, "copy");
   EXPECT_EQ(copy.options().spec.draft_tokens, 3);
   // The changed options price differently (no drafting), so the comparison above could fail.
