@@ -18,13 +18,14 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "experiments/config/catalog.hpp"
-#include "experiments/run/sweep_ranks.hpp"
 #include "experiments/run/run_codec.hpp"
 #include "experiments/run/runner.hpp"
+#include "experiments/run/sweep_ranks.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -220,13 +221,20 @@ int vidur() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "vidur";
-  if (mode == "vidur") return vidur();
-  const int agents = argc > 2 ? std::stoi(argv[2]) : 100000;
-  const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
-  const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
-  const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
-  const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
-  const int threads = argc > 7 ? std::stoi(argv[7]) : 0;
-  return scale(agents, gpus, sim_s, unit, pods, threads);
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "vidur";
+    if (mode == "vidur") return vidur();
+    const int agents = argc > 2 ? std::stoi(argv[2]) : 100000;
+    const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
+    const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
+    const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
+    const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
+    const int threads = argc > 7 ? std::stoi(argv[7]) : 0;
+    return scale(agents, gpus, sim_s, unit, pods, threads);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_scale: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "bench_scale: unknown exception\n");
+  }
+  return 2;
 }

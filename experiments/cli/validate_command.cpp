@@ -238,6 +238,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       group_rows.push_back(std::move(gr));
     }
     std::vector<const GroupRow*> worst_groups;
+    worst_groups.reserve(group_rows.size());
     for (const auto& g : group_rows) worst_groups.push_back(&g);
     std::stable_sort(worst_groups.begin(), worst_groups.end(),
                      [](const GroupRow* a, const GroupRow* b) { return a->key > b->key; });

@@ -70,7 +70,7 @@ YAML::Node parse_raw(const std::string& text, const std::string& path) {
 }
 
 // "a.b.c=value": sets a.b.c (creating maps on the way) to value parsed as YAML.
-void apply_set(YAML::Node root, const std::string& set) {
+void apply_set(const YAML::Node& root, const std::string& set) {
   const core::SourceLocation where{"--set", 0, set};
   const auto eq = set.find('=');
   if (eq == std::string::npos || eq == 0) throw core::Error(where, "expected PATH=VALUE, e.g. workload.window=300s");
@@ -234,7 +234,7 @@ const std::string* set_owning(const std::vector<std::string>& sets, const std::s
   return found;
 }
 
-Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in);
+Experiment decode_document(const YAML::Node& raw, const std::string& path, const std::string& root, const Catalog* catalog_in);
 
 }  // namespace
 
@@ -262,7 +262,7 @@ Experiment decode_experiment(const std::string& text, const std::string& path, c
   }
 }
 
-Experiment decode_document(YAML::Node raw, const std::string& path, const std::string& root, const Catalog* catalog_in) {
+Experiment decode_document(const YAML::Node& raw, const std::string& path, const std::string& root, const Catalog* catalog_in) {
   const YamlNode doc(raw, path, "");
   doc.check_keys(kTopKeys);
   // Loaded only once the top level is known to be sane, so a typo is reported before catalog trouble.
