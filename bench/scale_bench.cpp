@@ -18,13 +18,14 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
+#include <exception>
 #include <string>
 #include <vector>
 
-#include "experiments/catalog.hpp"
-#include "experiments/cluster.hpp"
-#include "experiments/run_codec.hpp"
-#include "experiments/runner.hpp"
+#include "experiments/config/catalog.hpp"
+#include "experiments/run/run_codec.hpp"
+#include "experiments/run/runner.hpp"
+#include "experiments/run/sweep_ranks.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -32,8 +33,8 @@
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/cluster.hpp"
 #include "sim/serving/pods.hpp"
-#include "workloads/footprint.hpp"
-#include "workloads/trace_formats.hpp"
+#include "workloads/model/footprint.hpp"
+#include "workloads/sessions/trace_formats.hpp"
 
 using namespace agentsim;
 
@@ -108,7 +109,7 @@ void run_pod(PodResult& out, const wl::ModelSpec& model, const hw::System& syste
 }
 
 int scale(int agents, int gpus, double sim_s, long long unit, int pods, int threads) {
-  const exp::Cluster ranks;
+  const exp::SweepRanks ranks;
   const auto catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
   const auto& model = catalog.models.get("gpt-oss-120b");
   const auto& system = catalog.systems.get("gb300-nvl72");
@@ -220,13 +221,20 @@ int vidur() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc > 1 ? argv[1] : "vidur";
-  if (mode == "vidur") return vidur();
-  const int agents = argc > 2 ? std::stoi(argv[2]) : 100000;
-  const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
-  const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
-  const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
-  const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
-  const int threads = argc > 7 ? std::stoi(argv[7]) : 0;
-  return scale(agents, gpus, sim_s, unit, pods, threads);
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "vidur";
+    if (mode == "vidur") return vidur();
+    const int agents = argc > 2 ? std::stoi(argv[2]) : 100000;
+    const int gpus = argc > 3 ? std::stoi(argv[3]) : 10008;
+    const double sim_s = argc > 4 ? std::stod(argv[4]) : 3600;
+    const long long unit = argc > 5 ? std::stoll(argv[5]) : 4096;
+    const int pods = argc > 6 ? std::stoi(argv[6]) : 1;
+    const int threads = argc > 7 ? std::stoi(argv[7]) : 0;
+    return scale(agents, gpus, sim_s, unit, pods, threads);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_scale: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "bench_scale: unknown exception\n");
+  }
+  return 2;
 }

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
-#include "workloads/claude_code_csv.hpp"
-#include "workloads/claude_code_json.hpp"
+#include "workloads/sessions/claude_code_csv.hpp"
+#include "workloads/sessions/claude_code_json.hpp"
 
 namespace fs = std::filesystem;
 using namespace agentsim;

@@ -6,7 +6,7 @@
 
 namespace agentsim::hw {
 
-double accelerator_activity(const Accelerator& a, const StepBreakdown& step) {
+double accelerator_activity(const Accelerator& a, const StepTimes& step) {
   const double total = step.duration_s();
   if (total <= 0) return 0.0;
   const double f_mem = a.decode_power_fraction;
@@ -21,7 +21,7 @@ double accelerator_power_w(const Accelerator& a, double activity) {
   return a.idle_w + (a.tdp_w - a.idle_w) * std::clamp(activity, 0.0, 1.0);
 }
 
-double accelerator_energy_j(const Accelerator& a, const StepBreakdown& step) {
+double accelerator_energy_j(const Accelerator& a, const StepTimes& step) {
   return accelerator_power_w(a, accelerator_activity(a, step)) * step.duration_s();
 }
 
@@ -74,7 +74,7 @@ EnergyMeter::EnergyMeter(const System& s, int systems, PowerOptions opt)
   if (systems < 1) throw core::Error("an energy meter needs at least one system");
 }
 
-void EnergyMeter::add_step(const StepBreakdown& step, int accelerators) {
+void EnergyMeter::add_step(const StepTimes& step, int accelerators) {
   step_energy_j_ += accelerators * accelerator_energy_j(system_.accelerator, step);
   busy_s_ += accelerators * step.duration_s();
 }

@@ -16,7 +16,7 @@
 namespace agentsim::hw {
 
 // Where one accelerator's time went during a step (seconds).
-struct StepBreakdown {
+struct StepTimes {
   double compute_s = 0;   // roofline compute time
   double memory_s = 0;    // roofline memory time
   double comm_s = 0;      // exposed communication
@@ -26,11 +26,11 @@ struct StepBreakdown {
 };
 
 // Mean activity in [0, 1] over the step; 0 for an empty step.
-double accelerator_activity(const Accelerator& a, const StepBreakdown& step);
+double accelerator_activity(const Accelerator& a, const StepTimes& step);
 // idle + (TDP - idle) x activity.
 double accelerator_power_w(const Accelerator& a, double activity);
 // Energy of one accelerator over the step.
-double accelerator_energy_j(const Accelerator& a, const StepBreakdown& step);
+double accelerator_energy_j(const Accelerator& a, const StepTimes& step);
 
 struct PowerOptions {
   double pue = 1.0;              // facility overhead multiplier, >= 1
@@ -64,7 +64,7 @@ class EnergyMeter {
   // `systems` identical systems; the meter covers all their accelerators.
   EnergyMeter(const System& s, int systems, PowerOptions opt = {});
   // `accelerators` of them ran `step` (e.g. a replica's TP group).
-  void add_step(const StepBreakdown& step, int accelerators);
+  void add_step(const StepTimes& step, int accelerators);
   // Mean power over a window of `window_s` seconds (steps added must fit in it),
   // for all systems together.
   SystemPower runtime(double window_s) const;

@@ -190,14 +190,14 @@ Added add_system(Topology& t, const System& s, int si, double switch_latency_s) 
 }  // namespace
 
 Topology build_topology(const System& s) {
-  Cluster c;
+  ClusterHardware c;
   c.name = s.name;
   c.system = s;
   c.systems = 1;
   return build_topology(c);
 }
 
-Topology build_topology(const Cluster& c) {
+Topology build_topology(const ClusterHardware& c) {
   if (c.systems < 1) throw core::Error("a cluster needs at least one system");
   if (c.fabric.leaf_radix < 2) throw core::Error("leaf radix must be at least 2");
   Topology t;

@@ -14,7 +14,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "hwmodels/cluster.hpp"
+#include "hwmodels/cluster_hardware.hpp"
 #include "hwmodels/system.hpp"
 
 namespace agentsim::hw {
@@ -83,6 +83,6 @@ class Topology {
 // One system by its template (hgx, nvl72, amd-mesh); NICs present, no switches.
 Topology build_topology(const System& s);
 // N systems and their scale-out fabric.
-Topology build_topology(const Cluster& c);
+Topology build_topology(const ClusterHardware& c);
 
 }  // namespace agentsim::hw

@@ -12,7 +12,7 @@
 #include "calibration/fitter.hpp"
 #include "calibration/microbenchmarks.hpp"
 #include "calibration/published_import.hpp"
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
 #include "sim/core/error.hpp"

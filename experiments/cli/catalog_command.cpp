@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "hwmodels/power_model.hpp"

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "experiments/cli/command.hpp"
-#include "experiments/option_sections.hpp"
+#include "experiments/config/option_sections.hpp"
 
 namespace agentsim::cli {
 

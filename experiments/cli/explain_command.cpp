@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/decode_helpers.hpp"
-#include "experiments/resolve_run.hpp"
+#include "sim/core/decode_helpers.hpp"
+#include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/batch_text.hpp"
@@ -69,7 +69,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const serving::PlanCheck check = serving::check_plan(model, system, plan);
   if (!check.ok) throw core::Error(check.reason);
 
-  // The step is priced as a run of this plan would price it (experiments/resolve_run.hpp).
+  // The step is priced as a run of this plan would price it (experiments/run/resolve_run.hpp).
   exp::Experiment x;
   x.root = ctx.root;
   x.model = model;
@@ -90,7 +90,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   // --step-overhead replaces the engine's host-time model by a constant, as serving.step_overhead does.
   const auto engine = core::from_name(serving::kEngineNames, a.engine);
   if (!engine) {
-    throw core::Error("--engine: " + exp::unknown_name_message("engine", a.engine, core::names_of(serving::kEngineNames)));
+    throw core::Error("--engine: " + core::unknown_name_message("engine", a.engine, core::names_of(serving::kEngineNames)));
   }
   x.serving.engine = *engine;
   x.serving.engine_overhead = catalog.engine(*engine);
@@ -101,7 +101,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
   if (!overlap) {
     throw core::Error("--overlap: " +
-                      exp::unknown_name_message("overlap", a.overlap, core::names_of(serving::kOverlapNames)));
+                      core::unknown_name_message("overlap", a.overlap, core::names_of(serving::kOverlapNames)));
   }
   d.overlap = *overlap;
   if (a.fidelity != "analytical" && a.fidelity != "flow") {

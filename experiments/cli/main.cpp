@@ -1,17 +1,18 @@
 // The agentsim command line. Bad input exits with code 2 and writes nothing.
 #include <cstdio>
+#include <exception>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/results_h5.hpp"
+#include "experiments/output/results_h5.hpp"
 #include "sim/core/error.hpp"
 
 namespace {
 
-// One worked example per command, shown at the end of its --help (tests/experiments/cli_test.cpp
+// One worked example per command, shown at the end of its --help (tests/experiments/cli/cli_test.cpp
 // checks every subcommand has one). Keys are the command path.
 constexpr std::pair<std::string_view, std::string_view> kExamples[] = {
     {"run", "agentsim run experiments/examples/agentic-v4.1-flash.yaml --out out -j 2"},
@@ -51,9 +52,8 @@ void add_examples(CLI::App* sub, const std::string& path) {
   for (CLI::App* child : sub->get_subcommands({})) add_examples(child, path + " " + child->get_name());
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The whole command line; main() adds only a last catch for what escapes the setup.
+int run_main(int argc, char** argv) {
   using namespace agentsim;
   CLI::App app{"agentsim: a discrete-event simulator of agentic LLM serving clusters"};
   app.require_subcommand(1);
@@ -95,4 +95,17 @@ int main(int argc, char** argv) {
     return 1;
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "agentsim: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "agentsim: internal error\n");
+  }
+  return 1;
 }

@@ -5,14 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/catalog.hpp"
+#include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
-#include "workloads/batch_work.hpp"
-#include "workloads/footprint.hpp"
-#include "workloads/layer_stack.hpp"
-#include "workloads/param_counts.hpp"
+#include "workloads/model/batch_work.hpp"
+#include "workloads/model/footprint.hpp"
+#include "workloads/model/layer_stack.hpp"
+#include "workloads/model/param_counts.hpp"
 
 namespace agentsim::cli {
 
@@ -44,7 +44,7 @@ nlohmann::json show_json(const wl::ModelSpec& m, const wl::ParallelPlan& plan, d
   wl::BatchShape decode;
   decode.decode_contexts = {context};
   wl::BatchShape prefill;
-  prefill.prefill = {wl::PrefillChunk{context, 0, true}};
+  prefill.prefill = {wl::PrefillShape{context, 0, true}};
   nlohmann::json kinds = nlohmann::json::array();
   for (const wl::LayerKind& k : wl::layer_stack(m)) kinds.push_back({{"kind", k.name()}, {"layers", k.count}});
   nlohmann::json j;

@@ -7,11 +7,11 @@
 #include <memory>
 #include <thread>
 
-#include "experiments/capacity_plan.hpp"
-#include "experiments/plan_ranking.hpp"
+#include "experiments/run/capacity_plan.hpp"
+#include "experiments/run/plan_ranking.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/cluster.hpp"
-#include "experiments/experiment.hpp"
+#include "experiments/run/sweep_ranks.hpp"
+#include "experiments/config/experiment.hpp"
 #include "sim/core/units.hpp"
 
 namespace agentsim::cli {
@@ -52,7 +52,7 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
-    exp::Cluster cluster;
+    exp::SweepRanks ranks;
     std::vector<std::string> sets = args->sets;
     sets.push_back("model=" + args->model);
     if (!args->systems.empty()) {
@@ -81,8 +81,8 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;
-    const auto answers = exp::capacity_plan(e, sessions, q, opt, cluster);
-    if (cluster.rank() != 0) return 0;
+    const auto answers = exp::capacity_plan(e, sessions, q, opt, ranks);
+    if (ranks.rank() != 0) return 0;
     std::printf("plan: %lld agents of %s at p%d per-agent speed >= %g tok/s%s%s (workload of %s)\n", args->agents,
                 e.model.name.c_str(), q.slo.speed_percentile, q.slo.agent_tok_s,
                 q.slo.ttft_s > 0 ? ", p90 TTFT <= " : "", q.slo.ttft_s > 0 ? args->ttft.c_str() : "", e.name.c_str());

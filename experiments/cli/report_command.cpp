@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "experiments/cli/command.hpp"
-#include "experiments/run_comparison.hpp"
+#include "experiments/output/run_comparison.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/error.hpp"
 

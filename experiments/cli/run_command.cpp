@@ -9,19 +9,19 @@
 
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/cluster.hpp"
+#include "experiments/run/sweep_ranks.hpp"
 #include "sim/core/units.hpp"
-#include "experiments/experiment.hpp"
-#include "experiments/memory_estimate.hpp"
-#include "experiments/readoff_sinks.hpp"
-#include "experiments/report_html.hpp"
-#include "experiments/results_h5.hpp"
-#include "experiments/run_comparison.hpp"
-#include "experiments/runner.hpp"
-#include "experiments/plan_ranking.hpp"
-#include "experiments/summary_csv.hpp"
-#include "experiments/sweep_outcome.hpp"
-#include "experiments/terminal_table.hpp"
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/memory_estimate.hpp"
+#include "experiments/output/readoff_sinks.hpp"
+#include "experiments/output/report_html.hpp"
+#include "experiments/output/results_h5.hpp"
+#include "experiments/output/run_comparison.hpp"
+#include "experiments/run/runner.hpp"
+#include "experiments/run/plan_ranking.hpp"
+#include "experiments/output/summary_csv.hpp"
+#include "experiments/run/sweep_outcome.hpp"
+#include "experiments/output/terminal_table.hpp"
 
 namespace agentsim::cli {
 namespace fs = std::filesystem;
@@ -57,8 +57,8 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
-    exp::Cluster cluster;
-    const bool lead = cluster.rank() == 0;
+    exp::SweepRanks ranks;
+    const bool lead = ranks.rank() == 0;
     exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
     // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
     if (!args->baseline.empty()) exp::read_run_table(args->baseline);
@@ -91,7 +91,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     }
     const auto sessions = exp::load_sessions(e);
     exp::rank_plans(e, sessions);  // search: auto simulates only the most promising plans
-    const exp::MemoryEstimate mem = exp::estimate_memory(e, sessions, opt.threads, cluster.size());
+    const exp::MemoryEstimate mem = exp::estimate_memory(e, sessions, opt.threads, ranks.size());
     exp::check_memory(e, mem, available, limit_source);
     if (lead) {
       std::size_t valid = 0;
@@ -101,7 +101,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
                   e.name.c_str(), e.model.name.c_str(), e.systems.size(), valid, e.plans.size() - valid,
                   e.workload.levels.size(), sessions.sessions.size(),
                   e.workload.use_generator ? "the generator" : e.workload.trace_path.c_str(), opt.threads,
-                  cluster.size());
+                  ranks.size());
       std::printf("memory: estimated peak %s of %s available (%s)\n",
                   core::format_quantity(mem.total_bytes, core::Dimension::kBytes).c_str(),
                   core::format_quantity(available, core::Dimension::kBytes).c_str(), limit_source.c_str());
@@ -117,10 +117,10 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
       exp::remove_temp_files(args->out);
       exp::remove_temp_files(opt.cache_dir);
     }
-    cluster.all_gather("");  // no rank touches the cache before the lead has cleared it
+    ranks.all_gather("");  // no rank touches the cache before the lead has cleared it
     exp::SweepOutcome outcome;
     try {
-      outcome = exp::run_experiment(e, sessions, opt, cluster);
+      outcome = exp::run_experiment(e, sessions, opt, ranks);
     } catch (const exp::SweepInterrupted& stop) {
       if (lead) {
         std::printf("%s; %lld run(s) kept in %s; rerun with --resume\n", stop.what(), args->stop_after,

@@ -4,12 +4,12 @@
 
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/generator_yaml.hpp"
-#include "workloads/generator_fit.hpp"
-#include "experiments/trace_files.hpp"
-#include "workloads/claude_code_summary.hpp"
-#include "workloads/trace_formats.hpp"
-#include "workloads/trace_stats.hpp"
+#include "experiments/config/generator_yaml.hpp"
+#include "workloads/sessions/generator_fit.hpp"
+#include "experiments/traceio/trace_files.hpp"
+#include "workloads/sessions/claude_code_summary.hpp"
+#include "workloads/sessions/trace_formats.hpp"
+#include "workloads/sessions/trace_stats.hpp"
 
 namespace agentsim::cli {
 

@@ -11,7 +11,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/session_driver.hpp"
-#include "workloads/session.hpp"
+#include "workloads/sessions/session.hpp"
 
 namespace agentsim::serving {
 

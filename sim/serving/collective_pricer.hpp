@@ -13,7 +13,7 @@
 #include "hwmodels/system.hpp"
 #include "hwmodels/topology.hpp"
 #include "sim/serving/replica_plan.hpp"
-#include "workloads/op.hpp"
+#include "workloads/model/op.hpp"
 
 namespace agentsim::serving {
 

@@ -26,7 +26,7 @@
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "sim/serving/step_coster.hpp"
-#include "workloads/model_spec.hpp"
+#include "workloads/model/model_spec.hpp"
 
 namespace agentsim::serving {
 

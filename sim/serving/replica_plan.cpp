@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "sim/core/error.hpp"
-#include "workloads/footprint.hpp"
+#include "workloads/model/footprint.hpp"
 
 namespace agentsim::serving {
 

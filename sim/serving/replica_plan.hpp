@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "hwmodels/system.hpp"
-#include "workloads/model_spec.hpp"
-#include "workloads/parallel_plan.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/model/parallel_plan.hpp"
 
 namespace agentsim::serving {
 

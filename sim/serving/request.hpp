@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "sim/metrics/records.hpp"
-#include "workloads/session.hpp"
+#include "workloads/sessions/session.hpp"
 
 namespace agentsim::serving {
 

@@ -8,7 +8,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/serving/request.hpp"
 #include "sim/serving/request_sink.hpp"
-#include "workloads/session.hpp"
+#include "workloads/sessions/session.hpp"
 
 namespace agentsim::serving {
 

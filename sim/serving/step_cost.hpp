@@ -19,8 +19,8 @@
 #include "sim/serving/spec_decode.hpp"
 #include "sim/serving/step_batch.hpp"
 #include "sim/serving/step_breakdown.hpp"
-#include "workloads/model_spec.hpp"
-#include "workloads/parallel_plan.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/model/parallel_plan.hpp"
 
 namespace agentsim::serving {
 

@@ -11,8 +11,8 @@
 #include "hwmodels/roofline.hpp"
 #include "sim/serving/comm_exposure.hpp"
 #include "sim/serving/engram_exposure.hpp"
-#include "workloads/footprint.hpp"
-#include "workloads/moe_expectation.hpp"
+#include "workloads/model/footprint.hpp"
+#include "workloads/model/moe_expectation.hpp"
 
 namespace agentsim::serving {
 
@@ -274,7 +274,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     bool spec;
     double verify_tokens;
     std::size_t prefill_count() const { return v.pre_count + (spec ? v.dec_count : 0); }
-    wl::PrefillChunk chunk(std::size_t i) const {
+    wl::PrefillShape chunk(std::size_t i) const {
       if (i < v.pre_count) {
         const PrefillChunk& c = v.chunk(i);
         return {static_cast<double>(c.tokens), static_cast<double>(c.cached_tokens), c.completes_prompt};

@@ -13,8 +13,8 @@
 
 #include "hwmodels/system.hpp"
 #include "sim/serving/step_cost.hpp"
-#include "workloads/model_spec.hpp"
-#include "workloads/step_work.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/model/step_work.hpp"
 
 namespace agentsim::serving {
 

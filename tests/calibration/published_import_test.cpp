@@ -10,8 +10,7 @@
 
 #include "calibration/calibration_file.hpp"
 #include "calibration/published_import.hpp"
-#include "experiments/catalog.hpp"
-#include "experiments/profile_efficiency.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::calib {
@@ -22,14 +21,14 @@ const std::string kRoot = AGENTSIM_SOURCE_DIR;
 const std::string kKernels = kRoot + "/calibration/data/published/kernels";
 
 struct Loaded {
-  exp::Catalog catalog;
+  const hw::test::HwFixtures& catalog;
   std::vector<hw::Accelerator> accs;
   std::vector<hw::System> systems;
 };
 
 const Loaded& loaded() {
   static const Loaded l = [] {
-    Loaded x{exp::load_catalog(kRoot), {}, {}};
+    Loaded x{hw::test::hw_fixtures(), {}, {}};
     for (const auto& n : x.catalog.accelerators.names()) x.accs.push_back(x.catalog.accelerators.get(n));
     for (const auto& n : x.catalog.systems.names()) x.systems.push_back(x.catalog.systems.get(n));
     return x;
@@ -122,35 +121,6 @@ TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
   const double link = loaded().catalog.accelerators.get("mi300x").scale_up_bw_Bps;
   const FittedTable& ar = imported().profiles.at("mi300x").table("nccl_all_reduce_1node");
   EXPECT_NEAR(ar.lookup({1073741824.0}).value * ar.peak / link / (busbw / link), 1.0, kTol);
-}
-
-TEST(PublishedImport, DerivedTablesNameTheirSibling) {
-  const auto& p = imported().profiles;
-  // No published GEMM rows for B300, GB300 or MI355X.
-  EXPECT_EQ(p.at("b300").table("gemm_bf16").derived_from, "b200");
-  EXPECT_EQ(p.at("gb300").table("gemm_fp8").derived_from, "gb200");
-  EXPECT_EQ(p.at("mi355x").table("gemm_fp8").derived_from, "mi300x");
-  EXPECT_EQ(p.at("h200").table("gemm_bf16").derived_from, "h100-sxm");
-  EXPECT_TRUE(p.at("h100-sxm").table("gemm_bf16").derived_from.empty());
-  // A derived table keeps the sibling's efficiencies against its own datasheet peak.
-  const FittedTable& sib = p.at("b200").table("gemm_bf16");
-  const FittedTable& der = p.at("b300").table("gemm_bf16");
-  EXPECT_EQ(der.peak, peak("b300", hw::DType::kBf16));
-  EXPECT_DOUBLE_EQ(der.lookup({64, 4096, 4096}).value * der.peak / peak("b300", hw::DType::kBf16),
-                   sib.lookup({64, 4096, 4096}).value * sib.peak / peak("b200", hw::DType::kBf16));
-  EXPECT_NE(der.provenance.find("derived from b200 table"), std::string::npos) << der.provenance;
-  // The round trip through YAML keeps it, and the step cost's note says so.
-  const EfficiencyProfile back = parse_profile(to_yaml(p.at("b300")), "b300.yaml");
-  EXPECT_EQ(back.table("gemm_bf16").derived_from, "b200");
-  const exp::ProfileEfficiency eff(back, loaded().catalog.accelerators.get("b300"), {});
-  serving::KernelShape ks;
-  ks.kind = serving::KernelKind::kGemm;
-  ks.dtype = hw::DType::kBf16;
-  ks.m = 64;
-  ks.n = 4096;
-  ks.k = 4096;
-  EXPECT_NE(eff.compute(ks).note.find("gemm_bf16"), std::string::npos) << eff.compute(ks).note;
-  EXPECT_NE(eff.compute(ks).note.find("derived from b200 table"), std::string::npos) << eff.compute(ks).note;
 }
 
 TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {

@@ -2,7 +2,7 @@
 // or fail with a core::Error; a crash, sanitizer report or other exception is a finding.
 #include "sim/core/error.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/azure_csv.hpp"
+#include "workloads/sessions/azure_csv.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   agentsim::fuzz::import_both_ways(data, size, "AzureLLMInferenceTrace.csv",

@@ -2,7 +2,7 @@
 // Any input must import or fail with a core::Error.
 #include "sim/core/error.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/claude_code_json.hpp"
+#include "workloads/sessions/claude_code_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

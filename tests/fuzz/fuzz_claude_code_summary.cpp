@@ -2,7 +2,7 @@
 // Any input must summarise or fail with a core::Error.
 #include "sim/core/error.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/claude_code_summary.hpp"
+#include "workloads/sessions/claude_code_summary.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(agentsim::fuzz::text_of(data, size));

@@ -2,8 +2,8 @@
 // `agentsim run` takes before running (syntax, keys, catalogs, what_if, plans,
 // serving, workload). The file sits beside the examples so relative trace paths
 // resolve. Any input must decode or fail with a core::Error.
-#include "experiments/catalog.hpp"
-#include "experiments/experiment.hpp"
+#include "experiments/config/catalog.hpp"
+#include "experiments/config/experiment.hpp"
 #include "sim/core/error.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 

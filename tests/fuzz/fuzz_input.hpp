@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
-#include "workloads/import_options.hpp"
-#include "workloads/session.hpp"
-#include "workloads/trace_jsonl.hpp"
-#include "workloads/trace_stats.hpp"
+#include "workloads/sessions/import_options.hpp"
+#include "workloads/sessions/session.hpp"
+#include "workloads/sessions/trace_jsonl.hpp"
+#include "workloads/sessions/trace_stats.hpp"
 
 namespace agentsim::fuzz {
 

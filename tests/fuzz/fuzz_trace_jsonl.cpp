@@ -2,7 +2,7 @@
 // or fail with a core::Error; a crash, sanitizer report or other exception is a finding.
 #include "sim/core/error.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/trace_jsonl.hpp"
+#include "workloads/sessions/trace_jsonl.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   agentsim::fuzz::import_both_ways(data, size, "trace.jsonl",

@@ -7,7 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
-#include "workloads/azure_csv.hpp"
+#include "workloads/sessions/azure_csv.hpp"
 
 using agentsim::core::Dimension;
 

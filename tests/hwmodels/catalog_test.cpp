@@ -1,9 +1,11 @@
-// The hardware catalog: every entry loads, every value is positive, every
-// data line cites a source or says it is assumed, and bad units are located.
-#include "experiments/catalog.hpp"
-#include "experiments/cluster_decoder.hpp"
-#include "experiments/yaml_node.hpp"
+// The hardware catalog (hwmodels/catalog, this layer's own data, read here through this
+// layer's own decoder): every entry loads, every value is positive, every data line cites a
+// source or says it is assumed, and bad units are located.
+#include "hwmodels/cluster_decoder.hpp"
+#include "hwmodels/hardware_decoder.hpp"
 #include "hwmodels/topology.hpp"
+#include "sim/core/yaml_node.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 #include "tests/support/citation_rule.hpp"
 
 #include <gtest/gtest.h>
@@ -14,14 +16,31 @@
 #include <set>
 #include <sstream>
 
-namespace agentsim::exp {
+namespace agentsim::hw {
 namespace {
 namespace fs = std::filesystem;
 
 const std::string kRoot = AGENTSIM_SOURCE_DIR;
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(kRoot);
+struct ShippedHardware {
+  core::Registry<Accelerator> accelerators{"accelerator"};
+  core::Registry<System> systems{"system"};
+};
+
+// The shipped hardware catalog, decoded entry by entry as experiments' load_catalog does.
+const ShippedHardware& catalog() {
+  static const ShippedHardware c = [] {
+    ShippedHardware out;
+    for (const auto& p : test::yaml_fixture_files(fs::path(kRoot) / "hwmodels/catalog/accelerators")) {
+      Accelerator a = decode_accelerator(core::YamlNode::load_file(p.string()));
+      out.accelerators.add(a.name, a);
+    }
+    for (const auto& p : test::yaml_fixture_files(fs::path(kRoot) / "hwmodels/catalog/systems")) {
+      System s = decode_system(core::YamlNode::load_file(p.string()), out.accelerators);
+      out.systems.add(s.name, s);
+    }
+    return out;
+  }();
   return c;
 }
 
@@ -104,7 +123,7 @@ std::string slurp(const fs::path& p) {
 std::string decode_error(const std::string& text) {
   TempYaml f("bad_unit", text);
   try {
-    decode_accelerator(YamlNode::load_file(f.path.string()));
+    decode_accelerator(core::YamlNode::load_file(f.path.string()));
   } catch (const core::Error& e) {
     return e.what();
   }
@@ -142,7 +161,7 @@ TEST(HardwareCatalog, UnknownHostLinkIsRejected) {
   text.replace(text.find("gpu_link: pcie5"), 15, "gpu_link: pcie9");
   TempYaml f("bad_link", text);
   try {
-    decode_system(YamlNode::load_file(f.path.string()), catalog().accelerators);
+    decode_system(core::YamlNode::load_file(f.path.string()), catalog().accelerators);
     ADD_FAILURE() << "pcie9 accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("host.gpu_link"), std::string::npos) << e.what();
@@ -153,7 +172,7 @@ TEST(HardwareCatalog, UnknownHostLinkIsRejected) {
 TEST(ClusterDecoder, ComposesSystemsWithAFabric) {
   TempYaml f("cluster", "system: hgx-b200\ncount: 4\nfabric:\n  kind: fat-tree\n  leaf_radix: 16\n"
                         "  switch_latency: \"0.4us\"\n");
-  const hw::Cluster c = decode_cluster(YamlNode::load_file(f.path.string()), catalog().systems);
+  const hw::ClusterHardware c = decode_cluster(core::YamlNode::load_file(f.path.string()), catalog().systems);
   EXPECT_EQ(c.systems, 4);
   EXPECT_EQ(c.accelerators(), 32);
   EXPECT_EQ(c.fabric.kind, hw::FabricKind::kFatTree);
@@ -165,8 +184,8 @@ TEST(ClusterDecoder, ComposesSystemsWithAFabric) {
   EXPECT_EQ(t.nodes(hw::NodeKind::kSpineSwitch).size(), 8u);
 
   TempYaml bad("cluster_bad", "system: hgx-b200\nfabric:\n  kind: torus\n");
-  EXPECT_THROW(decode_cluster(YamlNode::load_file(bad.path.string()), catalog().systems), core::Error);
+  EXPECT_THROW(decode_cluster(core::YamlNode::load_file(bad.path.string()), catalog().systems), core::Error);
 }
 
 }  // namespace
-}  // namespace agentsim::exp
+}  // namespace agentsim::hw

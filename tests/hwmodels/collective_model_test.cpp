@@ -7,16 +7,13 @@
 #include <memory>
 #include <numeric>
 
-#include "experiments/catalog.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 #include "hwmodels/collective.hpp"
 
 namespace agentsim::hw {
 namespace {
 
-const exp::Catalog& catalog() {
-  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
+const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 
 std::vector<int> first(int n) {
   std::vector<int> g(static_cast<std::size_t>(n));
@@ -27,7 +24,7 @@ std::vector<int> first(int n) {
 struct Topologies {
   Topology hgx = build_topology(catalog().systems.get("hgx-h200"));
   Topology nvl72 = build_topology(catalog().systems.get("gb300-nvl72"));
-  Topology two_hgx = build_topology(Cluster{"2xhgx-h200", catalog().systems.get("hgx-h200"), 2, ScaleOutFabric{}});
+  Topology two_hgx = build_topology(ClusterHardware{"2xhgx-h200", catalog().systems.get("hgx-h200"), 2, ScaleOutFabric{}});
 };
 const Topologies& topologies() {
   static const Topologies t;

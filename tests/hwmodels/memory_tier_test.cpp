@@ -2,16 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 #include "hwmodels/roofline.hpp"
 
 namespace agentsim::hw {
 namespace {
 
-const exp::Catalog& catalog() {
-  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
+const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 
 TEST(MemoryTiers, FastestFirstWithTheirLinks) {
   const auto t = memory_tiers(catalog().systems.get("hgx-h200"));

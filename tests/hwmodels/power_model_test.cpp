@@ -2,29 +2,26 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 
 namespace agentsim::hw {
 namespace {
 
-const exp::Catalog& catalog() {
-  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
+const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 
 // H200 from the catalog: idle 80 W, TDP 700 W, decode fraction 0.35.
 const Accelerator& h200() { return catalog().accelerators.get("h200"); }
 
 TEST(AcceleratorPower, IdleDrawsIdlePower) {
-  EXPECT_EQ(accelerator_activity(h200(), StepBreakdown{}), 0.0);
+  EXPECT_EQ(accelerator_activity(h200(), StepTimes{}), 0.0);
   EXPECT_DOUBLE_EQ(accelerator_power_w(h200(), 0.0), 80.0);
   // A step of pure overhead (host scheduling) keeps the GPU at idle power.
-  EXPECT_DOUBLE_EQ(accelerator_energy_j(h200(), StepBreakdown{0, 0, 0, 0.01}), 80.0 * 0.01);
+  EXPECT_DOUBLE_EQ(accelerator_energy_j(h200(), StepTimes{0, 0, 0, 0.01}), 80.0 * 0.01);
 }
 
 TEST(AcceleratorPower, ComputeBoundStepDrawsTdp) {
   // 10 ms compute over 2 ms of HBM traffic: activity 1, 700 W for 10 ms = 7 J.
-  const StepBreakdown prefill{0.010, 0.002, 0, 0};
+  const StepTimes prefill{0.010, 0.002, 0, 0};
   EXPECT_DOUBLE_EQ(accelerator_activity(h200(), prefill), 1.0);
   EXPECT_DOUBLE_EQ(accelerator_energy_j(h200(), prefill), 7.0);
 }
@@ -32,7 +29,7 @@ TEST(AcceleratorPower, ComputeBoundStepDrawsTdp) {
 TEST(AcceleratorPower, MemoryBoundDecodeDrawsFarBelowTdp) {
   // Pure HBM streaming: activity 0.35, 80 + 620 x 0.35 = 297 W, inside the
   // 137-300 W measured for H200 decode (arXiv 2605.11999).
-  const StepBreakdown decode{0, 0.010, 0, 0};
+  const StepTimes decode{0, 0.010, 0, 0};
   EXPECT_DOUBLE_EQ(accelerator_activity(h200(), decode), 0.35);
   EXPECT_NEAR(accelerator_energy_j(h200(), decode) / 0.010, 297.0, 1e-9);
   // Half as much compute as memory time: 0.35 + 0.65 x 0.5 = 0.675 -> 498.5 W.
@@ -79,7 +76,7 @@ TEST(EnergyMeter, RuntimePowerIsEnergyOverTheWindow) {
   //     = 5870 / 0.94 = 6244.68 W; x PUE 1.2 = 7493.6 W.
   const System& s = catalog().systems.get("hgx-h200");
   EnergyMeter meter(s, 1, PowerOptions{1.2, 0.5});
-  meter.add_step(StepBreakdown{0.5, 0.1, 0, 0}, 8);
+  meter.add_step(StepTimes{0.5, 0.1, 0, 0}, 8);
   const SystemPower p = meter.runtime(1.0);
   EXPECT_NEAR(p.accelerators_w, 8 * 390.0, 1e-9);
   EXPECT_NEAR(p.wall_w, 5870.0 / 0.94, 1e-9);

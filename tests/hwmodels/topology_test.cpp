@@ -2,15 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/hwmodels/hw_fixtures.hpp"
 
 namespace agentsim::hw {
 namespace {
 
-const exp::Catalog& catalog() {
-  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
+const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 const System& sys(const std::string& name) { return catalog().systems.get(name); }
 
 TEST(HgxTopology, GpuToGpuCrossesTheNvSwitchOnce) {
@@ -73,7 +70,7 @@ TEST(AmdMeshTopology, DirectLinkPerPairWithASeventhOfTheAggregate) {
 }
 
 TEST(ScaleOutTopology, RailOptimizedSameRailOneLeafOtherRailViaSpine) {
-  Cluster c{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{}};
+  ClusterHardware c{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{}};
   const Topology t = build_topology(c);
   EXPECT_EQ(t.gpu_count(), 16);
   EXPECT_EQ(t.nodes(NodeKind::kLeafSwitch).size(), 8u) << "one leaf per rail";
@@ -95,21 +92,21 @@ TEST(ScaleOutTopology, RailOptimizedSameRailOneLeafOtherRailViaSpine) {
 
 TEST(ScaleOutTopology, FatTreeFillsLeavesInSystemOrder) {
   // Radix 8: 4 NICs per leaf, so each 8-NIC system fills two leaves.
-  Cluster c{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{FabricKind::kFatTree, 8, 0.5e-6}};
+  ClusterHardware c{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{FabricKind::kFatTree, 8, 0.5e-6}};
   const Topology t = build_topology(c);
   EXPECT_EQ(t.nodes(NodeKind::kLeafSwitch).size(), 4u);
   EXPECT_EQ(t.nodes(NodeKind::kSpineSwitch).size(), 4u);
   // s0/nic0 and s1/nic0 sit on leaf0 and leaf2: through a spine.
   EXPECT_EQ(t.gpu_route(0, 8).hops, 6);
   // A big radix puts all 16 NICs on one leaf: 4 hops for any pair.
-  Cluster big{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{FabricKind::kFatTree, 64, 0.5e-6}};
+  ClusterHardware big{"2xhgx-h200", sys("hgx-h200"), 2, ScaleOutFabric{FabricKind::kFatTree, 64, 0.5e-6}};
   const Topology tb = build_topology(big);
   EXPECT_EQ(tb.nodes(NodeKind::kLeafSwitch).size(), 1u);
   EXPECT_EQ(tb.gpu_route(0, 9).hops, 4);
 }
 
 TEST(Topology, RouteIsDeterministicAndChecksRange) {
-  Cluster c{"4xhgx-h200", sys("hgx-h200"), 4, ScaleOutFabric{}};
+  ClusterHardware c{"4xhgx-h200", sys("hgx-h200"), 4, ScaleOutFabric{}};
   const Topology t = build_topology(c);
   const Route a = t.gpu_route(3, 29);
   const Route b = t.gpu_route(3, 29);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/engram_exposure.hpp"
 #include "sim/serving/replica_plan.hpp"
@@ -15,10 +15,7 @@
 namespace agentsim::serving {
 namespace {
 
-const exp::Catalog& cat() {
-  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
+const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
 const wl::ModelSpec& flash() { return cat().models.get("deepseek-v4.1-flash"); }
 
 // V4.1 Flash's rows per token: 48 rows x (256 B + 8 B scales) = 12,672 B.

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/decode_segment.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -57,7 +57,7 @@ StepBatch decodes(const Case& c, long long step) {
 }
 
 struct FastForwardExact : ::testing::Test {
-  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
 };
 
 // Some op of the first step is bound by something else at the last step.

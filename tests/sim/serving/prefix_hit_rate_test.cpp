@@ -10,8 +10,8 @@
 #include "sim/core/simulator.hpp"
 #include "sim/serving/kv_block_cache.hpp"
 #include "sim/serving/kv_manager.hpp"
-#include "workloads/trace_formats.hpp"
-#include "workloads/trace_stats.hpp"
+#include "workloads/sessions/trace_formats.hpp"
+#include "workloads/sessions/trace_stats.hpp"
 
 namespace agentsim::serving {
 namespace {

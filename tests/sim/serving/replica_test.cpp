@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
 
 namespace agentsim::serving {
@@ -17,7 +17,7 @@ Request req(int agent, long long in, long long out) {
 }
 
 struct ReplicaFixture : ::testing::Test {
-  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
   const hw::System& system = catalog.systems.get("hgx-h200");
   ReplicaOptions options() const {

@@ -2,18 +2,18 @@
 // hand, disaggregation moves KV over the topology, on-demand admission preempts.
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "hwmodels/topology.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/cluster.hpp"
 #include "sim/metrics/summary.hpp"
-#include "workloads/trace_formats.hpp"
+#include "workloads/sessions/trace_formats.hpp"
 
 namespace agentsim::serving {
 namespace {
 
 struct Engine : ::testing::Test {
-  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
   const hw::System& system = catalog.systems.get("hgx-h200");
   const wl::Trace trace =
@@ -30,7 +30,7 @@ struct Engine : ::testing::Test {
     metrics::Summary summary;
     unsigned long long events = 0;
   };
-  Run closed(ReplicaOptions o, int agents, int replicas = 1) {
+  Run closed(const ReplicaOptions& o, int agents, int replicas = 1) {
     core::Simulator sim;
     metrics::Recorder rec;
     ClusterOptions co;
@@ -207,7 +207,7 @@ TEST_F(Engine, RoutersPickAsDerivedByHand) {
 TEST_F(Engine, DisaggregationTransfersKvOverTheTopology) {
   core::Simulator sim;
   metrics::Recorder rec;
-  hw::Cluster hc;
+  hw::ClusterHardware hc;
   hc.system = system;
   hc.systems = 2;
   const hw::Topology topo = hw::build_topology(hc);

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/spec_decode.hpp"
@@ -25,7 +25,7 @@ SpecDecodeOptions spec_of(std::vector<double> p) {
 }
 
 struct Speculative : ::testing::Test {
-  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-8b");
   const hw::System& system = catalog.systems.get("hgx-h200");
   ReplicaOptions options(const SpecDecodeOptions& spec) const {

@@ -1,16 +1,12 @@
-// Parallel plans, overlap, floors, speculative decoding and calibration
-// profiles in the step cost model, plus `agentsim explain` over the catalog.
+// Parallel plans, overlap, floors and speculative decoding
+// in the step cost model (calibration profiles: tests/experiments/run/profile_efficiency_test.cpp;
+// `agentsim explain`: tests/experiments/cli/explain_cli_test.cpp).
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
-#include "experiments/profile_efficiency.hpp"
-#include "tests/sim/serving/profile_fixture.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/replica_plan.hpp"
@@ -20,10 +16,7 @@ namespace agentsim::serving {
 namespace {
 
 struct Plans : ::testing::Test {
-  static const exp::Catalog& cat() {
-    static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
-    return c;
-  }
+  static const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
   static StepCostOptions options(const hw::System& s, const std::string& plan) {
     StepCostOptions o;
     o.efficiency = {0.7, 0.8, 0.8};
@@ -200,61 +193,6 @@ TEST_F(Plans, EveryCatalogPairWithAValidPlanExplains) {
   }
   EXPECT_GT(valid, 100);  // 13 models x 10 systems; the biggest models do not fit the smallest nodes
   std::printf("catalog pairs: %d with a valid plan, %d without\n", valid, invalid);
-}
-
-TEST_F(Plans, ExplainCliPrintsTheBreakdownAndRejectsBadPlans) {
-  const std::string out = ::testing::TempDir() + "explain.json";
-  const std::string cmd = std::string(AGENTSIM_BINARY) +
-                          " explain --model deepseek-r1 --system hgx-h200 --plan tp=8,ep=8 "
-                          "--batch decode=64@32768,prefill=1x4096@0 --json > " + out;
-  ASSERT_EQ(std::system(cmd.c_str()), 0);
-  std::ifstream in(out);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string j = ss.str();
-  for (const char* key : {"\"routed_experts\"", "\"all_to_all_dispatch\"", "\"causes\"", "\"e_compute\"", "\"total_s\""}) {
-    EXPECT_NE(j.find(key), std::string::npos) << key;
-  }
-  const std::string err = ::testing::TempDir() + "explain.err";
-  const std::string bad = std::string(AGENTSIM_BINARY) +
-                          " explain --model deepseek-r1 --system hgx-h200 --plan tp=16 --batch decode=1@10 2> " + err;
-  const int rc = std::system(bad.c_str());
-  EXPECT_EQ(WEXITSTATUS(rc), 2);
-  std::ifstream ein(err);
-  std::stringstream es;
-  es << ein.rdbuf();
-  EXPECT_NE(es.str().find("needs 16 devices but the system has 8"), std::string::npos) << es.str();
-}
-
-// A profile whose GEMM tables reach 35% of the datasheet BF16 peak, measured for
-// m in 1..256, and whose HBM reads reach 50%: the breakdown must use exactly
-// those and flag the m = 2048 lookup as extrapolated.
-TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
-  const auto& m = cat().models.get("llama-3.1-8b");
-  const auto& s = cat().systems.get("hgx-h200");
-  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
-  StepCostOptions o = options(s, "tp=1");
-  o.efficiency = {1, 1, 1};
-  const StepBatch b = parse_step_batch("prefill=1x2048@0");
-  const StepCost base = step_cost(b, m, s, o);
-  o.kernels = std::make_shared<exp::ProfileEfficiency>(p, s.accelerator, o.efficiency);
-  const StepCost prof = step_cost(b, m, s, o);
-  bool saw_gemm = false;
-  for (std::size_t i = 0; i < prof.breakdown.ops.size(); ++i) {
-    const OpCost& a = base.breakdown.ops[i];
-    const OpCost& q = prof.breakdown.ops[i];
-    if (q.op == "attn_proj" || q.op == "dense_ffn") {
-      saw_gemm = true;
-      EXPECT_NEAR(q.e_compute, 0.35, 1e-12);
-      EXPECT_NEAR(q.compute_s, a.compute_s / 0.35, 1e-12);
-      EXPECT_NE(q.note.find("gemm_bf16 extrapolated"), std::string::npos) << q.note;
-    }
-    if (q.memory_s > 0) {
-      EXPECT_NEAR(q.memory_s, 2 * a.memory_s, 1e-12 + 1e-9 * a.memory_s);
-    }
-  }
-  EXPECT_TRUE(saw_gemm);
-  EXPECT_GT(prof.total_s, 2.0 * base.total_s);  // prefill is compute-bound: 1/0.35 = 2.86x on the GEMMs
 }
 
 }  // namespace

@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 
 namespace agentsim::serving {
 namespace {
 
 struct Fixture : ::testing::Test {
-  exp::Catalog catalog = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
   const hw::System& system = catalog.systems.get("hgx-h200");
   StepCostOptions opt{8, hw::Efficiency{1.0, 1.0, 1.0}, 1e-3};

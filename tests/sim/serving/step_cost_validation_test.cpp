@@ -17,13 +17,21 @@
 
 #include <gtest/gtest.h>
 
-#include "experiments/catalog.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/collective_pricer.hpp"
 #include "sim/serving/step_cost.hpp"
 
 namespace agentsim::serving {
 namespace {
 
+// What these bounds are: regression bounds, the model's current MAPE rounded up (DeepSeek-R1
+// 19.6%, gpt-oss 48.4%; docs/step-cost.md lists every row). They are NOT an independent
+// accuracy claim: they catch a change that makes the fit worse, nothing more. The independent
+// target of issue #15 (the R1 8xH200 TP8 decode step within 10% of the measured 34.6 ms TPOT
+// at concurrency 64) is not met: the model predicts 28.6 ms (-17.3%), and every point here is
+// under-predicted (docs/step-cost.md, "Validation", discusses the gap: constant datasheet
+// efficiencies, which calibration profiles are meant to replace). Tighten these bounds when the
+// model improves; do not loosen them to pass.
 constexpr double kR1MapeBound = 0.20;  // measured 19.6%
 constexpr double kOssMapeBound = 0.50;  // measured 48.4%
 
@@ -57,7 +65,7 @@ std::vector<Row> addressable_rows() {
   return rows;
 }
 
-double predict_tpot_s(const Row& r, const exp::Catalog& cat) {
+double predict_tpot_s(const Row& r, const serving::test::FixtureCatalog& cat) {
   const bool r1 = r.model == "DeepSeek-R1-0528";
   const wl::ModelSpec& m = cat.models.get(r1 ? "deepseek-r1" : "gpt-oss-120b");
   const hw::System& s = cat.systems.get(r1 ? "hgx-h200" : "mi300x-8");
@@ -80,7 +88,7 @@ double predict_tpot_s(const Row& r, const exp::Catalog& cat) {
 }
 
 TEST(StepCostValidation, DecodeTpotOfMeasuredPoints) {
-  const exp::Catalog cat = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  const serving::test::FixtureCatalog& cat = serving::test::fixture_catalog();
   const std::vector<Row> rows = addressable_rows();
   ASSERT_EQ(rows.size(), 8u);  // 4 DeepSeek-R1 (conc 8..64) + 4 gpt-oss (conc 64..256)
   double sum_r1 = 0, sum_oss = 0;
@@ -91,7 +99,7 @@ TEST(StepCostValidation, DecodeTpotOfMeasuredPoints) {
                 r.hardware.c_str(), r.concurrency, r.tpot_ms, pred_ms, 100 * err);
     (r.model == "gpt-oss-120b" ? sum_oss : sum_r1) += std::fabs(err);
   }
-  // Bounds: the measured MAPE rounded up (docs/step-cost.md lists every row).
+  // Regression bounds (see kR1MapeBound): the measured MAPE rounded up.
   EXPECT_LT(sum_r1 / 4, kR1MapeBound);
   EXPECT_LT(sum_oss / 4, kOssMapeBound);
 }

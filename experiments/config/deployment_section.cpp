@@ -1,0 +1,110 @@
+#include <array>
+#include <string>
+
+#include "sim/core/decode_helpers.hpp"
+#include "workloads/model/model_decoder.hpp"
+#include "experiments/config/deployment_config.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/replica_plan.hpp"
+
+namespace agentsim::exp {
+using core::OptionSpec;
+using core::YamlNode;
+
+namespace {
+
+constexpr std::array kDeploymentKeys = {
+    OptionSpec{"tp", "integer", "1", "tensor-parallel degree"},
+    OptionSpec{"ep", "integer", "1", "expert-parallel degree (divides tp x dp and the routed experts)"},
+    OptionSpec{"pp", "integer", "1", "pipeline stages"},
+    OptionSpec{"dp", "integer", "1", "attention data-parallel groups (with expert parallel)"},
+    OptionSpec{"engram_on_host", "bool", "model default",
+               "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
+    OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
+    OptionSpec{"cuda_graph", "bool", "false", "decode kernels replayed from CUDA graphs (reduced launch floor)"},
+    OptionSpec{"ep_imbalance", "number", "1", "busiest expert rank's load / mean, >= 1"},
+    OptionSpec{"micro_batches", "integer", "1", "pipeline micro-batches per step"},
+    OptionSpec{"host_prefetch", "bool", "false", "KV loads from host prefetched layer by layer"},
+    OptionSpec{"engram_prefetch", "bool", "true",
+               "Engram rows on host gathered from step start, overlapping the layers before each Engram layer"},
+    OptionSpec{"speculative", "auto | off | map", "auto",
+               "speculative decoding: the model's drafter (auto), none (off) or {draft: K, acceptance: [p1, ...]}"},
+    OptionSpec{"spec_acceptance", "list of numbers", "[]", "deprecated: speculative: {acceptance: [...]}"},
+};
+
+int degree(const YamlNode& dep, std::string_view key, const hw::System& system) {
+  return static_cast<int>(bounded_int(dep, key, 1, 1, system.accelerators));
+}
+
+}  // namespace
+
+std::span<const OptionSpec> deployment_options() { return kDeploymentKeys; }
+
+serving::SpecDecodeOptions resolve_speculative(const DeploymentConfig& d, const wl::ModelSpec& model) {
+  switch (d.spec_mode) {
+    case SpecMode::kOff: return {};
+    case SpecMode::kExplicit: return d.spec;
+    case SpecMode::kAuto: break;
+  }
+  serving::SpecDecodeOptions s;
+  if (!model.speculative.present()) return s;
+  s.draft_tokens = model.speculative.draft_tokens;
+  s.acceptance = model.speculative.acceptance;
+  s.draft_layers = model.speculative.draft_layers;
+  return s;
+}
+
+DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& model, const hw::System& system) {
+  DeploymentConfig d;
+  d.plan.engram_on_host = model.engram.host_resident;
+  if (dep) {
+    dep->check_keys(kDeploymentKeys);
+    d.plan.tp = degree(*dep, "tp", system);
+    d.plan.ep = degree(*dep, "ep", system);
+    d.plan.pp = degree(*dep, "pp", system);
+    d.plan.attn_dp = degree(*dep, "dp", system);
+    if (auto v = dep->find("engram_on_host")) d.plan.engram_on_host = v->as_bool();
+    d.overlap = named_or(*dep, "overlap", d.overlap, serving::kOverlapNames);
+    if (auto v = dep->find("cuda_graph")) d.cuda_graph = v->as_bool();
+    if (auto v = dep->find("ep_imbalance")) {
+      d.ep_imbalance = v->as_number();
+      if (!(d.ep_imbalance >= 1.0 && d.ep_imbalance <= 64.0)) throw v->error("ep_imbalance must be in [1, 64]");
+    }
+    d.micro_batches = static_cast<int>(bounded_int(*dep, "micro_batches", 1, 1, 1024));
+    if (auto v = dep->find("host_prefetch")) d.host_prefetch = v->as_bool();
+    if (auto v = dep->find("engram_prefetch")) d.engram_prefetch = v->as_bool();
+    if (auto v = dep->find("speculative")) {
+      if (dep->has("spec_acceptance")) throw v->error("give speculative or the deprecated spec_acceptance, not both");
+      if (v->is_map()) {
+        const wl::SpeculativeSpec x = wl::decode_drafter(*v, false);
+        d.spec_mode = SpecMode::kExplicit;
+        d.spec.draft_tokens = x.draft_tokens;
+        d.spec.acceptance = x.acceptance;
+        d.spec.draft_layers = x.draft_layers;
+      } else {
+        const std::string mode = v->as_string();
+        if (mode == "auto") d.spec_mode = SpecMode::kAuto;
+        else if (mode == "off") d.spec_mode = SpecMode::kOff;
+        else throw v->error("expected auto, off or {draft: K, acceptance: [p1, ...]}, found '" + mode + "'");
+      }
+    }
+    if (auto v = dep->find("spec_acceptance")) {  // deprecated alias: [] = off
+      for (const YamlNode& x : v->items()) {
+        const double p = x.as_number();
+        if (!(p >= 0 && p <= 1)) throw x.error("expected a probability in [0, 1]");
+        d.spec.acceptance.push_back(p);
+      }
+      if (d.spec.acceptance.size() > 16) throw v->error("at most 16 draft tokens");
+      d.spec.draft_tokens = static_cast<int>(d.spec.acceptance.size());
+      d.spec_mode = d.spec.enabled() ? SpecMode::kExplicit : SpecMode::kOff;
+    }
+  }
+  const serving::PlanCheck check = serving::check_plan(model, system, d.plan);
+  if (!check.ok) {
+    if (dep) throw dep->error(check.reason);
+    throw core::Error(check.reason);
+  }
+  return d;
+}
+
+}  // namespace agentsim::exp

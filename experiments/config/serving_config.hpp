@@ -1,0 +1,77 @@
+#pragma once
+// The `serving` section: engine options of every replica (scheduler, KV cache
+// tiers and retention), the router, replica count and prefill/decode split.
+#include <span>
+
+#include "sim/core/yaml_node.hpp"
+#include "hwmodels/efficiency.hpp"
+#include "sim/core/name_table.hpp"
+#include "sim/serving/engine_overhead.hpp"
+#include "sim/serving/kv_manager.hpp"
+#include "sim/serving/replica.hpp"
+#include "sim/serving/router.hpp"
+
+namespace agentsim::exp {
+
+// "replica": the lower-tier sizes are each replica's and its devices use their links alone;
+// "node": they are each system's, split over its replicas by device share, and every
+// device of the system loads at once (static fair share of the host link and NICs).
+enum class TierScope { kReplica, kNode };
+inline constexpr core::NameTable<TierScope, 2> kTierScopeNames = {{
+    {"replica", TierScope::kReplica}, {"node", TierScope::kNode}}};
+
+// "all": every pod is simulated; "representative": pods of the same share (replicas, load) are
+// statistically identical (even share, own seed), so one of each distinct share is simulated
+// and its records stand for every pod of that share (sim/serving/pods.hpp, pod_classes).
+enum class PodSampling { kAll, kRepresentative };
+inline constexpr core::NameTable<PodSampling, 2> kPodSamplingNames = {{
+    {"all", PodSampling::kAll}, {"representative", PodSampling::kRepresentative}}};
+
+struct ServingConfig {
+  long long max_batch_tokens = 8192;
+  int max_sequences = 256;
+  double step_overhead_s = 0;
+  bool step_overhead_set = false;        // `step_overhead` given: it replaces the engine's model
+  serving::Engine engine = serving::kDefaultEngine;  // kEngineNames
+  serving::EngineOverhead engine_overhead;  // the engine's catalog model (experiments/catalog/engines.yaml)
+  double memory_fraction = 0.9;
+  hw::Efficiency efficiency;
+  // `serving.efficiency` was written: its constants price every kernel, replacing the
+  // accelerators' calibration profiles (docs/calibration.md "Precedence").
+  bool efficiency_given = false;
+  // Scheduler.
+  serving::Admission admission = serving::Admission::kReserveFull;  // kAdmissionNames
+  serving::Preemption preemption = serving::Preemption::kRecompute;  // kPreemptionNames (on_demand only)
+  bool fast_forward = true;              // closed-form decode-only stretches
+  // KV cache.
+  long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
+  double runtime_reserve_bytes = 0;      // per device, besides weights and activations
+  bool prefix_caching = true;
+  bool overlap_load = true;
+  double host_bytes = 0, ssd_bytes = 0, remote_bytes = 0;  // per replica (or per node); 0 = absent
+  TierScope tier_scope = TierScope::kReplica;                         // kTierScopeNames
+  serving::Retention retention = serving::Retention::kLru;            // kRetentionNames
+  double ttl_s = 0;
+  // Cluster.
+  serving::RouterPolicy router = serving::RouterPolicy::kRoundRobin;  // kRouterPolicyNames
+  int replicas = 0;                      // unified replicas; 0 = fill: as many as the system holds
+  int prefill_replicas = 0;              // > 0: disaggregated
+  int decode_replicas = 0;
+  int pods = 1;                          // independent routing pods (sim/serving/pods.hpp); 0 = one per replica
+  PodSampling pod_sampling = PodSampling::kAll;                        // kPodSamplingNames
+};
+
+// Decodes `serving` (absent = defaults).
+// The declarations of the keys above, for `agentsim describe`.
+std::span<const core::OptionSpec> serving_options();
+std::span<const core::OptionSpec> efficiency_options();
+std::span<const core::OptionSpec> kv_cache_options();
+std::span<const core::OptionSpec> disaggregation_options();
+
+ServingConfig decode_serving(const core::YamlNode* srv);
+
+// The host overhead a step is priced with: the engine's model, or zero when
+// `step_overhead` (then a constant in StepCostOptions::step_overhead_s) replaces it.
+serving::EngineOverhead effective_engine_overhead(const ServingConfig& s);
+
+}  // namespace agentsim::exp

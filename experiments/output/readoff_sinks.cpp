@@ -1,0 +1,54 @@
+#include "experiments/output/readoff_sinks.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+#include "sim/core/csv_writer.hpp"
+
+namespace agentsim::exp {
+
+namespace {
+
+std::string cell(double v, const char* f) {
+  if (std::isnan(v)) return "-";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string readoffs_csv(const std::vector<ReadoffRow>& rows) {
+  core::CsvWriter w({"system", "deployment", "target_kind", "target_agent_tok_s", "total_tok_s_per_mw",
+                     "output_tok_s_per_mw", "agents_per_mw", "in_swept_range", "concurrency", "note", "runner_up",
+                     "band_regime", "total_tok_s_per_mw_lo", "total_tok_s_per_mw_hi", "agent_tok_s_lo",
+                     "agent_tok_s_hi"});
+  for (const auto& r : rows) {
+    w.text(r.system).text(r.deployment).text(r.target_kind).number(r.target_agent_tok_s);
+    w.number(r.total_tok_s_per_mw).number(r.output_tok_s_per_mw).number(r.agents_per_mw);
+    w.boolean(r.in_swept_range).number(r.concurrency).text(r.note).text(r.runner_up);
+    w.text(r.band_regime).number(r.total_tok_s_per_mw_lo).number(r.total_tok_s_per_mw_hi);
+    w.number(r.agent_tok_s_lo).number(r.agent_tok_s_hi);
+    w.end_row();
+  }
+  return w.str();
+}
+
+std::string readoff_terminal_table(const std::vector<ReadoffRow>& rows) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-12s %-10s %-12s %7s %12s %12s %10s %8s  %s\n", "system", "deployment", "target",
+                "tok/s", "total/MW", "output/MW", "agents/MW", "agents", "note");
+  out += buf;
+  for (const auto& r : rows) {
+    const std::string note = (r.in_swept_range ? "" : "OUTSIDE SWEPT RANGE: ") + r.note;
+    std::snprintf(buf, sizeof buf, "%-12s %-10s %-12s %7.0f %12s %12s %10s %8s  %.200s\n", r.system.c_str(),
+                  r.deployment.c_str(), r.target_kind.c_str(), r.target_agent_tok_s,
+                  cell(r.total_tok_s_per_mw, "%.0f").c_str(), cell(r.output_tok_s_per_mw, "%.0f").c_str(),
+                  cell(r.agents_per_mw, "%.1f").c_str(), cell(r.concurrency, "%.1f").c_str(), note.c_str());
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace agentsim::exp

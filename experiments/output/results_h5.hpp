@@ -1,0 +1,18 @@
+#pragma once
+// The results.h5 sink (layout in docs/experiments.md): resolved config and source
+// revision as root attributes; tables /runs, /readoffs, /plan_readoffs, /plans;
+// per run /requests/NNNN and /steps/NNNN; per plan /curves/NNNN. Written atomically,
+// without object timestamps, so equal inputs give byte-identical files.
+#include <string>
+
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/sweep_outcome.hpp"
+
+namespace agentsim::exp {
+
+void write_results_h5(const std::string& path, const Experiment& e, const SweepOutcome& outcome);
+
+// The git revision the binary was configured from ("unknown" outside a checkout).
+std::string source_revision();
+
+}  // namespace agentsim::exp

@@ -1,0 +1,168 @@
+#include "experiments/run/profile_efficiency.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+namespace agentsim::exp {
+namespace {
+
+enum Field { kFieldM, kFieldN, kFieldK, kFieldGroups, kFieldBatch, kFieldContext, kFieldBytes, kFieldOne };
+
+int field_of(const std::string& axis) {
+  if (axis == "m") return kFieldM;
+  if (axis == "n") return kFieldN;
+  if (axis == "k") return kFieldK;
+  if (axis == "groups") return kFieldGroups;
+  if (axis == "batch") return kFieldBatch;
+  if (axis == "context" || axis == "seq") return kFieldContext;
+  if (axis == "size_bytes") return kFieldBytes;
+  return kFieldOne;
+}
+
+double field_value(const serving::KernelShape& s, int f) {
+  switch (f) {
+    case kFieldM: return s.m;
+    case kFieldN: return s.n;
+    case kFieldK: return s.k;
+    case kFieldGroups: return s.groups;
+    case kFieldBatch: return s.batch;
+    case kFieldContext: return s.context;
+    case kFieldBytes: return s.bytes;
+    default: return 1.0;
+  }
+}
+
+std::size_t dtype_index(hw::DType d) {
+  switch (d) {
+    case hw::DType::kFp4: return 0;
+    case hw::DType::kFp8: return 1;
+    case hw::DType::kBf16: return 2;
+    default: return 3;
+  }
+}
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback)
+    : profile_(std::move(profile)), acc_(std::move(acc)), fallback_(fallback) {
+  for (hw::DType d : {hw::DType::kFp4, hw::DType::kFp8, hw::DType::kBf16, hw::DType::kFp32}) {
+    const auto peak = acc_.peak_flops.find(d);
+    if (peak == acc_.peak_flops.end()) continue;
+    const std::string dt(hw::to_string(d));
+    gemm_[dtype_index(d)] = slot("gemm_" + dt, "", peak->second);
+    Slot g = slot("grouped_gemm_" + dt, "", peak->second);
+    if (g.table == nullptr && gemm_[dtype_index(d)].table != nullptr) {
+      // No grouped measurements: each expert's GEMM priced as a dense GEMM of its tokens.
+      g = slot("gemm_" + dt, "grouped_gemm_" + dt + " not in profile: ", peak->second);
+    }
+    grouped_[dtype_index(d)] = std::move(g);
+  }
+  const auto bf16 = acc_.peak_flops.find(hw::DType::kBf16);
+  if (bf16 != acc_.peak_flops.end()) prefill_ = slot("attention_prefill", "", bf16->second);
+  decode_ = slot("attention_decode", "", acc_.hbm_bw_Bps);
+  mem_ = slot("mem_read", "", acc_.hbm_bw_Bps);
+}
+
+ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const std::string& prefix,
+                                                double datasheet_peak) const {
+  Slot s;
+  const auto it = profile_.tables.find(table);
+  s.note = "profile has no " + table + " table; constant used";
+  if (it == profile_.tables.end() || !(datasheet_peak > 0)) return s;
+  const calib::FittedTable& t = it->second;
+  s.table = &t;
+  s.scale = t.peak / datasheet_peak;
+  const std::string derived = t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table";
+  s.note = prefix + table + " table" + derived;
+  std::string ranges;
+  for (std::size_t a = 0; a < t.axes.size() && a < s.axis.size(); ++a) {
+    s.axis[a] = field_of(t.axes[a].name);
+    ranges += (a ? ", " : "") + t.axes[a].name + " " + fmt(t.axes[a].knots.front()) + ".." + fmt(t.axes[a].knots.back());
+  }
+  s.note_extrap = prefix + table + " extrapolated (measured " + ranges + "; edge value used)" + derived;
+  return s;
+}
+
+std::string ProfileEfficiency::name() const { return "profile " + profile_.source + " (" + profile_.device + ")"; }
+
+serving::EfficiencyValue ProfileEfficiency::look(const Slot& s, const serving::KernelShape& k, double fallback) const {
+  if (s.table == nullptr) return {fallback, false, s.note};
+  std::array<double, 4> shape{};
+  const std::size_t n = std::min(s.table->axes.size(), shape.size());
+  for (std::size_t a = 0; a < n; ++a) shape[a] = std::max(1.0, field_value(k, s.axis[a]));
+  const calib::EfficiencyLookup l = s.table->lookup(shape.data(), n, false);
+  // The table divides its own peak; rescale to the datasheet peak the roofline uses.
+  const double e = std::clamp(l.value * s.scale, 1e-6, 1.0);
+  return {e, l.extrapolated, l.extrapolated ? s.note_extrap : s.note};
+}
+
+serving::EfficiencyValue ProfileEfficiency::compute(const serving::KernelShape& s) const {
+  switch (s.kind) {
+    case serving::KernelKind::kGemm: return look(gemm_[dtype_index(s.dtype)], s, fallback_.compute);
+    case serving::KernelKind::kGroupedGemm: return look(grouped_[dtype_index(s.dtype)], s, fallback_.compute);
+    case serving::KernelKind::kAttentionPrefill: return look(prefill_, s, fallback_.compute);
+    case serving::KernelKind::kAttentionDecode:
+    case serving::KernelKind::kOther: break;
+  }
+  return {fallback_.compute, false, ""};
+}
+
+serving::EfficiencyValue ProfileEfficiency::memory(const serving::KernelShape& s) const {
+  if (s.kind == serving::KernelKind::kAttentionDecode) return look(decode_, s, fallback_.memory);
+  return look(mem_, s, fallback_.memory);
+}
+
+double ProfileEfficiency::launch_floor_s(bool graph) const {
+  const auto it = profile_.tables.find(graph ? "graph_replay_latency" : "launch_latency");
+  if (it == profile_.tables.end()) return -1.0;
+  // Seconds per kernel in steady state: the largest measured kernel count.
+  std::vector<double> shape;
+  for (const calib::EfficiencyAxis& a : it->second.axes) shape.push_back(a.knots.empty() ? 1.0 : a.knots.back());
+  return it->second.lookup(shape).value;
+}
+
+CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int nodes, double bytes, int group) const {
+  CollectiveEfficiency out;
+  const std::string name = "nccl_" + op + "_" + std::to_string(std::max(1, nodes)) + "node";
+  const auto it = profile_.tables.find(name);
+  if (it == profile_.tables.end()) {
+    out.note = "profile has no " + name + " table";
+    return out;
+  }
+  const calib::FittedTable& t = it->second;
+  const double x = std::max(1.0, bytes);
+  const calib::EfficiencyLookup l = t.lookup(&x, 1, true);
+  out.bus_bw_efficiency = l.value;
+  out.peak_Bps = t.peak;
+  const double n = std::max(2, group);
+  const double bus_bytes = (op == "all_reduce" ? 2.0 : 1.0) * (n - 1) / n * x;
+  out.time_s = bus_bytes / (l.value * t.peak);
+  out.extrapolated = l.extrapolated;
+  out.note = name + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table") +
+             (l.extrapolated ? " (extrapolated: " + l.note + ")" : "");
+  return out;
+}
+
+double ProfileEfficiency::scale_up_network_efficiency() const {
+  const auto it = profile_.tables.find("nccl_all_reduce_1node");
+  if (it == profile_.tables.end() || it->second.axes.empty()) return -1.0;
+  const double x = it->second.axes.front().knots.back();
+  return std::clamp(it->second.lookup(&x, 1, false).value, 1e-6, 1.0);
+}
+
+std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
+                                                                 hw::Efficiency fallback) {
+  if (acc.efficiency_profile.empty()) return nullptr;
+  std::filesystem::path p(acc.efficiency_profile);
+  if (p.is_relative()) p = std::filesystem::path(root) / p;
+  return std::make_shared<const ProfileEfficiency>(calib::load_profile(p.string()), acc, fallback);
+}
+
+}  // namespace agentsim::exp

@@ -1,0 +1,158 @@
+#include "experiments/run/resolve_run.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "experiments/run/profile_efficiency.hpp"
+#include "hwmodels/memory_tier.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/collective_pricer.hpp"
+#include "workloads/model/footprint.hpp"
+#include "workloads/model/param_counts.hpp"
+
+namespace agentsim::exp {
+
+namespace {
+
+// HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
+// full token budget and the runtime reserve, over KV bytes per token on that device.
+long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
+                        double drafter_bytes_per_device) {
+  const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() - fp.engram_hbm_bytes -
+                            drafter_bytes_per_device -
+                            fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
+                            s.runtime_reserve_bytes;
+  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
+}
+
+// HBM a running drafter's weights take per device: the model's MTP modules (param_counts; a
+// drafter it does not count, such as V4.1's DSpark head, adds nothing) at the model's mean bytes
+// per parameter, sharded over one pipeline stage's devices (the stage that holds them).
+double drafter_bytes_per_device(const wl::ModelSpec& m, const wl::ParallelPlan& plan, bool speculating) {
+  if (!speculating) return 0;
+  const wl::ParamCounts c = wl::param_counts(m);
+  if (c.mtp <= 0 || c.total() <= 0) return 0;
+  return c.mtp * (m.weight_bytes() / c.total()) / plan.devices_per_stage();
+}
+
+// The KV cache of one replica of `devices` devices: cache unit, bytes per token, retention, and
+// the tiers with their capacity and load-back bandwidth (per replica or per node, tier_scope).
+serving::KvManagerOptions kv_options(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
+                                     int devices, long long trace_block_tokens) {
+  serving::KvManagerOptions kv;
+  kv.unit_tokens = serving::cache_unit_tokens(s.block_tokens, trace_block_tokens);
+  // Per replica: every device of a TP group and every pipeline stage holds its slice of a token's KV.
+  kv.kv_bytes_per_token = fp.kv_bytes_per_token * fp.plan.tp * fp.plan.pp;
+  kv.prefix_caching = s.prefix_caching;
+  kv.retention = s.retention;
+  kv.ttl_s = s.ttl_s;
+  const bool per_node = s.tier_scope == TierScope::kNode;
+  // Per node: the replica's share of the system's tier by devices, and the links loaded by all of them.
+  const double share = per_node ? static_cast<double>(devices) / static_cast<double>(system.accelerators) : 1.0;
+  const int link_users = per_node ? system.accelerators : devices;
+  const auto tiers = hw::memory_tiers(system);  // hbm, host, ssd, remote
+  const double capacity[] = {0, s.host_bytes, s.ssd_bytes, s.remote_bytes};
+  const char* names[] = {"hbm", "host", "ssd", "remote"};
+  for (std::size_t i = 0; i < tiers.size() && i < 4; ++i) {
+    serving::KvTierSpec t;
+    t.name = names[i];
+    t.link = std::string(tiers[i].link);
+    t.capacity_tokens = static_cast<long long>(capacity[i] * share / kv.kv_bytes_per_token);
+    t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], link_users) * devices;
+    t.latency_s = tiers[i].latency_s;
+    kv.tiers.push_back(t);
+  }
+  return kv;
+}
+
+// The plan and engine options priced per step, with the plan's collectives priced over the
+// system's topology once and the accelerator's efficiency profile when it names one.
+serving::StepCostOptions step_cost_options(const Experiment& e, const DeploymentConfig& d, const hw::System& system) {
+  serving::StepCostOptions cost;
+  cost.plan = d.plan;
+  cost.efficiency = e.serving.efficiency;
+  cost.step_overhead_s = e.serving.step_overhead_s;
+  // Precedence: an experiment's explicit `serving.efficiency` constants, else the
+  // accelerator's calibration profile (whose all-reduce table, where it has one, also sets
+  // the network efficiency), else the constants' defaults (datasheet peaks).
+  if (!e.serving.efficiency_given) {
+    auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
+    if (profile) {
+      const double net = profile->scale_up_network_efficiency();
+      if (net > 0) cost.efficiency.network = net;
+    }
+    cost.kernels = std::move(profile);
+  }
+  cost.engine = effective_engine_overhead(e.serving);
+  cost.overlap = d.overlap;
+  cost.cuda_graph = d.cuda_graph;
+  cost.ep_imbalance = d.ep_imbalance;
+  cost.micro_batches = d.micro_batches;
+  cost.host_prefetch = d.host_prefetch;
+  cost.engram_prefetch = d.engram_prefetch;
+  cost.spec = resolve_speculative(d, e.model);
+  cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
+  return cost;
+}
+
+}  // namespace
+
+int RunSpec::replicas() const {
+  return cluster.prefill_replicas > 0 ? cluster.prefill_replicas + cluster.decode_replicas : cluster.replicas;
+}
+
+const Plan& first_valid_plan(const Experiment& e) {
+  for (const Plan& p : e.plans) {
+    if (p.pruned.empty()) return p;
+  }
+  throw core::Error(core::SourceLocation{e.file, 0, "deployment"}, "no valid deployment plan");
+}
+
+RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block_tokens) {
+  RunSpec r;
+  r.system = e.systems.at(static_cast<std::size_t>(plan.system));
+  const DeploymentConfig& d = plan.deployment;
+  const int devices = d.plan.devices();
+
+  serving::ReplicaOptions& ro = r.replica;
+  ro.cost = step_cost_options(e, d, r.system);
+  ro.max_batch_tokens = e.serving.max_batch_tokens;
+  ro.max_sequences = e.serving.max_sequences;
+  // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
+  const wl::Footprint fp = wl::footprint(e.model, d.plan);
+  ro.kv_capacity_tokens =
+      hbm_kv_tokens(e.serving, r.system, fp, drafter_bytes_per_device(e.model, d.plan, ro.cost.spec.enabled()));
+  ro.kv = kv_options(e.serving, r.system, fp, devices, trace_block_tokens);
+  ro.admission = e.serving.admission;
+  ro.preemption = e.serving.preemption;
+  ro.overlap_load = e.serving.overlap_load;
+  ro.fast_forward = e.serving.fast_forward;
+  ro.seed = e.seed;  // the runner sets each run's derived seed
+  r.warmup_s = e.workload.warmup_s;
+  r.end_s = e.workload.warmup_s + e.workload.window_s;
+  ro.barriers_s = {r.warmup_s, r.end_s};
+
+  serving::ClusterOptions& clo = r.cluster;
+  // fill: as many replicas as one system holds (plans stay within one system: the validator bounds them).
+  clo.replicas = e.serving.replicas > 0 ? e.serving.replicas : std::max(1, r.system.accelerators / devices);
+  r.pods = e.serving.pods > 0 ? e.serving.pods : clo.replicas;  // 0: per_replica
+  if (e.serving.pods > 1 && clo.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
+    throw core::Error(core::SourceLocation{e.file, 0, "serving.pods"},
+                      "expected at most " + std::to_string(clo.replicas) + " pods: each pod needs at least one replica");
+  }
+  clo.prefill_replicas = e.serving.prefill_replicas;
+  clo.decode_replicas = e.serving.decode_replicas;
+  clo.router = e.serving.router;
+  clo.devices_per_replica = devices;
+
+  // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
+  r.kv_transfer.system = r.system;
+  const int accelerators = r.accelerators();
+  r.kv_transfer.systems =
+      clo.prefill_replicas > 0 ? (accelerators + r.system.accelerators - 1) / r.system.accelerators : 1;
+  return r;
+}
+
+}  // namespace agentsim::exp

@@ -1,0 +1,44 @@
+#include "experiments/run/run_accounting.hpp"
+
+#include <algorithm>
+
+namespace agentsim::exp {
+
+void account_run(RunResult& r, const Experiment& e, const RunSpec& spec, const metrics::Recorder& rec,
+                 int accelerators_in_use) {
+  const hw::System& sys = spec.system;
+  const double start_s = spec.warmup_s, end_s = spec.end_s;
+  const int per_replica = std::max(1, spec.devices_per_replica());
+  RunPower& p = r.power;
+  p.accelerators = accelerators_in_use;
+  p.systems = std::max(1, (accelerators_in_use + sys.accelerators - 1) / std::max(1, sys.accelerators));
+  p.accelerators_total = p.systems * sys.accelerators;
+  hw::EnergyMeter meter(sys, p.systems, e.power);
+  for (const auto& s : rec.steps()) {
+    const double dur = s.end_s - s.start_s;
+    const double overlap = std::min(s.end_s, end_s) - std::max(s.start_s, start_s);
+    if (overlap <= 0 || dur <= 0) continue;
+    // A fast-forwarded record stands for `steps` identical steps spanning [start, end).
+    const double f = overlap / dur * static_cast<double>(s.steps);
+    hw::StepTimes b{s.compute_s * f, s.memory_s * f, s.comm_s * f, s.overhead_s * f};
+    meter.add_step(b, per_replica);
+    p.compute_s += b.compute_s;
+    p.memory_s += b.memory_s;
+    p.comm_s += b.comm_s;
+    p.overhead_s += b.overhead_s;
+    p.busy_s += overlap;
+    if (e.record_steps && s.end_s >= start_s && s.end_s < end_s) r.steps.push_back(s);
+  }
+  const hw::SystemPower sp = meter.runtime(end_s - start_s);
+  p.power_w = sp.facility_w;
+  p.accelerators_w = sp.accelerators_w;
+  p.provisioned_w = hw::provisioned_power_w(sys, e.power) * p.systems;
+  r.system = sys.name;
+  if (e.record_requests) {
+    for (const auto& q : rec.requests()) {
+      if (q.last_token_s >= start_s && q.last_token_s < end_s) r.requests.push_back(q);
+    }
+  }
+}
+
+}  // namespace agentsim::exp

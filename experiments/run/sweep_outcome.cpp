@@ -1,0 +1,175 @@
+#include "experiments/run/sweep_outcome.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "experiments/run/bisect.hpp"
+
+namespace agentsim::exp {
+
+namespace {
+
+// concurrency: auto stops doubling a plan once this holds for its runs so far (in level order):
+// every speed target and SLO tier is bracketed (the last run is below each), the run could not
+// be simulated or completed nothing while busy (overloaded; idle replicas with every agent in a
+// gap go on), or throughput has passed its peak (the last two runs both 5%
+// below the best before them: one noisy low-concurrency run does not stop the ladder).
+bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
+  const RunResult& last = runs.back();
+  if (!last.skipped.empty() || (last.summary.requests == 0 && last.summary.steps > 0)) return true;
+  std::vector<const RunResult*> ordered;
+  ordered.reserve(runs.size());
+  for (const RunResult& r : runs) ordered.push_back(&r);
+  if (passed_peak(ordered) < ordered.size()) return true;
+  for (double s : e.readoff_speeds_tok_s) {
+    if (!(last.summary.agent_output_tok_s_p50 < s)) return false;
+  }
+  for (const auto& tier : e.slo_tiers) {
+    if (meets_slo(last, tier)) return false;
+  }
+  return true;
+}
+
+// The ladder 1, 2, 4, ... (workload.levels) run round by round for the plans still open; plan-major order.
+std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
+                                  const SweepRanks& ranks) {
+  std::vector<int> open;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].pruned.empty()) open.push_back(static_cast<int>(p));
+  }
+  std::vector<std::vector<RunResult>> per_plan(e.plans.size());
+  for (double level : e.workload.levels) {
+    if (open.empty()) break;
+    std::vector<SweepPoint> round;
+    round.reserve(open.size());
+    for (const int plan : open) round.push_back(make_point(e, plan, level));
+    auto made = run_points(e, sessions, round, opt, ranks, "sweep");
+    std::vector<int> still;
+    for (std::size_t i = 0; i < open.size(); ++i) {
+      auto& runs = per_plan[static_cast<std::size_t>(open[i])];
+      runs.push_back(std::move(made[i]));
+      if (!auto_sweep_done(e, runs)) still.push_back(open[i]);
+    }
+    open = std::move(still);
+  }
+  std::vector<RunResult> out;
+  for (auto& runs : per_plan) {
+    for (auto& r : runs) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// One bisection between two swept levels: `good` meets the target, `bad` (the next level) does not.
+struct Bisection {
+  int plan = 0;
+  long long good = 0, bad = 0;
+  double m_good = 0, m_bad = 0;                      // margins at good and bad (auto only)
+  std::function<double(const RunResult&)> margin;  // >= 0: the target is met
+};
+
+// concurrency: auto refines only the plan each (system, target) chose on the ladder: its bracket
+// narrowed to within workload.concurrency_tolerance (2%) of concurrency by at most
+// workload.max_probes interpolated probes (bisect.hpp).
+std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<RunResult>& runs) {
+  std::vector<Bisection> tasks;
+  for (const ReadoffRow& row : choose_plans(e, all_readoffs(e, runs))) {
+    if (row.plan < 0 || !row.in_swept_range || row.target_kind == "single_agent") continue;
+    std::function<double(const RunResult&)> margin;
+    if (row.target_kind == "speed") {
+      const double s = row.target_agent_tok_s;
+      margin = [s](const RunResult& r) {
+        const double m = r.summary.agent_output_tok_s_p50 / s - 1;
+        return r.skipped.empty() && !std::isnan(m) ? m : -1.0;
+      };
+    } else {
+      for (const SloTier& tier : e.slo_tiers) {
+        if (tier.agent_tok_s == row.target_agent_tok_s) margin = [tier](const RunResult& r) { return slo_margin(r, tier); };
+      }
+    }
+    const auto ladder = plan_runs(runs, plan_prefix(e, row.plan), false);
+    for (std::size_t i = 1; i < ladder.size(); ++i) {
+      const double a = margin(*ladder[i - 1]), b = margin(*ladder[i]);
+      if (a >= 0 && b < 0) {
+        const auto lo = static_cast<long long>(ladder[i - 1]->level), hi = static_cast<long long>(ladder[i]->level);
+        const double tol = e.workload.concurrency_tolerance;
+        if (e.workload.max_probes > 0 && hi - lo > std::max<long long>(1, static_cast<long long>(tol * static_cast<double>(lo)))) {
+          tasks.push_back({row.plan, lo, hi, a, b, margin});
+        }
+        break;
+      }
+    }
+  }
+  return tasks;
+}
+
+}  // namespace
+
+SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
+                            const SweepRanks& ranks) {
+  SweepOutcome out;
+  if (e.workload.auto_concurrency) {
+    out.runs = auto_sweep(e, sessions, opt, ranks);
+  } else {
+    const std::vector<SweepPoint> points = expand_sweep(e);
+    out.runs = run_points(e, sessions, points, opt, ranks, "sweep");
+  }
+
+  // Bisections. A fixed list: each SLO tier the sweep brackets, to the exact concurrency. Auto: each
+  // target's chosen plan, within 2% of concurrency.
+  const bool narrow = e.workload.auto_concurrency;
+  std::vector<Bisection> tasks;
+  if (narrow) {
+    tasks = auto_refinements(e, out.runs);
+  } else if (e.workload.mode == ReplayMode::kClosedLoop) {
+    for (std::size_t p = 0; p < e.plans.size(); ++p) {
+      if (!e.plans[p].pruned.empty()) continue;
+      const auto runs = plan_runs(out.runs, plan_prefix(e, static_cast<int>(p)), false);
+      for (const auto& tier : e.slo_tiers) {
+        const SloBracket b = slo_bracket(runs, tier);
+        if (b.bracketed && b.hi - b.lo > 1) {
+          tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
+                           [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
+        }
+      }
+    }
+  }
+  auto bisected = run_sharded(
+      tasks.size(),
+      [&](std::size_t i) {
+        const Bisection& t = tasks[i];
+        std::vector<RunResult> made;
+        auto probe = [&](long long c) {
+          made.push_back(cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt));
+          return t.margin(made.back());
+        };
+        if (narrow) {
+          narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, e.workload.concurrency_tolerance, probe,
+                                      e.workload.max_probes);
+        } else {
+          bisect_max_true(t.good + 1, t.bad - 1, [&](long long c) { return probe(c) >= 0; });
+        }
+        return made;
+      },
+      opt, ranks, "bisection");
+  // Tasks of one plan may probe the same level; keep one run per id.
+  std::map<std::string, RunResult> extra;
+  for (auto& v : bisected) {
+    for (auto& r : v) extra.emplace(r.id, std::move(r));
+  }
+  std::vector<RunResult> sorted;
+  sorted.reserve(extra.size());
+  for (auto& [id, r] : extra) sorted.push_back(std::move(r));
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const RunResult& a, const RunResult& b) {
+    const std::string pa = a.id.substr(0, a.id.rfind('/')), pb = b.id.substr(0, b.id.rfind('/'));
+    return pa != pb ? pa < pb : a.level < b.level;
+  });
+  for (auto& r : sorted) out.runs.push_back(std::move(r));
+
+  out.plan_readoffs = all_readoffs(e, out.runs);
+  out.readoffs = choose_plans(e, out.plan_readoffs);
+  attach_error_bands(e, out);
+  return out;
+}
+
+}  // namespace agentsim::exp

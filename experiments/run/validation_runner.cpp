@@ -1,0 +1,170 @@
+#include "experiments/run/validation_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/decode_helpers.hpp"
+#include "experiments/run/runner.hpp"
+#include "hwmodels/dtype.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/parallel_for.hpp"
+#include "sim/serving/replica_plan.hpp"
+#include "sim/serving/spec_decode.hpp"
+#include "workloads/model/parallel_plan.hpp"
+#include "workloads/sessions/session_generator.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+// The row's one-plan experiment; throws core::Error located at the row's column.
+ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, const calib::MeasuredRun& row) {
+  const auto at = [&](const char* col) { return core::SourceLocation{row.file, row.line, col}; };
+  ValidationRow out{row, base, base.serving.engine};
+  Experiment& e = out.experiment;
+  e.model = catalog.models.get(row.model, at("model"));
+  const hw::System system = catalog.systems.get(row.system, at("system"));
+  if (!row.engine.empty()) {
+    const auto eng = core::from_name(serving::kEngineNames, row.engine);
+    if (!eng) throw core::Error(at("engine"), core::unknown_name_message("engine", row.engine, core::names_of(serving::kEngineNames)));
+    out.engine = *eng;
+  }
+  e.serving.engine = out.engine;
+  e.serving.engine_overhead = catalog.engine(out.engine);
+  // The row's precision where it states one (an FP4 checkpoint of a dense model quantises its weights).
+  const auto dtype = [&](const std::string& s, hw::DType& field) {
+    if (s.empty()) return;
+    const auto d = hw::parse_dtype(s);
+    if (!d) throw core::Error(at("precision"), "unknown dtype '" + s + "'");
+    field = *d;
+  };
+  dtype(row.weights_dtype, e.model.precision.weights);
+  dtype(row.experts_dtype, e.model.precision.experts);
+  dtype(row.kv_dtype, e.model.precision.kv_cache);
+  if (row.experts_dtype == "fp4" && e.model.ffn.experts == 0) e.model.precision.weights = hw::DType::kFp4;
+  // The row's plan with the deployment's engine options at their defaults, checked as a YAML plan is.
+  Plan plan;
+  plan.label = row.plan;
+  try {
+    plan.deployment.plan = wl::parse_parallel_plan(row.plan);
+  } catch (const core::Error& err) {
+    throw core::Error(at("plan"), err.detail());
+  }
+  plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
+  if (row.speculative && !e.model.speculative.present()) {
+    throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");
+  }
+  plan.deployment.spec_mode = row.speculative ? SpecMode::kAuto : SpecMode::kOff;
+  // A stated acceptance length is the row's dataset's: the card's drafter scaled to it.
+  if (row.speculative && std::isfinite(row.accept_len)) {
+    plan.deployment.spec = serving::with_tokens_per_step(resolve_speculative(plan.deployment, e.model), row.accept_len);
+    plan.deployment.spec_mode = SpecMode::kExplicit;
+  }
+  out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
+  const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan);
+  if (!check.ok) throw core::Error(at("plan"), check.reason);
+  const int devices = plan.deployment.plan.devices();
+  if (row.gpus % devices != 0) {
+    throw core::Error(at("gpus"), std::to_string(row.gpus) + " GPUs are not a whole number of " +
+                                      std::to_string(devices) + "-GPU replicas");
+  }
+  e.systems = {system};
+  e.plans = {plan};
+  // As many replicas as the measurement's GPUs hold (not the system filled: a 1-GPU row is one GPU).
+  e.serving.replicas = std::max(1, row.gpus / std::max(1, devices));
+  // Fixed-length one-turn sessions: isl tokens in, osl out, sent back to back.
+  WorkloadConfig& w = e.workload;
+  w.mode = ReplayMode::kClosedLoop;
+  w.use_generator = true;
+  w.trace_path.clear();
+  w.generator = wl::GeneratorConfig{};
+  w.generator.turns = {1, 1};
+  w.generator.initial_context_tokens = {static_cast<double>(row.isl), static_cast<double>(row.isl)};
+  w.generator.output_tokens = {static_cast<double>(row.osl), static_cast<double>(row.osl)};
+  w.generator.max_context_tokens = row.isl + row.osl;
+  w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
+  w.concurrency = {static_cast<int>(row.concurrency)};
+  w.levels = {row.concurrency};
+  w.random_start = false;
+  // Long answers outlast the base window: warm-up and window hold at least one and two request
+  // lifetimes at 25 ms per output token (slower than any mapped row's measured TPOT, 1k/8k rows included).
+  w.warmup_s = std::max(w.warmup_s, 0.025 * static_cast<double>(row.osl));
+  w.window_s = std::max(w.window_s, 0.05 * static_cast<double>(row.osl));
+  e.record_requests = true;
+  e.record_steps = false;
+  return out;
+}
+
+std::vector<double> predictions(const RunResult& r) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> p(calib::kMeasuredMetricCount, nan);
+  const auto set = [&](const char* name, double v) {
+    if (std::isfinite(v) && v > 0) p[calib::measured_metric_index(name)] = v;
+  };
+  const auto& s = r.summary;
+  const double gpus = r.power.accelerators > 0 ? r.power.accelerators : 1;
+  set("output_tok_s_per_gpu", s.output_tok_s / gpus);
+  set("total_tok_s_per_gpu", s.total_tok_s / gpus);
+  set("agent_output_tok_s", s.agent_output_tok_s_p50);
+  double ttft = 0;
+  for (const auto& q : r.requests) ttft += q.first_token_s - q.arrival_s;
+  if (!r.requests.empty()) set("ttft_s_mean", ttft / static_cast<double>(r.requests.size()));
+  set("tpot_s_mean", s.itl_s_mean);
+  // The median of per-request TPOT is the reciprocal of the median per-request speed.
+  set("tpot_s_median", 1.0 / s.agent_output_tok_s_p50);
+  if (r.power.accelerators_total > 0) set("power_w_per_gpu", r.power.accelerators_w / r.power.accelerators_total);
+  return p;
+}
+
+}  // namespace
+
+PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const std::vector<calib::MeasuredRun>& runs,
+                          const std::vector<std::string>& strict_files) {
+  PreparedRows out;
+  for (const auto& row : runs) {
+    try {
+      out.rows.push_back(row_experiment(base, catalog, row));
+    } catch (const core::Error& err) {
+      if (std::find(strict_files.begin(), strict_files.end(), row.file) != strict_files.end()) throw;
+      const std::string col = err.where().key_path;
+      out.skipped.push_back(calib::SkippedRow{row.file, row.line, row.id, (col.empty() ? "" : col + ": ") + err.detail()});
+    }
+  }
+  return out;
+}
+
+std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
+                                double tokens_per_step) {
+  Experiment e = row.experiment;
+  e.serving.engine_overhead = engine;
+  if (row.fit_acceptance && std::isfinite(tokens_per_step)) {
+    DeploymentConfig& d = e.plans[0].deployment;
+    d.spec = serving::with_tokens_per_step(resolve_speculative(d, e.model), tokens_per_step);
+    d.spec_mode = SpecMode::kExplicit;
+  }
+  const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
+  RunResult r = run_point(e, trace, e.workload.levels[0]);
+  if (r.summary.requests == 0) {
+    throw core::Error(core::SourceLocation{row.run.file, row.run.line, "concurrency"},
+                      "no request completed in the measurement window; lengthen the base experiment's window");
+  }
+  return predictions(r);
+}
+
+std::vector<std::vector<double>> predict_measured_runs(const Experiment& base, const std::string& root,
+                                                       const std::vector<calib::MeasuredRun>& runs,
+                                                       const std::string& measured_file, int threads) {
+  const Catalog catalog = load_catalog(root);
+  std::vector<calib::MeasuredRun> located = runs;
+  for (auto& r : located) {
+    if (r.file.empty()) r.file = measured_file;
+  }
+  const PreparedRows prep = prepare_rows(base, catalog, located, {measured_file});
+  std::vector<std::vector<double>> out(prep.rows.size());
+  core::parallel_for(prep.rows.size(), threads, [&](std::size_t i) {
+    out[i] = predict_row(prep.rows[i], prep.rows[i].experiment.serving.engine_overhead);
+  });
+  return out;
+}
+
+}  // namespace agentsim::exp

@@ -1,0 +1,46 @@
+#include "sim/serving/engine_overhead_decoder.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace agentsim::serving {
+using core::OptionSpec;
+using core::YamlNode;
+
+std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
+  static constexpr std::array kTop = {OptionSpec{"engines", "map", "", "one entry per serving engine"}};
+  static constexpr std::array kKeys = {
+      OptionSpec{"fixed", "time", "", "host time per eager step"},
+      OptionSpec{"graph_fixed", "time", "", "host time per decode-only step replayed from a graph"},
+      OptionSpec{"graph_max_sequences", "integer", "", "largest decode batch with a captured graph (0: none)"},
+      OptionSpec{"per_sequence", "time", "", "host time per sequence in the batch"},
+      OptionSpec{"per_token", "time", "", "host time per new token"},
+  };
+  n.check_keys(kTop);
+  const YamlNode engines = n.at("engines");
+  std::vector<OptionSpec> names;
+  for (const auto& [name, e] : kEngineNames) names.push_back(OptionSpec{name, "map", "", ""});
+  engines.check_keys(names);
+  std::array<EngineOverhead, 3> out{};
+  for (const auto& [name, e] : kEngineNames) {
+    const YamlNode x = engines.at(name);
+    x.check_keys(kKeys);
+    EngineOverhead& o = out[static_cast<std::size_t>(e)];
+    const auto time = [&](std::string_view key) {
+      const double v = x.at(key).as_quantity(core::Dimension::kTime);
+      if (!(v >= 0 && v < 1)) throw x.at(key).error("expected a time in [0, 1s)");
+      return v;
+    };
+    o.fixed_s = time("fixed");
+    o.graph_fixed_s = time("graph_fixed");
+    o.per_sequence_s = time("per_sequence");
+    o.per_token_s = time("per_token");
+    const long long g = x.at("graph_max_sequences").as_integer();
+    if (g < 0 || g > (1 << 20)) throw x.at("graph_max_sequences").error("expected an integer in [0, 1048576]");
+    o.graph_max_sequences = static_cast<int>(g);
+  }
+  return out;
+}
+
+}  // namespace agentsim::serving

@@ -1,0 +1,73 @@
+#include "experiments/run/bisect.hpp"
+
+#include <gtest/gtest.h>
+
+namespace agentsim::exp {
+namespace {
+
+TEST(Bisect, FindsTheLastTrueWithFewCalls) {
+  int calls = 0;
+  const long long got = bisect_max_true(1, 100000, [&](long long x) {
+    ++calls;
+    return x <= 4321;
+  });
+  EXPECT_EQ(got, 4321);
+  EXPECT_LE(calls, 20);
+}
+
+TEST(Bisect, EdgeCases) {
+  EXPECT_EQ(bisect_max_true(1, 10, [](long long) { return true; }), 10);
+  EXPECT_EQ(bisect_max_true(1, 10, [](long long) { return false; }), 0);
+  EXPECT_EQ(bisect_max_true(5, 5, [](long long x) { return x == 5; }), 5);
+}
+
+// A known bracket narrowed to 2%: boundary at 1234 between 1024 (meets) and 2048 (fails).
+TEST(Bisect, NarrowBracketStopsWithinTheFraction) {
+  int calls = 0;
+  const long long good = narrow_bracket(1024, 2048, 0.02, [&](long long x) {
+    ++calls;
+    return x <= 1234;
+  });
+  EXPECT_LE(good, 1234);
+  EXPECT_GE(good, 1234 - static_cast<long long>(0.02 * 1234));  // within 2% of the boundary
+  EXPECT_LE(calls, 6) << "log2(1024 / 20.48) ~ 5.6 probes";
+  EXPECT_EQ(narrow_bracket(1024, 2048, 0.0, [](long long x) { return x <= 1234; }), 1234);
+  EXPECT_EQ(narrow_bracket(7, 8, 0.02, [](long long) -> bool { throw 1; }), 7) << "already narrow: no probe";
+}
+
+// Interpolated probes on a linear margin (root 1234 between 1024 and 2048) close a 2% bracket in a
+// few probes; a margin with its root at the bottom edge falls back to halving and still closes.
+TEST(Bisect, InterpolatedNarrowingClosesInAFewProbes) {
+  int calls = 0;
+  auto linear = [&](long long x) {
+    ++calls;
+    return (1234.0 - static_cast<double>(x)) / 1234.0;
+  };
+  const long long good = narrow_bracket_interpolated(1024, linear(1024), 2048, linear(2048), 0.02, linear);
+  calls -= 2;
+  EXPECT_LE(good, 1234);
+  EXPECT_GE(good, 1234 - static_cast<long long>(0.02 * 1234));
+  EXPECT_LE(calls, 3);
+  int steps = 0;
+  auto step = [&](long long x) {
+    ++steps;
+    return x <= 1030 ? 1.0 : -100.0;  // a cliff: interpolation aims far too low
+  };
+  const long long cliff = narrow_bracket_interpolated(1024, 1.0, 2048, -100.0, 0.02, step);
+  EXPECT_LE(cliff, 1030);
+  EXPECT_GE(cliff, 1030 - 20);
+  EXPECT_LE(steps, 12);
+  // A noisy margin (sign flipping with parity near the root) is cut off after max_probes probes,
+  // with the bracket still a valid one: good met the target, everything returned was probed.
+  int noisy = 0;
+  auto flip = [&](long long x) {
+    ++noisy;
+    return x < 1500 && x % 2 == 0 ? 1.0 : -1.0;
+  };
+  const long long capped = narrow_bracket_interpolated(1024, 1.0, 2048, -1.0, 0.0, flip, 4);
+  EXPECT_EQ(noisy, 4);
+  EXPECT_TRUE(capped == 1024 || (capped < 1500 && capped % 2 == 0)) << capped;
+}
+
+}  // namespace
+}  // namespace agentsim::exp

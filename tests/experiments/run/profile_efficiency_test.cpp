@@ -1,0 +1,152 @@
+// exp::ProfileEfficiency, the calibrated efficiency lookup (a calibration profile's fitted
+// tables seen through serving::KernelEfficiency), in the step cost: the breakdown uses the
+// profile's efficiencies, pricing with and without a breakdown still agrees, and a table
+// derived from a sibling accelerator says so in the step cost's note. Moved here from the
+// serving and calibration tests, as they test experiments code.
+#include "experiments/run/profile_efficiency.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "calibration/efficiency_profile.hpp"
+#include "calibration/fitted_table.hpp"
+#include "calibration/published_import.hpp"
+#include "experiments/config/catalog.hpp"
+#include "sim/serving/batch_text.hpp"
+#include "sim/serving/step_cost.hpp"
+#include "tests/sim/serving/catalog_fixtures.hpp"
+#include "tests/experiments/run/profile_fixture.hpp"
+#include "tests/sim/serving/step_coster_cases.hpp"
+
+namespace agentsim::serving {
+namespace {
+
+const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
+
+using test::step_coster_cases::batches;
+using test::step_coster_cases::check;
+using test::step_coster_cases::make_options;
+using test::step_coster_cases::Variant;
+using test::step_coster_cases::variants;
+
+struct Plans : ::testing::Test {
+  static StepCostOptions options(const hw::System& s, const std::string& plan) {
+    StepCostOptions o;
+    o.efficiency = {0.7, 0.8, 0.8};
+    o.plan = wl::parse_parallel_plan(plan);
+    o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);
+    return o;
+  }
+};
+
+// A profile whose GEMM tables reach 35% of the datasheet BF16 peak, measured for
+// m in 1..256, and whose HBM reads reach 50%: the breakdown must use exactly
+// those and flag the m = 2048 lookup as extrapolated.
+TEST_F(Plans, CalibrationProfileChangesTheBreakdown) {
+  const auto& m = cat().models.get("llama-3.1-8b");
+  const auto& s = cat().systems.get("hgx-h200");
+  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
+  StepCostOptions o = options(s, "tp=1");
+  o.efficiency = {1, 1, 1};
+  const StepBatch b = parse_step_batch("prefill=1x2048@0");
+  const StepCost base = step_cost(b, m, s, o);
+  o.kernels = std::make_shared<exp::ProfileEfficiency>(p, s.accelerator, o.efficiency);
+  const StepCost prof = step_cost(b, m, s, o);
+  bool saw_gemm = false;
+  for (std::size_t i = 0; i < prof.breakdown.ops.size(); ++i) {
+    const OpCost& a = base.breakdown.ops[i];
+    const OpCost& q = prof.breakdown.ops[i];
+    if (q.op == "attn_proj" || q.op == "dense_ffn") {
+      saw_gemm = true;
+      EXPECT_NEAR(q.e_compute, 0.35, 1e-12);
+      EXPECT_NEAR(q.compute_s, a.compute_s / 0.35, 1e-12);
+      EXPECT_NE(q.note.find("gemm_bf16 extrapolated"), std::string::npos) << q.note;
+    }
+    if (q.memory_s > 0) {
+      EXPECT_NEAR(q.memory_s, 2 * a.memory_s, 1e-12 + 1e-9 * a.memory_s);
+    }
+  }
+  EXPECT_TRUE(saw_gemm);
+  EXPECT_GT(prof.total_s, 2.0 * base.total_s);  // prefill is compute-bound: 1/0.35 = 2.86x on the GEMMs
+}
+
+// A calibration profile (the shapes of every kernel reach KernelEfficiency):
+// GEMMs at 35% of peak measured for m in 1..256, HBM at 50%, as in step_cost_plan_test.
+TEST(StepCoster, BreakdownChangesNoTotalWithACalibratedProfile) {
+  const hw::System& s = cat().systems.get("hgx-h200");
+  const calib::EfficiencyProfile p = test::gemm35_mem50_profile();
+  const std::vector<StepBatch> bs = batches();
+  int priced = 0;
+  for (const Variant& v : variants()) {
+    StepCostOptions o = make_options(s, v);
+    o.kernels = std::make_shared<exp::ProfileEfficiency>(p, s.accelerator, o.efficiency);
+    for (const std::string& name : cat().models.names()) {
+      const wl::ModelSpec& m = cat().models.get(name);
+      for (std::size_t i = 0; i < bs.size(); ++i) {
+        priced += check(bs[i], m, s, o, "profile / " + v.name + " / " + name + " / batch " + std::to_string(i));
+      }
+    }
+  }
+  EXPECT_EQ(priced, static_cast<int>(variants().size()) * static_cast<int>(cat().models.size()) * 6);
+}
+
+}  // namespace
+}  // namespace agentsim::serving
+
+namespace agentsim::calib {
+namespace {
+
+// The shipped catalog's accelerators and systems, imported from the published kernel data.
+const exp::Catalog& catalog() {
+  static const exp::Catalog c = exp::load_catalog(AGENTSIM_SOURCE_DIR);
+  return c;
+}
+
+const PublishedImport& imported() {
+  static const PublishedImport r = [] {
+    std::vector<hw::Accelerator> accs;
+    std::vector<hw::System> systems;
+    for (const auto& n : catalog().accelerators.names()) accs.push_back(catalog().accelerators.get(n));
+    for (const auto& n : catalog().systems.names()) systems.push_back(catalog().systems.get(n));
+    return import_published(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/published/kernels", accs, systems,
+                            "profiles");
+  }();
+  return r;
+}
+
+double peak(const std::string& acc, hw::DType d) { return catalog().accelerators.get(acc).peak_flops.at(d); }
+
+TEST(PublishedImport, DerivedTablesNameTheirSibling) {
+  const auto& p = imported().profiles;
+  // No published GEMM rows for B300, GB300 or MI355X.
+  EXPECT_EQ(p.at("b300").table("gemm_bf16").derived_from, "b200");
+  EXPECT_EQ(p.at("gb300").table("gemm_fp8").derived_from, "gb200");
+  EXPECT_EQ(p.at("mi355x").table("gemm_fp8").derived_from, "mi300x");
+  EXPECT_EQ(p.at("h200").table("gemm_bf16").derived_from, "h100-sxm");
+  EXPECT_TRUE(p.at("h100-sxm").table("gemm_bf16").derived_from.empty());
+  // A derived table keeps the sibling's efficiencies against its own datasheet peak.
+  const FittedTable& sib = p.at("b200").table("gemm_bf16");
+  const FittedTable& der = p.at("b300").table("gemm_bf16");
+  EXPECT_EQ(der.peak, peak("b300", hw::DType::kBf16));
+  EXPECT_DOUBLE_EQ(der.lookup({64, 4096, 4096}).value * der.peak / peak("b300", hw::DType::kBf16),
+                   sib.lookup({64, 4096, 4096}).value * sib.peak / peak("b200", hw::DType::kBf16));
+  EXPECT_NE(der.provenance.find("derived from b200 table"), std::string::npos) << der.provenance;
+  // The round trip through YAML keeps it, and the step cost's note says so.
+  const EfficiencyProfile back = parse_profile(to_yaml(p.at("b300")), "b300.yaml");
+  EXPECT_EQ(back.table("gemm_bf16").derived_from, "b200");
+  const exp::ProfileEfficiency eff(back, catalog().accelerators.get("b300"), {});
+  serving::KernelShape ks;
+  ks.kind = serving::KernelKind::kGemm;
+  ks.dtype = hw::DType::kBf16;
+  ks.m = 64;
+  ks.n = 4096;
+  ks.k = 4096;
+  EXPECT_NE(eff.compute(ks).note.find("gemm_bf16"), std::string::npos) << eff.compute(ks).note;
+  EXPECT_NE(eff.compute(ks).note.find("derived from b200 table"), std::string::npos) << eff.compute(ks).note;
+}
+
+}  // namespace
+}  // namespace agentsim::calib

@@ -1,0 +1,249 @@
+// One resolved run (experiments/run/resolve_run.hpp): a pp=2 and a dp=2 plan run end to end on
+// 8 GPUs per replica, with GPU counts and power from the plan's devices (tp x dp x pp), the
+// accelerator's efficiency profile reaches `run`, and policy names decode from one table each.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/profile_efficiency.hpp"
+#include "experiments/run/resolve_run.hpp"
+#include "experiments/run/runner.hpp"
+#include "tests/support/citation_rule.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/step_cost.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+
+// llama-3.1-70b on HGX H200 (8 GPUs a system), `replicas` replicas of `plan`, 4 agents, 20 s.
+std::string body(const std::string& plan, int replicas, const std::string& serving_extra = "") {
+  return "name: resolved\n"
+         "model: llama-3.1-70b\n"
+         "system: hgx-h200\n"
+         "deployment: " + plan + "\n"
+         "serving: {replicas: " + std::to_string(replicas) + ", fast_forward: false" + serving_extra + "}\n"
+         "workload:\n"
+         "  trace: " + kTrace + "\n"
+         "  concurrency: [4]\n"
+         "  warmup: \"0s\"\n"
+         "  window: \"20s\"\n";
+}
+
+Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/resolved.yaml", kRoot); }
+
+// The power model written out from its definition (hwmodels/power_model.hpp), not called:
+// an accelerator draws idle + (TDP - idle) x activity; activity-weighted seconds of a step are
+// roofline x (f + (1 - f) x min(1, compute / roofline)) + comm x f, with f the decode fraction.
+double activity_seconds(const hw::Accelerator& a, const metrics::StepRecord& s) {
+  const double f = a.decode_power_fraction;
+  const double roof = std::max(s.compute_s, s.memory_s);
+  const double roof_activity = roof > 0 ? f + (1 - f) * std::min(1.0, s.compute_s / roof) : 0.0;
+  return roof * roof_activity + s.comm_s * f;
+}
+
+struct PlanCase {
+  const char* plan;
+  int tp, pp, dp;
+};
+
+class ResolvedRun : public ::testing::TestWithParam<PlanCase> {};
+
+TEST_P(ResolvedRun, GpuCountsAndPowerFollowThePlansDevices) {
+  const PlanCase c = GetParam();
+  constexpr int kReplicas = 2;
+  constexpr int kDevicesPerReplica = 8;  // tp=4 x pp=2, or tp=4 x dp=2
+  const Experiment e = parse(body(c.plan, kReplicas));
+  const wl::Trace sessions = load_sessions(e);
+
+  const RunSpec spec = resolve_run(e, first_valid_plan(e), sessions.block_size_tokens);
+  EXPECT_EQ(spec.plan().tp, c.tp);
+  EXPECT_EQ(spec.plan().pp, c.pp);
+  EXPECT_EQ(spec.plan().attn_dp, c.dp);
+  EXPECT_EQ(spec.devices_per_replica(), kDevicesPerReplica);
+  EXPECT_EQ(spec.cluster.devices_per_replica, kDevicesPerReplica);
+  EXPECT_EQ(spec.accelerators(), kReplicas * kDevicesPerReplica);
+
+  const RunResult r = run_point(e, sessions, 4);
+  ASSERT_TRUE(r.skipped.empty()) << r.skipped;
+  ASSERT_GT(r.summary.requests, 0);
+  ASSERT_FALSE(r.steps.empty());
+  // Two replicas of 8 GPUs fill two 8-GPU systems.
+  EXPECT_EQ(r.power.accelerators, 16);
+  EXPECT_EQ(r.power.systems, 2);
+  EXPECT_EQ(r.power.accelerators_total, 16);
+
+  // Expected power from the catalog's figures: every GPU idles, and each of a replica's 8 GPUs
+  // adds (TDP - idle) x its activity-weighted seconds over the window.
+  const hw::System& sys = e.systems[0];
+  const hw::Accelerator& a = sys.accelerator;
+  const double window_s = 20.0;
+  double active_j = 0;
+  for (const metrics::StepRecord& s : r.steps) {
+    active_j += kDevicesPerReplica * (a.tdp_w - a.idle_w) * activity_seconds(a, s) * s.steps;
+  }
+  const double accelerators_w = 2 * 8 * a.idle_w + active_j / window_s;
+  EXPECT_NEAR(r.power.accelerators_w, accelerators_w, 1e-6 * accelerators_w);
+  // Wall power of the two systems: accelerators + CPUs at half load + memory + NICs + switches +
+  // fans, over the PSU efficiency (PUE 1).
+  const double rest_w = sys.host.cpus * sys.host.cpu_tdp_w * 0.5 + sys.power.host_memory_w +
+                        sys.scale_out.nics * sys.scale_out.nic_w + sys.power.switch_w + sys.power.fans_misc_w;
+  const double power_w = (accelerators_w + 2 * rest_w) / sys.power.psu_efficiency;
+  EXPECT_NEAR(r.power.power_w, power_w, 1e-6 * power_w);
+  EXPECT_DOUBLE_EQ(r.power.provisioned_w, 2 * sys.power.nameplate_w);
+}
+
+std::string case_name(const ::testing::TestParamInfo<PlanCase>& c) { return c.param.pp > 1 ? "pp2" : "dp2"; }
+
+INSTANTIATE_TEST_SUITE_P(PipelineAndDataParallel, ResolvedRun,
+                         ::testing::Values(PlanCase{"{tp: 4, pp: 2}", 4, 2, 1}, PlanCase{"{tp: 4, dp: 2}", 4, 1, 2}),
+                         case_name);
+
+// A profile pricing HBM traffic at half of peak (schema of docs/calibration.md).
+std::string write_profile() {
+  const std::filesystem::path p = std::filesystem::temp_directory_path() / "agentsim_resolved_run_profile.yaml";
+  std::ofstream out(p);
+  out << "schema: agentsim-efficiency-profile/1\n"
+         "device: test\n"
+         "backend: cuda\n"
+         "source: fixture\n"
+         "calibration_date: 2025-01-01T00:00:00Z\n"
+         "tables:\n"
+         "  mem_read:\n"
+         "    family: mem_read\n"
+         "    dtype: none\n"
+         "    quantity: memory\n"
+         "    peak: 4.8e12\n"
+         "    peak_source: fixture\n"
+         "    log_constant: " << std::log(0.5) << "\n"
+         "    axes:\n"
+         "      - {name: size_bytes, monotone: 0, knots: [1, 1.0e12], log_offsets: [0, 0]}\n"
+         "    fit_error: {points: 2, rms_rel_error: 0, max_rel_error: 0}\n"
+         "    held_out_error: {points: 0, rms_rel_error: 0, max_rel_error: 0}\n";
+  return p.string();
+}
+
+TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
+  Experiment plain = parse(body("{tp: 4, pp: 2}", 1));
+  plain.systems[0].accelerator.efficiency_profile.clear();  // the shipped h200 names its published profile
+  Experiment profiled = plain;
+  profiled.systems[0].accelerator.efficiency_profile = write_profile();
+  const RunSpec without = resolve_run(plain, first_valid_plan(plain));
+  const RunSpec with = resolve_run(profiled, first_valid_plan(profiled));
+  EXPECT_EQ(without.replica.cost.kernels, nullptr);
+  ASSERT_NE(with.replica.cost.kernels, nullptr);
+  EXPECT_NE(with.replica.cost.kernels->name().find("fixture"), std::string::npos) << with.replica.cost.kernels->name();
+
+  // The run's step cost is explain's: the same options with the profile loaded as explain loads it.
+  serving::StepBatch batch;
+  batch.decodes.assign(16, serving::DecodeItem{8192});
+  serving::StepCostOptions explain_opt = without.replica.cost;
+  explain_opt.kernels = load_profile_efficiency(profiled.systems[0].accelerator, kRoot, plain.serving.efficiency);
+  const double run_s = serving::step_cost(batch, profiled.model, with.system, with.replica.cost).total_s;
+  EXPECT_EQ(run_s, serving::step_cost(batch, profiled.model, with.system, explain_opt).total_s);
+  EXPECT_GT(run_s, serving::step_cost(batch, plain.model, without.system, without.replica.cost).total_s);
+
+  // And a run uses it: HBM at half of peak slows the memory-bound decode steps.
+  const wl::Trace sessions = load_sessions(plain);
+  const RunResult a = run_point(plain, sessions, 4);
+  const RunResult b = run_point(profiled, sessions, 4);
+  ASSERT_GT(a.summary.steps, 0);
+  ASSERT_GT(b.summary.steps, 0);
+  EXPECT_GT(b.power.memory_s / static_cast<double>(b.summary.steps),
+            a.power.memory_s / static_cast<double>(a.summary.steps));
+}
+
+// Precedence (docs/calibration.md): the shipped h200 profile prices a run unless the
+// experiment writes serving.efficiency, whose constants then price every kernel.
+TEST(ResolvedRunProfile, ExplicitConstantEfficienciesReplaceTheShippedProfile) {
+  const Experiment shipped = parse(body("{tp: 4, pp: 2}", 1));
+  ASSERT_FALSE(shipped.systems[0].accelerator.efficiency_profile.empty());
+  const RunSpec with_profile = resolve_run(shipped, first_valid_plan(shipped));
+  ASSERT_NE(with_profile.replica.cost.kernels, nullptr);
+  EXPECT_NE(with_profile.replica.cost.kernels->name().find("h200"), std::string::npos);
+
+  const Experiment constants =
+      parse(body("{tp: 4, pp: 2}", 1, ", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}"));
+  const RunSpec with_constants = resolve_run(constants, first_valid_plan(constants));
+  EXPECT_EQ(with_constants.replica.cost.kernels, nullptr);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.compute, 0.7);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.memory, 0.8);
+  EXPECT_EQ(with_constants.replica.cost.efficiency.network, 0.8);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A catalog root whose h200 names the profile by a path relative to the root, as catalog files do.
+std::string root_with_profile() {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "agentsim_resolved_run_root";
+  fs::remove_all(root);
+  fs::create_directories(root / "workloads/catalog");
+  fs::create_directories(root / "hwmodels");
+  fs::copy(kRoot + "/hwmodels/catalog", root / "hwmodels/catalog", fs::copy_options::recursive);
+  fs::copy(kRoot + "/workloads/catalog/models", root / "workloads/catalog/models", fs::copy_options::recursive);
+  fs::create_directories(root / "experiments");
+  fs::copy(kRoot + "/experiments/catalog", root / "experiments/catalog", fs::copy_options::recursive);
+  fs::copy_file(write_profile(), root / "profile.yaml");
+  // Point h200 at the fixture instead of its shipped profile.
+  const fs::path h200 = root / "hwmodels/catalog/accelerators/h200.yaml";
+  std::ifstream in(h200);
+  std::string text, line;
+  while (std::getline(in, line)) text += (line.rfind("efficiency_profile:", 0) == 0 ? "efficiency_profile: profile.yaml" : line) + "\n";
+  in.close();
+  std::ofstream(h200) << text;
+  return root.string();
+}
+
+TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
+  const std::string root = root_with_profile();
+  const Experiment e = parse_experiment(body("{tp: 4, pp: 2}", 1), root + "/resolved.yaml", root);
+  const RunSpec spec = resolve_run(e, first_valid_plan(e));
+  ASSERT_NE(spec.replica.cost.kernels, nullptr);
+  serving::StepBatch batch;
+  batch.decodes.assign(16, serving::DecodeItem{8192});
+  const double run_s = serving::step_cost(batch, e.model, spec.system, spec.replica.cost).total_s;
+
+  // explain with the experiment's defaults: no constant efficiencies (they would replace the profile), the default engine's host-time model.
+  const std::string out = root + "/explain.json";
+  const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + root +
+                          " explain --model llama-3.1-70b --system hgx-h200 --plan tp=4,pp=2 --batch decode=16@8192"
+                          " --engine vllm --json > " + out;
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  const std::string j = slurp(out);
+  EXPECT_NE(j.find("\"efficiency\": \"profile fixture (test)\""), std::string::npos) << j.substr(0, 400);
+  const std::size_t at = j.find("\"total_s\": ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_DOUBLE_EQ(std::stod(j.substr(at + 11)), run_s);
+}
+
+}  // namespace
+}  // namespace agentsim::exp
+
+namespace agentsim::exp {
+namespace {
+
+// The engines catalog (experiments/catalog/engines.yaml) follows the catalogs' citation rule:
+// every number cites its source or says assumed with its derivation.
+TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
+  const test_support::CitationScan scan =
+      test_support::scan_citations(AGENTSIM_SOURCE_DIR, {"experiments/catalog"}, {});
+  for (const auto& f : scan.failures) ADD_FAILURE() << f.where << ": " << f.why << "\n  " << f.line;
+  EXPECT_GE(scan.data_lines, 15);  // three engines x five values
+  EXPECT_GT(scan.sourced + scan.assumed, 0);
+}
+
+}  // namespace
+}  // namespace agentsim::exp

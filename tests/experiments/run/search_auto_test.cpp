@@ -1,0 +1,154 @@
+// search: auto enumerates tp / ep / attention-dp plans that fill the system (an NVL72 rack: 72
+// GPUs in every valid plan), prunes invalid ones with the reason, ranks the rest by the analytic
+// bound and keeps the best few; serving.replicas defaults to fill.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <H5Cpp.h>
+
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <set>
+
+#include "experiments/config/catalog.hpp"
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/plan_ranking.hpp"
+#include "experiments/run/resolve_run.hpp"
+#include "experiments/run/runner.hpp"
+#include "sim/serving/step_coster.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace agentsim::exp {
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+
+class SearchAuto : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("agentsim_searchauto_" + std::to_string(::getpid()));
+  void SetUp() override {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+  fs::path write(const std::string& model, const std::string& system, const std::string& extra = "") {
+    const fs::path p = dir / "e.yaml";
+    std::ofstream(p) << "name: auto\nseed: 1\nmodel: " << model << "\nsystem: " << system << "\nsearch: auto\n"
+                     << "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
+                     << "readoffs: {agent_speeds: [50]}\n" << extra
+                     << "workload:\n  trace: " << kRoot << "/workloads/traces/claude-code-sample/requests.csv\n"
+                     << "  concurrency: [1, 64]\n  warmup: \"5s\"\n  window: \"20s\"\n";
+    return p;
+  }
+};
+
+TEST_F(SearchAuto, EveryValidPlanOnAnNvl72RackUsesAll72Gpus) {
+  Experiment e = load_experiment(write("llama-3.1-8b", "gb200-nvl72").string(), kRoot);
+  ASSERT_TRUE(e.search_auto);
+  std::set<std::string> labels;
+  int valid = 0;
+  for (const Plan& p : e.plans) {
+    labels.insert(p.label);
+    if (!p.pruned.empty()) continue;
+    ++valid;
+    EXPECT_EQ(resolve_run(e, p).accelerators(), 72) << p.label;
+  }
+  // Dense model: tp over 1, 2, 4, 8 (powers of two dividing 72) and 72 itself.
+  EXPECT_EQ(labels, (std::set<std::string>{"tp=1", "tp=2", "tp=4", "tp=8", "tp=72"}));
+  EXPECT_EQ(valid, 4);
+  for (const Plan& p : e.plans) {
+    if (p.label == "tp=72") {
+      EXPECT_NE(p.pruned.find("heads"), std::string::npos) << p.pruned;
+    }
+  }
+  // 36 x TP2 and 9 x TP8 replicas.
+  for (const Plan& p : e.plans) {
+    if (p.label == "tp=2") {
+      EXPECT_EQ(resolve_run(e, p).replicas(), 36);
+    }
+    if (p.label == "tp=8") {
+      EXPECT_EQ(resolve_run(e, p).replicas(), 9);
+    }
+  }
+}
+
+TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestThree) {
+  Experiment e = load_experiment(write("gpt-oss-120b", "hgx-b200").string(), kRoot);
+  std::set<std::string> labels;
+  for (const Plan& p : e.plans) labels.insert(p.label);
+  for (const char* want : {"tp=1", "tp=2", "tp=2,ep=2", "dp=2,ep=2", "tp=8,ep=8", "dp=8,ep=8"}) {
+    EXPECT_TRUE(labels.count(want)) << want;
+  }
+  const wl::Trace sessions = load_sessions(e);
+  // rank_plans bounds decode at the trace's mean prompt and the slowest speed read-off (50 tok/s).
+  double input = 0, turns = 0;
+  for (const auto& s : sessions.sessions) {
+    for (const auto& t : s.turns) {
+      input += static_cast<double>(t.input_tokens);
+      turns += 1;
+    }
+  }
+  std::vector<std::pair<double, std::string>> bounds;
+  for (const Plan& p : e.plans) {
+    if (p.pruned.empty()) {
+      bounds.emplace_back(plan_bound(e, p, input / turns, 50, sessions.block_size_tokens).system_tok_s, p.label);
+    }
+  }
+  ASSERT_GT(bounds.size(), 3u);
+  rank_plans(e, sessions);
+  int kept = 0;
+  for (const Plan& p : e.plans) kept += p.pruned.empty() ? 1 : 0;
+  std::sort(bounds.begin(), bounds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  EXPECT_EQ(kept, bounds[2].first >= kAutoSearchThirdWithin * bounds[0].first ? 3 : 2);
+  for (const Plan& p : e.plans) {
+    if (p.label == bounds[0].second || p.label == bounds[1].second) {
+      EXPECT_EQ(p.pruned, "") << p.label << " has one of the two best bounds";
+    }
+  }
+  for (const Plan& p : e.plans) {
+    if (p.pruned.find("search: auto simulates") != std::string::npos) {
+      EXPECT_NE(p.pruned.find("analytic bound"), std::string::npos);
+    }
+  }
+}
+
+// The bound by hand: one sequence's step time sets its speed; the batch grows until the speed falls
+// below the target, so the bound's batch meets it and one more sequence would not.
+TEST_F(SearchAuto, BoundIsTheLargestBatchMeetingTheSpeed) {
+  Experiment e = load_experiment(write("llama-3.1-70b", "hgx-h200").string(), kRoot);
+  for (const Plan& p : e.plans) {
+    if (p.label != "tp=8" || !p.pruned.empty()) continue;
+    const PlanBound b = plan_bound(e, p, 8192, 40, 64);
+    ASSERT_GT(b.batch, 0);
+    EXPECT_GE(1.0 / b.step_s, 40.0);
+    const RunSpec spec = resolve_run(e, p, 64);
+    const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
+    serving::StepBatch more;
+    more.decodes.assign(static_cast<std::size_t>(b.batch + 1), serving::DecodeItem{8192});
+    if (b.batch < spec.replica.max_sequences) {
+      EXPECT_LT(1.0 / coster.price(more).total_s, 40.0);
+    }
+    EXPECT_DOUBLE_EQ(b.system_tok_s, 1.0 * static_cast<double>(b.batch) / b.step_s);  // 1 replica of 8 GPUs
+  }
+}
+
+TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
+  const fs::path p = write("llama-3.1-8b", "gb200-nvl72");
+  const auto r = test_support::run("run " + p.string() + " -j 2 --out " + (dir / "o").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  H5::H5File f((dir / "o" / "results.h5").string(), H5F_ACC_RDONLY);
+  H5::DataSet runs = f.openDataSet("runs");
+  hsize_t n = 0;
+  runs.getSpace().getSimpleExtentDims(&n);
+  ASSERT_GT(n, 0u);
+  H5::CompType one(sizeof(double));
+  one.insertMember("accelerators", 0, H5::PredType::NATIVE_DOUBLE);
+  std::vector<double> acc(n);
+  runs.read(acc.data(), one);
+  for (double a : acc) EXPECT_EQ(a, 72) << "every simulated plan serves with all 72 GPUs";
+}
+
+}  // namespace
+}  // namespace agentsim::exp

@@ -1,0 +1,135 @@
+// The engine host-overhead model against hand values, `serving.engine` decoding, and
+// the validate fit: a parameter used to generate synthetic rows is recovered, and
+// leave-one-group-out on rows that all share it recovers it in every fold.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "experiments/config/catalog.hpp"
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/validation_fit.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/engine_overhead.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+const std::string kRoot = AGENTSIM_SOURCE_DIR;
+
+TEST(EngineOverhead, TermsMatchHandValues) {
+  serving::EngineOverhead o;
+  o.fixed_s = 1.5e-3;
+  o.graph_fixed_s = 1e-3;
+  o.graph_max_sequences = 4;
+  o.per_sequence_s = 10e-6;
+  o.per_token_s = 0.2e-6;
+  serving::StepBatch decode;
+  decode.decodes.assign(4, serving::DecodeItem{1000});
+  // Graph-replayed decode: 1 ms + 4 x 10 us + 4 tokens x 0.2 us = 1.0408 ms.
+  auto t = o.terms(decode);
+  EXPECT_TRUE(t.graph);
+  EXPECT_NEAR(o.host_s(decode), 1e-3 + 40e-6 + 0.8e-6, 1e-12);
+  // Five decodes exceed the captured sizes: eager, 1.5 ms + 50 us + 1 us.
+  decode.decodes.push_back(serving::DecodeItem{10});
+  t = o.terms(decode);
+  EXPECT_FALSE(t.graph);
+  EXPECT_NEAR(o.host_s(decode), 1.5e-3 + 50e-6 + 1e-6, 1e-12);
+  // A prefill chunk of 1000 tokens with one decode: eager, 1.5 ms + 2 x 10 us + 1001 x 0.2 us.
+  serving::StepBatch mixed;
+  mixed.decodes.push_back(serving::DecodeItem{10});
+  mixed.prefills.push_back(serving::PrefillChunk{1000, 0, true});
+  EXPECT_NEAR(o.host_s(mixed), 1.5e-3 + 20e-6 + 1001 * 0.2e-6, 1e-12);
+  EXPECT_EQ(o.host_s(serving::StepBatch{}), 0);
+}
+
+TEST(EngineOverhead, CatalogHasEveryEngine) {
+  const Catalog c = load_catalog(kRoot);
+  for (const auto& [name, e] : serving::kEngineNames) {
+    const serving::EngineOverhead& o = c.engine(e);
+    EXPECT_GT(o.fixed_s, 0) << name;
+    EXPECT_GE(o.fixed_s, o.graph_fixed_s) << name;
+    EXPECT_GT(o.graph_max_sequences, 0) << name;
+  }
+}
+
+std::string experiment(const std::string& serving) {
+  return "name: e\nmodel: llama-3.1-8b\nsystem: hgx-h200\ndeployment: {tp: 1}\n"
+         "serving:\n" + serving +
+         "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
+         "  concurrency: [1]\n  warmup: \"1s\"\n  window: \"10s\"\n";
+}
+
+TEST(ServingEngine, DecodesOnceAndStepOverheadOverrides) {
+  const Experiment a = parse_experiment(experiment("  engine: sglang\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_EQ(a.serving.engine, serving::Engine::kSglang);
+  EXPECT_FALSE(a.serving.step_overhead_set);
+  EXPECT_EQ(effective_engine_overhead(a.serving).graph_fixed_s, load_catalog(kRoot).engine(serving::Engine::kSglang).graph_fixed_s);
+  const Experiment d = parse_experiment(experiment("  max_sequences: 8\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_EQ(d.serving.engine, serving::kDefaultEngine);
+  const Experiment o = parse_experiment(experiment("  engine: trtllm\n  step_overhead: \"2ms\"\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_TRUE(effective_engine_overhead(o.serving).zero());
+  EXPECT_DOUBLE_EQ(o.serving.step_overhead_s, 2e-3);
+}
+
+TEST(ServingEngine, UnknownNameIsAnErrorWithTheValidNames) {
+  try {
+    parse_experiment(experiment("  engine: vlm\n"), kRoot + "/e.yaml", kRoot);
+    FAIL() << "accepted";
+  } catch (const core::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("e.yaml:6: serving.engine"), std::string::npos) << m;
+    EXPECT_NE(m.find("vllm"), std::string::npos) << m;
+    EXPECT_NE(m.find("sglang"), std::string::npos) << m;
+  }
+}
+
+// A synthetic engine: TPOT = device time + theta, rates = 1 / TPOT; rows differ in device time.
+GridPredictions synthetic(double device_s, double batch) {
+  GridPredictions g;
+  for (double theta : kFitGrid) {
+    std::vector<double> p(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
+    const double tpot = device_s + theta;
+    p[calib::measured_metric_index("tpot_s_mean")] = tpot;
+    p[calib::measured_metric_index("output_tok_s_per_gpu")] = batch / tpot;
+    g.at.push_back(p);
+  }
+  return g;
+}
+
+calib::MeasuredRun measured(double device_s, double batch, double theta, std::string group) {
+  calib::MeasuredRun r;
+  for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
+  r.metrics[calib::measured_metric_index("tpot_s_mean")] = device_s + theta;
+  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = batch / (device_s + theta);
+  r.system = std::move(group);
+  r.model = "m";
+  return r;
+}
+
+TEST(ValidationFit, RecoversTheParameterTheRowsWereGeneratedWith) {
+  const double truth = 1.23e-3;
+  std::vector<calib::MeasuredRun> runs;
+  std::vector<GridPredictions> grids;
+  const double device[] = {4e-3, 8e-3, 12e-3, 20e-3, 30e-3, 6e-3};
+  for (int i = 0; i < 6; ++i) {
+    runs.push_back(measured(device[i], 8 * (i + 1), truth, i < 3 ? "a" : "b"));
+    grids.push_back(synthetic(device[i], 8 * (i + 1)));
+  }
+  // Interpolation is exact for TPOT (affine) and rates (reciprocal of affine).
+  const auto p = interpolate(grids[0], truth);
+  EXPECT_NEAR(p[calib::measured_metric_index("tpot_s_mean")], device[0] + truth, 1e-12);
+  EXPECT_NEAR(p[calib::measured_metric_index("output_tok_s_per_gpu")], 8 / (device[0] + truth), 1e-9);
+  const double all = fit_parameter(runs, grids, {0, 1, 2, 3, 4, 5});
+  EXPECT_NEAR(all, truth, 1e-6);
+  // Leave-one-group-out: fit on the other group, which carries the same parameter.
+  EXPECT_NEAR(fit_parameter(runs, grids, {3, 4, 5}), truth, 1e-6);
+  EXPECT_NEAR(fit_parameter(runs, grids, {0, 1, 2}), truth, 1e-6);
+  // With one group measured 2 ms slower, the folds disagree: each recovers its own group.
+  for (int i = 3; i < 6; ++i) runs[i] = measured(device[i], 8 * (i - 2), 3.23e-3, "b"), grids[i] = synthetic(device[i], 8 * (i - 2));
+  EXPECT_NEAR(fit_parameter(runs, grids, {3, 4, 5}), 3.23e-3, 1e-6);
+  EXPECT_NEAR(fit_parameter(runs, grids, {0, 1, 2}), truth, 1e-6);
+}
+
+}  // namespace
+}  // namespace agentsim::exp

@@ -1,0 +1,119 @@
+// Replay modes over a small hand-made pool: closed loop is deterministic per
+// seed, human gaps can be capped, open loop submits at recorded times, and
+// Poisson arrivals are deterministic per seed.
+#include <gtest/gtest.h>
+
+#include "tests/sim/serving/catalog_fixtures.hpp"
+#include "sim/serving/closed_loop_driver.hpp"
+#include "sim/serving/replica.hpp"
+#include "sim/serving/open_loop_driver.hpp"
+#include "sim/serving/poisson_session_driver.hpp"
+#include "workloads/sessions/trace_formats.hpp"
+
+namespace agentsim::serving {
+namespace {
+
+struct Replay : ::testing::Test {
+  const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
+  const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
+  const hw::System& system = catalog.systems.get("hgx-h200");
+  const wl::Trace pool_trace =
+      wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  const wl::Trace& trace() const { return pool_trace; }
+  ReplicaOptions options() const {
+    ReplicaOptions o;
+    o.cost = StepCostOptions{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
+    o.kv_capacity_tokens = kv_capacity_tokens(model, system, 8, 0.9);
+    return o;
+  }
+  std::vector<metrics::RequestRecord> closed(std::uint64_t seed, bool random_start) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    Replica replica(sim, model, system, options(), rec);
+    ClosedLoopOptions co;
+    co.agents = 8;
+    co.seed = seed;
+    co.max_context_tokens = model.max_context;
+    co.random_start = random_start;
+    ClosedLoopDriver d(sim, replica, trace(), co);
+    d.start();
+    sim.run_until(core::to_ticks(120.0));
+    return rec.requests();
+  }
+};
+
+bool same(const std::vector<metrics::RequestRecord>& a, const std::vector<metrics::RequestRecord>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].agent != b[i].agent || a[i].input_tokens != b[i].input_tokens || a[i].last_token_s != b[i].last_token_s) {
+      return false;
+    }
+  }
+  return true;
+}
+
+TEST_F(Replay, ClosedLoopIsDeterministicPerSeed) {
+  const auto a = closed(5, true);
+  const auto b = closed(5, true);
+  const auto c = closed(6, true);
+  ASSERT_GT(a.size(), 8u);
+  EXPECT_TRUE(same(a, b)) << "same seed, same records";
+  EXPECT_FALSE(same(a, c)) << "another seed picks other sessions";
+  EXPECT_FALSE(same(a, closed(5, false))) << "random start points change the first prompts";
+}
+
+TEST(ReplayGap, EachKindHasItsOwnCap) {
+  wl::Turn human(10, 1, 300.0);
+  human.gap_kind = wl::GapKind::kHuman;
+  wl::Turn tool(10, 1, 300.0);
+  tool.gap_kind = wl::GapKind::kTool;
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {5.0, -1}), 5.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {-1.0, -1}), 300.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(tool, {5.0, -1}), 300.0) << "a human cap leaves tool gaps alone";
+  EXPECT_DOUBLE_EQ(replay_gap_s(tool, {5.0, 60.0}), 60.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(human, {-1.0, 60.0}), 300.0) << "a tool cap leaves human gaps alone";
+  wl::Turn none(10, 1, 0.0);
+  EXPECT_DOUBLE_EQ(replay_gap_s(none, {5.0, 5.0}), 0.0);
+}
+
+TEST_F(Replay, OpenLoopSubmitsAtRecordedTimesScaled) {
+  std::vector<wl::Session> timed(3);
+  for (int i = 0; i < 3; ++i) {
+    timed[static_cast<std::size_t>(i)].turns.push_back(wl::Turn(100, 2, 0.0));
+    timed[static_cast<std::size_t>(i)].turns.back().t_s = 0;
+    timed[static_cast<std::size_t>(i)].start_s = 10.0 * i;  // arrivals at 0, 10, 20 s
+  }
+  core::Simulator sim;
+  metrics::Recorder rec;
+  Replica replica(sim, model, system, options(), rec);
+  wl::Trace timed_trace;
+  timed_trace.sessions = timed;
+  OpenLoopDriver d(sim, replica, timed_trace, OpenLoopOptions{0.5, 0});  // x0.5: 0, 5, 10 s
+  d.start();
+  sim.run_until(core::to_ticks(60.0));
+  ASSERT_EQ(rec.requests().size(), 3u);
+  EXPECT_DOUBLE_EQ(rec.requests()[0].arrival_s, 0.0);
+  EXPECT_DOUBLE_EQ(rec.requests()[1].arrival_s, 5.0);
+  EXPECT_DOUBLE_EQ(rec.requests()[2].arrival_s, 10.0);
+}
+
+TEST_F(Replay, PoissonArrivalsAreDeterministicAndNearTheRate) {
+  auto run = [&](std::uint64_t seed) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    Replica replica(sim, model, system, options(), rec);
+    PoissonSessionDriver d(sim, replica, trace(), PoissonOptions{0.5, seed, model.max_context, 10.0});
+    d.start();
+    sim.run_until(core::to_ticks(400.0));
+    return std::make_pair(d.sessions_started(), rec.requests());
+  };
+  const auto [n1, r1] = run(9);
+  const auto [n2, r2] = run(9);
+  EXPECT_EQ(n1, n2);
+  EXPECT_TRUE(same(r1, r2));
+  // 0.5 sessions/s over 400 s: 200 expected, sd sqrt(200) = 14; +-5 sd.
+  EXPECT_NEAR(static_cast<double>(n1), 200.0, 71.0);
+}
+
+}  // namespace
+}  // namespace agentsim::serving

@@ -1,0 +1,97 @@
+#include "workloads/model/batch_work.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tests/workloads/model/model_fixtures.hpp"
+#include "workloads/model/moe_expectation.hpp"
+#include "workloads/model/param_counts.hpp"
+
+namespace agentsim::wl {
+namespace {
+
+using test::model;
+
+TEST(BatchWork, DenseDecodeMatchesTheModelsPerTokenFigures) {
+  const ModelSpec& m = model("llama-3.1-70b");
+  BatchShape b;
+  b.decode_contexts = {1000, 3000};
+  const BatchWork w = batch_work(m, parse_parallel_plan("tp=1"), b);
+  const double expected = 2 * m.linear_flops_per_token() + m.attention_flops_per_token(1000) +
+                          m.attention_flops_per_token(3000) + 2 * m.lm_head_flops_per_token();
+  EXPECT_NEAR(w.flops() / expected, 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(w.kv_read_bytes(), 327680.0 * 4000);
+  EXPECT_DOUBLE_EQ(w.kv_write_bytes(), 327680.0 * 2);
+  EXPECT_TRUE(w.collectives.empty());
+  // Layer weights are read once for the whole batch, plus embedding rows.
+  EXPECT_NEAR(w.weight_read_bytes(), m.weight_bytes() - 80.0 * 2 * 8192 * 2 - 8192 * 2 - 128256.0 * 8192 * 2 +
+                                         2 * 8192 * 2, 1.0);
+}
+
+TEST(BatchWork, TensorParallelSplitsWorkAndAddsAllReduces) {
+  const ModelSpec& m = model("llama-3.1-70b");
+  BatchShape b;
+  b.prefill = {PrefillShape{512, 0, true}};
+  const BatchWork w1 = batch_work(m, parse_parallel_plan("tp=1"), b);
+  const BatchWork w8 = batch_work(m, parse_parallel_plan("tp=8"), b);
+  EXPECT_NEAR(w8.flops() * 8 / w1.flops(), 1.0, 1e-12);
+  // Two all-reduces per layer of 512 tokens x 8192 x 2 B.
+  ASSERT_EQ(w8.collectives.size(), 2u);
+  EXPECT_DOUBLE_EQ(w8.collectives[0].count, 80.0);
+  EXPECT_DOUBLE_EQ(w8.collectives[0].payload_bytes, 512.0 * 8192 * 2);
+}
+
+TEST(BatchWork, PrefillAttentionIsCausal) {
+  const ModelSpec& m = model("llama-3.1-8b");
+  BatchShape b;
+  b.prefill = {PrefillShape{8, 100, true}};
+  const BatchWork w = batch_work(m, parse_parallel_plan("tp=1"), b);
+  double core = 0;
+  for (const OpWork& o : w.ops) core += o.op == "attn_core" ? o.flops : 0.0;
+  // Tokens see 101..108 earlier-or-own tokens: sum = 836; 4 x 32 heads x 128 x 32 layers per token.
+  EXPECT_DOUBLE_EQ(core, 4.0 * 32 * 128 * 32 * 836);
+}
+
+TEST(BatchWork, MoeWeightsTouchedFollowTheDistinctExpertExpectation) {
+  const ModelSpec& m = model("deepseek-v3");
+  BatchShape b;
+  b.decode_contexts.assign(16, 4096);
+  const BatchWork w = batch_work(m, parse_parallel_plan("tp=1,dp=8,ep=8"), b);
+  double expert_bytes = 0;
+  for (const OpWork& o : w.ops) expert_bytes += o.op == "routed_experts" ? o.weight_read_bytes : 0.0;
+  // 58 MoE layers x E(256, 8, 16 tokens) experts x 3 x 7168 x 2048 x (1 + 4/128^2) B, over 8 devices.
+  const double per_expert = 3.0 * 7168 * 2048 * (1.0 + 4.0 / (128.0 * 128));
+  EXPECT_NEAR(expert_bytes, 58 * expected_distinct_experts(256, 8, 16) * per_expert / 8, 1.0);
+  bool dispatch = false;
+  for (const CollectiveWork& c : w.collectives) dispatch = dispatch || c.kind == "all_to_all_dispatch";
+  EXPECT_TRUE(dispatch);
+}
+
+TEST(BatchWork, V41PrefillTokensSkipTheDecoderLayers) {
+  const ModelSpec& m = model("deepseek-v4.1-flash");
+  BatchShape p, d;
+  p.prefill = {PrefillShape{1, 0, false}};
+  d.decode_contexts = {0};
+  const BatchWork wp = batch_work(m, parse_parallel_plan("tp=1"), p);
+  double prefill_layers = 0;
+  for (const OpWork& o : wp.ops) prefill_layers = std::max(prefill_layers, o.op == "attn_proj" ? o.layers : 0.0);
+  EXPECT_EQ(prefill_layers, 20.0);
+  const ParamCounts c = param_counts(m);
+  double linear = 0;
+  for (const OpWork& o : wp.ops) {
+    if (o.op != "attn_core" && o.op != "indexer") linear += o.flops;
+  }
+  // Matmul FLOPs of one prompt token ~ 2 x active prefill layer params (norms aside).
+  EXPECT_NEAR(linear / (2 * c.active_layers_prefill), 1.0, 0.01);
+}
+
+TEST(BatchWork, EngramOnHostIsReadOverTheHostLink) {
+  const ModelSpec& m = model("deepseek-v4.1-flash");
+  ParallelPlan plan = parse_parallel_plan("tp=2,ep=2");
+  plan.engram_on_host = true;
+  BatchShape b;
+  b.decode_contexts = {10, 20, 30};
+  EXPECT_DOUBLE_EQ(batch_work(m, plan, b).host_read_bytes(), 3 * 48.0 * 264);
+}
+
+}  // namespace
+}  // namespace agentsim::wl

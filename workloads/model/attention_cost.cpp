@@ -1,0 +1,113 @@
+#include "workloads/model/attention_cost.hpp"
+
+#include <algorithm>
+
+namespace agentsim::wl {
+
+namespace {
+
+double kv_elem(const ModelSpec& m) { return hw::bytes_per_element(m.precision.kv_cache); }
+
+double gqa_entry(const ModelSpec& m) {
+  return 2.0 * m.attention.kv_heads * m.attention.head_dim * kv_elem(m);
+}
+double mla_entry(const ModelSpec& m) {
+  return (m.attention.kv_lora_rank + m.attention.qk_rope_head_dim) * kv_elem(m);
+}
+// One DSA indexer key: the catalog's figure when given, else FP8 key + FP32 scale.
+double indexer_entry(const ModelSpec& m) {
+  const AttentionSpec& a = m.attention;
+  if (m.kv_indexer_bytes_per_token > 0 && a.indexer_layers > 0) {
+    return m.kv_indexer_bytes_per_token / a.indexer_layers;
+  }
+  if (m.kv_indexer_bytes_per_token > 0) return m.kv_indexer_bytes_per_token / m.layers;
+  return a.indexer_head_dim * 1.0 + 4.0;
+}
+double v4_entry(const ModelSpec& m) { return m.attention.head_dim * kv_elem(m); }
+double window(const ModelSpec& m, double ctx) {
+  return std::min(ctx, static_cast<double>(m.attention.sliding_window));
+}
+double kda_state_bytes(const ModelSpec& m) {
+  const double dk = m.attention.head_dim;
+  return m.attention.heads * dk * dk * 4.0;  // FP32 state per head
+}
+
+}  // namespace
+
+double kv_growth_bytes_per_token(const ModelSpec& m, LayerAttention a) {
+  const AttentionSpec& at = m.attention;
+  switch (a) {
+    case LayerAttention::kGqaFull: return gqa_entry(m);
+    case LayerAttention::kGqaSliding: return 0;
+    case LayerAttention::kMla:
+    case LayerAttention::kGatedMla:
+    case LayerAttention::kMlaSparseSharedIndex: return mla_entry(m);
+    case LayerAttention::kMlaSparse: return mla_entry(m) + indexer_entry(m);
+    case LayerAttention::kV4Swa: return 0;
+    case LayerAttention::kV4Csa:
+      return (at.head_dim + at.indexer_head_dim) * kv_elem(m) / at.csa_compress_ratio;
+    case LayerAttention::kV4Hca: return v4_entry(m) / at.hca_compress_ratio;
+    case LayerAttention::kV41Csa2: return m.kv_global_bytes_per_token / m.layers;
+    case LayerAttention::kKda: return 0;
+  }
+  return 0;
+}
+
+double kv_bounded_bytes(const ModelSpec& m, LayerAttention a, double ctx) {
+  switch (a) {
+    case LayerAttention::kGqaSliding: return window(m, ctx) * gqa_entry(m);
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV4Hca:
+    case LayerAttention::kV41Csa2: return window(m, ctx) * v4_entry(m);
+    case LayerAttention::kKda: return kda_state_bytes(m);
+    default: return 0;
+  }
+}
+
+AttentionCost attention_cost(const ModelSpec& m, LayerAttention a, double ctx, Phase phase) {
+  // One formula: the prepared form is the only place the variants are written out.
+  return PreparedAttention(m, a, phase).at(ctx);
+}
+
+PreparedAttention::PreparedAttention(const ModelSpec& m, LayerAttention a, Phase phase)
+    : a_(a), decode_(phase == Phase::kDecode) {
+  const AttentionSpec& at = m.attention;
+  const double H = at.heads;
+  growth_ = kv_growth_bytes_per_token(m, a);
+  sparse_topk_ = static_cast<double>(at.sparse_topk);
+  window_ = static_cast<double>(at.sliding_window);
+  four_h_hd_ = 4.0 * H * at.head_dim;
+  gqa_entry_ = gqa_entry(m);
+  mla_per_ = phase == Phase::kDecode
+                 ? 2.0 * H * (at.kv_lora_rank + at.qk_rope_head_dim) + 2.0 * H * at.kv_lora_rank
+                 : 2.0 * H * (at.qk_nope_head_dim + at.qk_rope_head_dim) + 2.0 * H * at.v_head_dim;
+  mla_entry_ = mla_entry(m);
+  two_ni_di_ = 2.0 * at.indexer_heads * at.indexer_head_dim;
+  indexer_entry_ = indexer_entry(m);
+  csa_ratio_ = at.csa_compress_ratio;
+  hca_ratio_ = at.hca_compress_ratio;
+  indexer_head_dim_ = at.indexer_head_dim;
+  kv_elem_ = kv_elem(m);
+  v4_entry_ = v4_entry(m);
+  const double dk = at.head_dim;
+  kda_core_ = 4.0 * H * dk * dk;
+  kda_state_ = kda_state_bytes(m);
+  window_entry_ = a == LayerAttention::kGqaSliding ? gqa_entry_ : v4_entry_;
+}
+
+double PreparedAttention::whole_bytes(double end) const {
+  double bounded = 0;
+  switch (a_) {
+    case LayerAttention::kGqaSliding:
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV4Hca:
+    case LayerAttention::kV41Csa2: bounded = std::min(end, window_) * window_entry_; break;
+    case LayerAttention::kKda: bounded = kda_state_; break;
+    default: break;
+  }
+  return growth_ * end + bounded;
+}
+
+}  // namespace agentsim::wl

@@ -1,0 +1,97 @@
+#pragma once
+// Work and KV traffic of one query token in one layer of a given attention
+// variant, as a function of how many tokens precede it. MLA runs in its
+// absorbed form for decode (scores against the cached latent) and in its
+// expanded form for prefill.
+#include <algorithm>
+
+#include "workloads/model/layer_stack.hpp"
+#include "workloads/model/param_counts.hpp"
+
+namespace agentsim::wl {
+
+struct AttentionCost {
+  double attended_tokens = 0;  // KV entries the query reads (top-k / window capped)
+  double core_flops = 0;       // QK^T and PV (or the linear-attention state update)
+  double indexer_flops = 0;    // top-k scoring, linear in context (FP8)
+  double kv_read_bytes = 0;    // KV entries, indexer keys and recurrent state read
+  double kv_write_bytes = 0;   // bytes this token appends (window rings and state included)
+};
+
+AttentionCost attention_cost(const ModelSpec& m, LayerAttention a, double context_tokens, Phase phase);
+// KV bytes per layer that grow with every token (window-capped layers: 0).
+double kv_growth_bytes_per_token(const ModelSpec& m, LayerAttention a);
+// KV bytes per layer that do not grow past a bound: window rings, recurrent state.
+double kv_bounded_bytes(const ModelSpec& m, LayerAttention a, double context_tokens);
+
+// attention_cost's formulas with the model's constants worked out once, for the step
+// cost's per-sequence loops; attention_cost(m, a, ctx, phase) is PreparedAttention(m, a, phase).at(ctx).
+class PreparedAttention {
+ public:
+  PreparedAttention(const ModelSpec& m, LayerAttention a, Phase phase);
+  AttentionCost at(double ctx) const {
+    AttentionCost c;
+    c.kv_write_bytes = growth_;
+    const double sparse_cap = sparse_topk_ > 0 ? sparse_topk_ : ctx;
+    switch (a_) {
+      case LayerAttention::kGqaFull:
+      case LayerAttention::kGqaSliding:
+        c.attended_tokens = a_ == LayerAttention::kGqaFull ? ctx : std::min(ctx, window_);
+        c.core_flops = four_h_hd_ * c.attended_tokens;
+        c.kv_read_bytes = c.attended_tokens * gqa_entry_;
+        if (a_ == LayerAttention::kGqaSliding) c.kv_write_bytes = gqa_entry_;
+        break;
+      case LayerAttention::kMla:
+      case LayerAttention::kGatedMla:
+        c.attended_tokens = ctx;
+        c.core_flops = mla_per_ * ctx;
+        c.kv_read_bytes = ctx * mla_entry_;
+        break;
+      case LayerAttention::kMlaSparse:
+      case LayerAttention::kMlaSparseSharedIndex:
+        c.attended_tokens = std::min(ctx, sparse_cap);
+        c.core_flops = mla_per_ * c.attended_tokens;
+        c.kv_read_bytes = c.attended_tokens * mla_entry_;
+        if (a_ == LayerAttention::kMlaSparse) {
+          c.indexer_flops = two_ni_di_ * ctx;
+          c.kv_read_bytes += ctx * indexer_entry_;
+        }
+        break;
+      case LayerAttention::kV4Swa:
+      case LayerAttention::kV4Csa:
+      case LayerAttention::kV4Hca:
+      case LayerAttention::kV41Csa2: {
+        double compressed = 0;
+        if (a_ == LayerAttention::kV4Csa || a_ == LayerAttention::kV41Csa2) {
+          const double entries = ctx / csa_ratio_;
+          compressed = std::min(entries, sparse_cap);
+          c.indexer_flops = two_ni_di_ * entries;
+          c.kv_read_bytes += entries * indexer_head_dim_ * kv_elem_;
+        } else if (a_ == LayerAttention::kV4Hca) {
+          compressed = ctx / hca_ratio_;
+        }
+        c.attended_tokens = compressed + std::min(ctx, window_);
+        c.core_flops = four_h_hd_ * c.attended_tokens;
+        c.kv_read_bytes += c.attended_tokens * v4_entry_;
+        c.kv_write_bytes += v4_entry_;
+        break;
+      }
+      case LayerAttention::kKda:
+        c.core_flops = kda_core_;
+        c.kv_read_bytes = kda_state_;
+        c.kv_write_bytes = decode_ ? kda_state_ : 0.0;
+        break;
+    }
+    return c;
+  }
+  // kv_growth_bytes_per_token(m, a) * end + kv_bounded_bytes(m, a, end).
+  double whole_bytes(double end) const;
+
+ private:
+  LayerAttention a_;
+  bool decode_;
+  double growth_, sparse_topk_, window_, four_h_hd_, gqa_entry_, mla_per_, mla_entry_, two_ni_di_, indexer_entry_,
+      csa_ratio_, hca_ratio_, indexer_head_dim_, kv_elem_, v4_entry_, kda_core_, kda_state_, window_entry_;
+};
+
+}  // namespace agentsim::wl

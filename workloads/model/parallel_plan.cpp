@@ -1,0 +1,43 @@
+#include "workloads/model/parallel_plan.hpp"
+
+#include <charconv>
+
+#include "sim/core/error.hpp"
+
+namespace agentsim::wl {
+
+std::string ParallelPlan::to_string() const {
+  return "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep) + ",pp=" + std::to_string(pp) +
+         ",dp=" + std::to_string(attn_dp);
+}
+
+ParallelPlan parse_parallel_plan(std::string_view text) {
+  ParallelPlan p;
+  auto fail = [&](const std::string& why) {
+    return core::Error("plan '" + std::string(text) + "': " + why + " (expected e.g. tp=8,ep=8,pp=1,dp=1)");
+  };
+  size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const size_t comma = text.find(',', start);
+    const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos) throw fail("'" + std::string(item) + "' is not key=value");
+    const std::string_view key = item.substr(0, eq), val = item.substr(eq + 1);
+    int v = 0;
+    const auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
+    if (ec != std::errc() || ptr != val.data() + val.size() || v < 1 || v > 65536) {
+      throw fail("'" + std::string(val) + "' is not a positive integer");
+    }
+    if (key == "tp") p.tp = v;
+    else if (key == "ep") p.ep = v;
+    else if (key == "pp") p.pp = v;
+    else if (key == "dp") p.attn_dp = v;
+    else throw fail("unknown key '" + std::string(key) + "'; valid: tp, ep, pp, dp");
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (p.devices_per_stage() % p.ep != 0) throw fail("ep must divide tp x dp");
+  return p;
+}
+
+}  // namespace agentsim::wl

@@ -1,0 +1,62 @@
+#include "workloads/model/step_work.hpp"
+
+#include <algorithm>
+
+#include "sim/core/error.hpp"
+#include "workloads/model/layer_stack.hpp"
+
+namespace agentsim::wl {
+
+StepWork::Kind::Kind(const ModelSpec& m, const LayerKind& k, double pp)
+    : attention(k.attention),
+      moe(k.moe),
+      prefill(k.prefill),
+      n(k.count / pp),
+      attention_params(k.attention_params),
+      indexer_params(k.indexer_params),
+      dense_ffn_params(k.dense_ffn_params),
+      routed_expert_params(k.routed_expert_params),
+      shared_expert_params(k.shared_expert_params),
+      router_params(k.router_params),
+      latent_proj_params(k.latent_proj_params),
+      prefill_attention(m, k.attention, Phase::kPrefill),
+      decode_attention(m, k.attention, Phase::kDecode),
+      name(k.name()) {}
+
+StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), plan_(plan) {
+  const PrecisionSpec& p = m.precision;
+  h_ = m.hidden;
+  ab_ = hw::bytes_per_element(p.activations);
+  wb_ = weight_bytes_per_element(p.weights, p.block_scale);
+  eb_ = weight_bytes_per_element(p.experts, p.block_scale);
+  const double tp = plan_.tp;
+  kv_split_ = m.attention.kind == AttentionKind::kGqa ? std::min(tp, double(m.attention.kv_heads)) : 1.0;
+  dtype_ = {p.weights, p.experts, p.activations, hw::DType::kFp8};
+
+  const std::vector<LayerKind> stack = layer_stack(m);
+  if (stack.size() > kMaxKinds) throw core::Error("step work: more than 64 layer kinds");
+  kinds_.reserve(stack.size());
+  for (const LayerKind& k : stack) kinds_.emplace_back(m, k, static_cast<double>(plan_.pp));
+  // layers() sums in name order (as a map over the names would); few kinds: an insertion sort.
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    std::size_t j = i;
+    for (; j > 0 && kinds_[i].name < kinds_[name_order_[j - 1]].name; --j) name_order_[j] = name_order_[j - 1];
+    name_order_[j] = static_cast<std::uint8_t>(i);
+  }
+}
+
+double StepWork::layers(std::uint64_t present) const {
+  double sum = 0;
+  for (std::size_t o = 0; o < kinds_.size(); ++o) {
+    const std::size_t i = name_order_[o];
+    if (present & (std::uint64_t{1} << i)) sum += kinds_[i].n;
+  }
+  return sum;
+}
+
+const std::string& StepWork::kind_name(std::size_t kind) const {
+  static const std::string model = "model";
+  return kind < kinds_.size() ? kinds_[kind].name : model;
+}
+
+}  // namespace agentsim::wl

@@ -1,0 +1,229 @@
+#pragma once
+// The work one engine step puts on one device under a parallel plan, op by op:
+// prepared once per (model, plan) (layer stack, bytes per element, prepared
+// attention), then visited per batch without allocating. The step cost prices
+// what it visits (sim/serving/step_coster); batch_work() records it.
+// Per-device values are for the average pipeline stage (layers split over pp)
+// with sequences spread evenly over the attention-DP groups.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hwmodels/dtype.hpp"
+#include "workloads/model/attention_cost.hpp"
+#include "workloads/model/batch_work.hpp"
+#include "workloads/model/model_spec.hpp"
+#include "workloads/model/moe_expectation.hpp"
+#include "workloads/model/op.hpp"
+#include "workloads/model/parallel_plan.hpp"
+
+namespace agentsim::wl {
+
+// The format an op's math is written in: weights, experts, activations, FP8 (indexer).
+enum class Format : std::uint8_t { kWeights, kExperts, kActivations, kFp8 };
+inline constexpr std::size_t kFormats = 4;
+
+// Token counts of one step's batch.
+struct StepTokens {
+  std::size_t prefill_chunks = 0;  // prompt chunks and verified output chunks
+  double prefill_tokens = 0;       // over all chunks
+  double output_chunk_tokens = 0;  // over the verified output chunks (they run the decode-only layers too)
+  double decode_tokens = 0;        // one per decoding sequence
+  double all_tokens = 0;           // prefill + decode
+  double sampled = 0;              // LM head positions: completing chunks + decodes
+  double context_sum = 0;          // over the decodes
+};
+
+// What one op reads, writes and computes on one device (all its layers).
+struct OpAmounts {
+  double flops = 0, weight_read = 0, kv_read = 0, kv_write = 0, act_read = 0, act_write = 0, host_read = 0;
+};
+
+class StepWork {
+ public:
+  static constexpr std::size_t kMaxKinds = 64;
+  static constexpr std::size_t kModel = kMaxKinds;  // the "kind" of once-per-step ops and of the stage boundary
+
+  StepWork(const ModelSpec& m, const ParallelPlan& plan);
+
+  // Visits `batch` in batch order: sink.begin(StepTokens), then per layer kind
+  // sink.op(kind, Op, layers, Format, OpAmounts) and
+  // sink.collective(kind, CollectiveOp, where, group, count, payload bytes),
+  // then the once-per-step ops (kind kModel). `Batch` gives prefill_count(),
+  // chunk(i) -> PrefillShape, decode_count() and context(i) -> tokens.
+  // Returns the kinds that ran, one bit each.
+  template <class Batch, class Sink>
+  std::uint64_t visit(const Batch& batch, Sink& sink) const;
+
+  // Layers on the device of the kinds in `present`, summed in kind-name order.
+  double layers(std::uint64_t present) const;
+  const std::string& kind_name(std::size_t kind) const;  // LayerKind::name(), "model" for kModel
+  hw::DType dtype(Format f) const { return dtype_[static_cast<std::size_t>(f)]; }
+  const ModelSpec& model() const { return *model_; }
+  const ParallelPlan& plan() const { return plan_; }
+
+ private:
+  struct Kind {
+    Kind(const ModelSpec& m, const LayerKind& k, double pp);
+    LayerAttention attention;
+    bool moe, prefill;
+    double n;  // layers on the device: count / pp
+    double attention_params, indexer_params, dense_ffn_params, routed_expert_params, shared_expert_params,
+        router_params, latent_proj_params;
+    PreparedAttention prefill_attention, decode_attention;
+    std::string name;
+  };
+
+  template <class Sink>
+  void model_ops(const StepTokens& t, Sink& sink) const;
+
+  const ModelSpec* model_;
+  ParallelPlan plan_;
+  std::vector<Kind> kinds_;
+  std::array<std::uint8_t, kMaxKinds> name_order_{};  // kinds_ indices sorted by name
+  std::array<hw::DType, kFormats> dtype_{};
+  double h_ = 0, ab_ = 0, wb_ = 0, eb_ = 0, kv_split_ = 1;
+};
+
+template <class Batch, class Sink>
+std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
+  const ModelSpec& m = *model_;
+  StepTokens t;
+  t.prefill_chunks = batch.prefill_count();
+  const std::size_t n_decode = batch.decode_count();
+  for (std::size_t i = 0; i < t.prefill_chunks; ++i) {
+    const PrefillShape c = batch.chunk(i);
+    t.prefill_tokens += c.new_tokens;
+    if (c.output) t.output_chunk_tokens += c.new_tokens;
+    if (c.samples) t.sampled += 1;
+  }
+  t.decode_tokens = static_cast<double>(n_decode);
+  t.sampled += t.decode_tokens;
+  for (std::size_t i = 0; i < n_decode; ++i) t.context_sum += static_cast<double>(batch.context(i));
+  t.all_tokens = t.prefill_tokens + t.decode_tokens;
+  sink.begin(t);
+  std::uint64_t present = 0;
+  if (t.all_tokens <= 0) return present;
+
+  const double h = h_, ab = ab_, wb = wb_, eb = eb_;
+  const double tp = plan_.tp, dp = plan_.attn_dp, stage = plan_.devices_per_stage();
+  // Kinds sharing an attention variant and phase see the same attention work: computed once.
+  struct SharedAttention {
+    LayerAttention attention;
+    bool prefill;
+    AttentionCost cost;
+  };
+  std::array<SharedAttention, 16> shared{};
+  std::size_t n_shared = 0;
+
+  for (std::size_t ki = 0; ki < kinds_.size(); ++ki) {
+    const Kind& k = kinds_[ki];
+    const double n = k.n;
+    // Layers prompt tokens skip (phase_asymmetric) still run verified output tokens.
+    const double tokens = (k.prefill ? t.prefill_tokens : t.output_chunk_tokens) + t.decode_tokens;
+    if (tokens <= 0) continue;
+    present |= std::uint64_t{1} << ki;
+    const double dev_tokens = tokens / dp;  // tokens one attention-DP group handles
+    auto op = [&](Op id, Format f, const OpAmounts& a) { sink.op(ki, id, n, f, a); };
+    auto matmul = [&](Op id, double params, double bytes_per_weight, double split) {
+      op(id, Format::kWeights,
+         {n * 2.0 * params * dev_tokens / split, n * params * bytes_per_weight / split, 0, 0, n * dev_tokens * h * ab,
+          n * dev_tokens * h * ab, 0});
+    };
+
+    matmul(Op::kAttnProj, k.attention_params, wb, tp);
+
+    AttentionCost att;
+    std::size_t si = 0;
+    while (si < n_shared && !(shared[si].attention == k.attention && shared[si].prefill == k.prefill)) ++si;
+    if (si < n_shared) {
+      att = shared[si].cost;
+    } else {
+      auto add = [&att](const AttentionCost& x) {
+        att.core_flops += x.core_flops;
+        att.indexer_flops += x.indexer_flops;
+        att.kv_read_bytes += x.kv_read_bytes;
+        att.kv_write_bytes += x.kv_write_bytes;
+      };
+      for (std::size_t i = 0; i < t.prefill_chunks; ++i) {
+        const PrefillShape c = batch.chunk(i);
+        if (!k.prefill && !c.output) continue;
+        add(chunk_attention(k.prefill_attention, c));
+      }
+      for (std::size_t i = 0; i < n_decode; ++i) add(k.decode_attention.at(static_cast<double>(batch.context(i))));
+      if (n_shared < shared.size()) shared[n_shared++] = {k.attention, k.prefill, att};
+    }
+    op(Op::kAttnCore, Format::kActivations,
+       {n * att.core_flops / (dp * tp), 0, n * att.kv_read_bytes / (dp * kv_split_),
+        n * att.kv_write_bytes / (dp * kv_split_), 0, 0, 0});
+    if (att.indexer_flops > 0) {
+      double flops = n * att.indexer_flops / dp;
+      const double weight = n * k.indexer_params * wb;
+      flops += n * 2.0 * k.indexer_params * dev_tokens;
+      op(Op::kIndexer, Format::kFp8, {flops, weight, 0, 0, 0, 0, 0});
+    }
+
+    if (k.moe) {
+      const FfnSpec& f = m.ffn;
+      op(Op::kRouter, Format::kActivations,
+         {n * 2.0 * k.router_params * dev_tokens, n * k.router_params * ab, 0, 0, 0, 0, 0});
+      if (k.shared_expert_params > 0) matmul(Op::kSharedExperts, k.shared_expert_params, wb, tp);
+      if (k.latent_proj_params > 0) matmul(Op::kLatentProj, k.latent_proj_params, wb, tp);
+      const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage;
+      const double touched = expected_distinct_experts(f.experts, f.top_k, tokens);
+      const double e_weight = n * touched * k.routed_expert_params * eb / stage;
+      const double e_act = n * tokens * f.top_k * h * ab / stage;
+      op(Op::kRoutedExperts, Format::kExperts, {e_flops, e_weight, 0, 0, e_act, e_act, 0});
+    } else {
+      matmul(Op::kDenseFfn, k.dense_ffn_params, wb, tp);
+    }
+
+    if (tp > 1) {
+      sink.collective(ki, CollectiveOp::kAllReduce, " attention output", plan_.tp, n, dev_tokens * h * ab);
+      sink.collective(ki, CollectiveOp::kAllReduce, " FFN output", plan_.tp, n, dev_tokens * h * ab);
+    }
+    if (k.moe && plan_.ep > 1) {
+      const double payload = tokens / stage * m.ffn.top_k * h * ab;
+      sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, payload);
+      sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, payload);
+    }
+  }
+
+  model_ops(t, sink);
+  return present;
+}
+
+// Once per step (averaged over stages: the first stage embeds, the last samples).
+template <class Sink>
+void StepWork::model_ops(const StepTokens& t, Sink& sink) const {
+  const ModelSpec& m = *model_;
+  const double h = h_, ab = ab_;
+  const double tp = plan_.tp, dp = plan_.attn_dp, pp = plan_.pp;
+  const double all = t.all_tokens, sampled = t.sampled;
+  {
+    const double weight = all / dp * h * ab / pp;
+    sink.op(kModel, Op::kEmbedding, 0, Format::kActivations, {0, weight, 0, 0, 0, weight, 0});
+  }
+  if (m.engram.table_bytes > 0) {
+    const double bytes = all / dp * m.engram.rows_per_token * (m.engram.row_bytes + m.engram.scale_bytes_per_row) / pp;
+    OpAmounts a;
+    (plan_.engram_on_host ? a.host_read : a.weight_read) = bytes;
+    sink.op(kModel, Op::kEngram, 0, Format::kActivations, a);
+  }
+  {
+    const double head = static_cast<double>(m.vocab) * h;
+    sink.op(kModel, Op::kLmHead, 0, Format::kActivations,
+            {2.0 * head * sampled / (dp * tp * pp), head * ab / (tp * pp), 0, 0, 0,
+             sampled / dp * m.vocab * 4.0 / (tp * pp), 0});  // FP32 logits
+  }
+  if (pp > 1) {
+    const double streams = m.hc_mult > 0 ? m.hc_mult : 1;
+    sink.collective(kModel, CollectiveOp::kSendRecv, "pipeline stage boundary", 2, (pp - 1) / pp,
+                    all / dp * streams * h * ab);
+  }
+}
+
+}  // namespace agentsim::wl

@@ -1,0 +1,39 @@
+#pragma once
+// Synthetic agent sessions from parameterised distributions: turns per
+// session, initial context, context growth per turn, output per turn, gaps
+// (tool or human), compaction, and a system prompt shared by all sessions.
+#include <cstdint>
+
+#include "workloads/sessions/session.hpp"
+
+namespace agentsim::wl {
+
+// A log-normal given by its median and 90th percentile (p90 >= median > 0).
+struct LogNormalSpec {
+  double median = 1;
+  double p90 = 1;
+};
+
+struct GeneratorConfig {
+  LogNormalSpec turns{20, 80};                  // turns per session (rounded, >= 1)
+  LogNormalSpec initial_context_tokens{20000, 60000};
+  LogNormalSpec growth_tokens{500, 3000};       // new prompt tokens per later turn
+  LogNormalSpec output_tokens{200, 1000};
+  LogNormalSpec tool_gap_s{3, 15};
+  LogNormalSpec human_gap_s{30, 300};
+  double human_gap_fraction = 0.1;              // share of gaps that wait for a human
+  double compaction_probability = 0.0;          // per turn: context restarts from a summary
+  long long compacted_context_tokens = 20000;   // prompt size right after a compaction
+  long long shared_system_prompt_tokens = 0;    // identical leading tokens of every session
+  long long max_context_tokens = 200000;        // prompts are capped here
+  int block_size_tokens = 64;
+};
+
+// `sessions` sessions, deterministic in `seed`. Block ids are global: the shared system
+// prompt's blocks are common to every session.
+Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t seed);
+
+// Draw from a log-normal with the given median and p90 using two uniforms in (0, 1).
+double sample_lognormal(const LogNormalSpec& spec, double u1, double u2);
+
+}  // namespace agentsim::wl
