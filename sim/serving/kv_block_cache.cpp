@@ -222,7 +222,7 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
       inserted = true;
       continue;
     }
-    const auto tier = static_cast<std::size_t>(table_[i].tier);
+    const auto tier = static_cast<std::size_t>(static_cast<unsigned char>(table_[i].tier));
     if (in_prefix) {
       ++out.prefix_blocks;
       ++out.prefix_blocks_per_tier[tier];
