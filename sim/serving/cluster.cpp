@@ -28,10 +28,14 @@ Cluster::Cluster(core::Simulator& sim, const wl::ModelSpec& model, const hw::Sys
       });
     }
   }
+  front_loads_.reset(front_.size());
+  back_loads_.reset(back_.size());
+  for (std::size_t i = 0; i < front_.size(); ++i) front_[i]->mirror_load(&front_loads_, i);
+  for (std::size_t i = 0; i < back_.size(); ++i) back_[i]->mirror_load(&back_loads_, i);
 }
 
 void Cluster::submit(const Request& r, CompletionFn done) {
-  front_[router_.pick(r, front_)]->submit(r, std::move(done));
+  front_[router_.pick(r, front_, &front_loads_)]->submit(r, std::move(done));
 }
 
 double Cluster::transfer_s(int from, int to, long long tokens) {
@@ -47,7 +51,7 @@ double Cluster::transfer_s(int from, int to, long long tokens) {
 }
 
 void Cluster::handoff(int from, const Request& r, const metrics::RequestRecord& rec, CompletionFn done) {
-  const std::size_t pick = decode_router_.pick(r, back_);
+  const std::size_t pick = decode_router_.pick(r, back_, &back_loads_);
   Replica* dst = back_[pick];
   const double t = transfer_s(from, dst->id(), r.input_tokens);
   ++transfers_.kv_transfers;

@@ -48,6 +48,7 @@ class Cluster : public RequestSink {
   double kv_bytes_per_token_;
   std::vector<std::unique_ptr<Replica>> replicas_;
   std::vector<Replica*> front_, back_;  // prefill (or unified) pool, decode pool
+  core::MinTree front_loads_, back_loads_;  // their loads, mirrored by the replicas
   Router router_;
   Router decode_router_{RouterPolicy::kLeastLoaded};
   std::map<std::pair<int, int>, std::pair<double, double>> routes_;  // (from, to) -> (latency_s, Bps)

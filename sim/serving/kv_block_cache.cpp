@@ -88,28 +88,32 @@ void KvBlockCache::erase(std::uint32_t i) {
 
 void KvBlockCache::rebuild(std::size_t capacity) {
   std::vector<Entry> old = std::move(table_);
-  std::vector<Lru> old_lru = std::move(lru_);
   table_.assign(capacity, Entry{});
   mask_ = capacity - 1;
   shift_ = 64 - std::countr_zero(capacity);
   live_ = gone_ = 0;
-  lru_.assign(tiers_.size(), Lru{});
-  auto place = [&](const Entry& e) {
-    std::uint64_t i = home(e.key);
+  ++rebuilds_;
+  // Two sequential passes over the old table (not a walk along the LRU lists, which
+  // visits entries in random order): place every live entry, then translate its LRU
+  // links and each list's ends through the old -> new positions. Lists keep their order.
+  std::vector<std::uint32_t> moved(old.size(), kNil);
+  for (std::size_t j = 0; j < old.size(); ++j) {
+    if (old[j].state != State::kLive) continue;
+    std::uint64_t i = home(old[j].key);
     while (table_[i].state != State::kEmpty) i = (i + 1) & mask_;
-    table_[i] = e;
-    table_[i].prev = table_[i].next = kNil;
+    table_[i] = old[j];
+    moved[j] = static_cast<std::uint32_t>(i);
     ++live_;
-    return static_cast<std::uint32_t>(i);
-  };
-  // Each tier's LRU order carries over: re-link from the least recent end.
-  for (std::size_t t = 0; t < old_lru.size(); ++t) {
-    for (std::uint32_t i = old_lru[t].tail; i != kNil; i = old[i].prev) {
-      push_front(static_cast<int>(t), place(old[i]));
-    }
   }
-  for (const Entry& e : old) {
-    if (e.state == State::kLive && e.refs > 0) place(e);
+  auto to_new = [&moved](std::uint32_t j) { return j == kNil ? kNil : moved[j]; };
+  for (Entry& e : table_) {
+    if (e.state != State::kLive) continue;
+    e.prev = to_new(e.prev);
+    e.next = to_new(e.next);
+  }
+  for (Lru& l : lru_) {
+    l.head = to_new(l.head);
+    l.tail = to_new(l.tail);
   }
 }
 
@@ -171,8 +175,10 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   long long need_new = anonymous_blocks;
   long long pin_evictable_hbm = 0;
   prefetch(keys);
-  for (BlockKey k : keys) {
-    const std::uint32_t i = find(k);
+  found_.resize(keys.size());
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const std::uint32_t i = find(keys[j]);
+    found_[j] = i;
     if (i == kNil || table_[i].tier != 0) {
       ++need_new;
     } else if (table_[i].refs == 0) {
@@ -187,13 +193,24 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   ++stats_.acquires;
   stats_.lookup_blocks += static_cast<long long>(keys.size());
   bool in_prefix = true;
-  // Pin HBM-resident hits first so that making room below cannot evict them.
-  for (BlockKey k : keys) {
-    const std::uint32_t i = find(k);
+  // Pin HBM-resident hits first so that making room below cannot evict them (nothing
+  // moves or leaves the table here: the first lookups still hold).
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const std::uint32_t i = found_[j];
     if (i != kNil && table_[i].tier == 0 && table_[i].refs++ == 0) unlink(0, i);
   }
-  for (BlockKey k : keys) {
-    const std::uint32_t i = find(k);
+  // Below, making room may drop blocks and an insert may rebuild the table: a first
+  // lookup is reused only while it still names the key's entry (a live entry with the
+  // key, keys being unique in the table, and no rebuild since), and an absent key is
+  // looked up again once this call has inserted (a key may repeat in `keys`).
+  const std::uint64_t rebuilds_at = rebuilds_;
+  bool inserted = false;
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const BlockKey k = keys[j];
+    std::uint32_t i = found_[j];
+    const bool still = rebuilds_ == rebuilds_at &&
+                       (i == kNil ? !inserted : table_[i].state == State::kLive && table_[i].key == k);
+    if (!still) i = find(k);
     if (i == kNil) {
       in_prefix = false;
       ++stats_.miss_blocks;
@@ -202,9 +219,10 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
       e.tier = 0;
       e.refs = 1;
       ++used_[0];
+      inserted = true;
       continue;
     }
-    const auto tier = static_cast<std::size_t>(table_[i].tier);
+    const auto tier = static_cast<std::size_t>(static_cast<unsigned char>(table_[i].tier));
     if (in_prefix) {
       ++out.prefix_blocks;
       ++out.prefix_blocks_per_tier[tier];

@@ -122,6 +122,8 @@ class KvBlockCache {
   std::uint64_t mask_ = 0;
   int shift_ = 64;
   std::size_t live_ = 0, gone_ = 0;
+  std::uint64_t rebuilds_ = 0;          // entries move only when this changes
+  std::vector<std::uint32_t> found_;    // acquire's scratch: each key's entry from its first lookup
   KvCacheStats stats_;
 };
 

@@ -25,6 +25,30 @@ std::vector<KvTier> block_tiers(const KvManagerOptions& o) {
   if (t.empty()) throw core::Error("a KV cache needs the HBM tier");
   return t;
 }
+// Calls step(id) for the ids of blocks [lo, hi) of `ref`'s prompt in order: what
+// tr.block_id(ref, i) gives for each i, with one walk up the prefix chain for the whole
+// range instead of one per block.
+template <class Step>
+void for_each_block_id(const wl::Trace& tr, wl::TurnRef ref, std::size_t lo, std::size_t hi, Step& step) {
+  if (lo >= hi) return;
+  const wl::Session& s = tr.sessions.at(static_cast<std::size_t>(ref.session));
+  const wl::Turn& t = s.turns.at(static_cast<std::size_t>(ref.turn));
+  const std::size_t shared = t.prefix_parent.valid() ? static_cast<std::size_t>(t.prefix_blocks) : 0;
+  if (lo < shared) for_each_block_id(tr, t.prefix_parent, lo, std::min(hi, shared), step);  // the inherited part
+  std::size_t i = std::max(lo, shared);
+  std::size_t skip = i - shared;  // the turn's own blocks before i
+  for (auto r = t.runs_begin; r < t.runs_end && i < hi; ++r) {
+    const wl::BlockRun& run = s.block_runs[r];
+    if (skip >= run.count) {
+      skip -= run.count;
+      continue;
+    }
+    for (auto k = static_cast<std::uint32_t>(skip); k < run.count && i < hi; ++k, ++i) step(run.first + k);
+    skip = 0;
+  }
+  if (i < hi) static_cast<void>(tr.block_id(ref, i));  // past the prompt: throws the trace's error
+}
+
 }  // namespace
 
 KvManager::KvManager(core::Simulator& sim, KvManagerOptions opt, std::function<void()> on_freed)
@@ -101,7 +125,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
       h = chain_next(h, id);
       if (++from % m == 0) ends.push_back(h);
     };
-    while (from < shared) step(tr.block_id(turn.prefix_parent, from));
+    if (from < shared) for_each_block_id(tr, turn.prefix_parent, from, shared, step);
     for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
       for (std::uint32_t k = 0; k < session.block_runs[i].count; ++k) step(session.block_runs[i].first + k);
     }

@@ -31,6 +31,12 @@ Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::Sys
   });
 }
 
+void Replica::mirror_load(core::MinTree* board, std::size_t slot) {
+  load_board_ = board;
+  load_slot_ = slot;
+  load_changed();
+}
+
 long long Replica::kv_used_tokens() const {
   return static_cast<long long>(std::llround(kv_->used_fraction() * static_cast<double>(kv_->capacity_units()))) *
          kv_->unit_tokens();
@@ -91,6 +97,7 @@ void Replica::submit_prefilled(const Request& r, const metrics::RequestRecord& r
 void Replica::enqueue(Active a) {
   pending_prefill_ += a.prompt - a.prefilled;
   waiting_.push_back(std::move(a));
+  load_changed();
   interrupt();
   kick();
 }
@@ -415,6 +422,7 @@ void Replica::retire_finished() {
     }
   }
   running_.erase(out, running_.end());
+  load_changed();
   seg_valid_ = false;
   busy_ = true;  // completions may submit: one kick after all of them
   // Finished answers first, then hand-overs (a prefill replica's prompts), each in admission order.

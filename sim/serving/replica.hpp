@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hwmodels/system.hpp"
+#include "sim/core/min_tree.hpp"
 #include "sim/core/name_table.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
@@ -80,6 +81,9 @@ class Replica : public RequestSink {
   std::size_t waiting() const { return waiting_.size(); }
   std::size_t running() const { return running_.size(); }
   long long load() const { return static_cast<long long>(waiting_.size() + running_.size()); }
+  // Keeps `board`'s value at `slot` equal to load() from now on (least-loaded routing
+  // without scanning every replica); null stops it. `board` must outlive the replica.
+  void mirror_load(core::MinTree* board, std::size_t slot);
   // Prompt tokens still to compute (waiting and running), for KV-aware routing.
   long long pending_prefill_tokens() const { return pending_prefill_; }
   long long kv_used_tokens() const;
@@ -138,6 +142,11 @@ class Replica : public RequestSink {
   StepCoster coster_;  // prices steps of opt_.cost (totals only: no breakdown)
   std::unique_ptr<KvManager> kv_;
   HandoffFn handoff_;
+  core::MinTree* load_board_ = nullptr;  // mirror_load
+  std::size_t load_slot_ = 0;
+  void load_changed() {
+    if (load_board_ != nullptr) load_board_->set(load_slot_, load());
+  }
   bool busy_ = false;
   bool kick_pending_ = false;
   long long pending_prefill_ = 0;

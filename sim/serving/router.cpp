@@ -2,7 +2,8 @@
 
 namespace agentsim::serving {
 
-std::size_t Router::least_loaded(const std::vector<Replica*>& replicas) {
+std::size_t Router::least_loaded(const std::vector<Replica*>& replicas, const core::MinTree* loads) {
+  if (loads != nullptr) return loads->argmin();
   std::size_t best = 0;
   long long best_load = replicas[0]->load();
   // Loads are never negative: the first idle replica is the lowest-index minimum.
@@ -16,10 +17,10 @@ std::size_t Router::least_loaded(const std::vector<Replica*>& replicas) {
   return best;
 }
 
-std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas) {
+std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas, const core::MinTree* loads) {
   switch (policy_) {
     case RouterPolicy::kRoundRobin: return next_++ % replicas.size();
-    case RouterPolicy::kLeastLoaded: return least_loaded(replicas);
+    case RouterPolicy::kLeastLoaded: return least_loaded(replicas, loads);
     case RouterPolicy::kSessionAffinity: {
       std::uint64_t key = 0;
       if (r.trace && r.turn.valid()) {
@@ -31,7 +32,7 @@ std::size_t Router::pick(const Request& r, const std::vector<Replica*>& replicas
       }
       const std::uint32_t i = affinity_index_.find_or_add(key);
       if (i < affinity_.size()) return affinity_[i];
-      affinity_.push_back(least_loaded(replicas));
+      affinity_.push_back(least_loaded(replicas, loads));
       return affinity_.back();
     }
     case RouterPolicy::kKvAware: {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/flat_index.hpp"
+#include "sim/core/min_tree.hpp"
 #include "sim/core/name_table.hpp"
 #include "sim/serving/replica.hpp"
 
@@ -25,11 +26,13 @@ inline constexpr core::NameTable<RouterPolicy, 4> kRouterPolicyNames = {{
 class Router {
  public:
   explicit Router(RouterPolicy policy) : policy_(policy) {}
-  // Index into `replicas` (non-empty) for `r`.
-  std::size_t pick(const Request& r, const std::vector<Replica*>& replicas);
+  // Index into `replicas` (non-empty) for `r`. `loads`, when given, mirrors every
+  // replica's load() (Replica::mirror_load): least-loaded picks read its minimum
+  // instead of scanning the replicas (the same pick).
+  std::size_t pick(const Request& r, const std::vector<Replica*>& replicas, const core::MinTree* loads = nullptr);
 
  private:
-  static std::size_t least_loaded(const std::vector<Replica*>& replicas);
+  static std::size_t least_loaded(const std::vector<Replica*>& replicas, const core::MinTree* loads);
   RouterPolicy policy_;
   std::size_t next_ = 0;
   core::FlatIndex affinity_index_;    // session tree -> index into affinity_
