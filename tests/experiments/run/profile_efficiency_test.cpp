@@ -34,11 +34,7 @@ using test::step_coster_cases::variants;
 
 struct Plans : ::testing::Test {
   static StepCostOptions options(const hw::System& s, const std::string& plan) {
-    StepCostOptions o;
-    o.efficiency = {0.7, 0.8, 0.8};
-    o.plan = wl::parse_parallel_plan(plan);
-    o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);
-    return o;
+    return test::step_coster_cases::plan_options(s, plan);
   }
 };
 

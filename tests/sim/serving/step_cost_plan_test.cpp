@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/sim/serving/catalog_fixtures.hpp"
+#include "tests/sim/serving/step_coster_cases.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/replica_plan.hpp"
@@ -18,11 +19,7 @@ namespace {
 struct Plans : ::testing::Test {
   static const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
   static StepCostOptions options(const hw::System& s, const std::string& plan) {
-    StepCostOptions o;
-    o.efficiency = {0.7, 0.8, 0.8};
-    o.plan = wl::parse_parallel_plan(plan);
-    o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);
-    return o;
+    return test::step_coster_cases::plan_options(s, plan);
   }
 };
 

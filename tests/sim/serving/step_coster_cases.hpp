@@ -3,6 +3,7 @@
 // calibrated-profile case above it (tests/experiments/run/profile_efficiency_test.cpp):
 // batches, plan and option variants, and the check that pricing with and without a
 // breakdown gives the same totals.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,15 @@ inline std::vector<Variant> variants() {
       {"tp8 engram on host no prefetch", "tp=8", 1, Overlap::kNone, true, false, 0, false, false, true, false},
       {"tp4 engram in hbm", "tp=4", 1, Overlap::kNone, true, false, 0, false, false, false},
   };
+}
+
+// The options the plan tests price with: constant efficiencies, the plan's collectives.
+inline StepCostOptions plan_options(const hw::System& s, const std::string& plan) {
+  StepCostOptions o;
+  o.efficiency = {0.7, 0.8, 0.8};
+  o.plan = wl::parse_parallel_plan(plan);
+  o.collectives = std::make_shared<const CollectivePricer>(s, o.plan);
+  return o;
 }
 
 inline StepCostOptions make_options(const hw::System& s, const Variant& v) {
