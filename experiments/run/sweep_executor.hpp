@@ -52,7 +52,7 @@ RunResult cached_run(const Experiment& e, const wl::Trace& sessions, const Sweep
 // or of another format version (the run is then simply rerun).
 std::optional<RunResult> read_kept_run(const std::string& path);
 
-// Removes the dot-named temp files (".NAME.tmp.PID", core::write_atomically) a killed
+// Removes the dot-named temp files (".NAME.tmp.PID.N", core::write_atomically) a killed
 // process left in `dir`; returns how many. A missing folder holds none.
 std::size_t remove_temp_files(const std::string& dir);
 

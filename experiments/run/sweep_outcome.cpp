@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <map>
+#include <mutex>
 
 #include "experiments/run/bisect.hpp"
 
@@ -103,6 +105,39 @@ std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<R
   return tasks;
 }
 
+// Bisection probes run once per (plan, level) in a process: two targets of one plan (a speed
+// and an SLO tier) probing the same level on two threads share one simulation instead of
+// running it twice (the runs are deterministic, so which thread runs it changes nothing).
+class ProbeOnce {
+ public:
+  RunResult run(int plan, long long level, const std::function<RunResult()>& simulate) {
+    std::promise<RunResult> mine;
+    std::shared_future<RunResult> result;
+    bool owner = false;
+    {
+      const std::lock_guard<std::mutex> lock(mu_);
+      auto [it, fresh] = runs_.try_emplace({plan, level});
+      if (fresh) {
+        it->second = mine.get_future().share();
+        owner = true;
+      }
+      result = it->second;
+    }
+    if (owner) {
+      try {
+        mine.set_value(simulate());
+      } catch (...) {
+        mine.set_exception(std::current_exception());
+      }
+    }
+    return result.get();
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::pair<int, long long>, std::shared_future<RunResult>> runs_;
+};
+
 }  // namespace
 
 SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
@@ -134,13 +169,16 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
       }
     }
   }
+  ProbeOnce once;
   auto bisected = run_sharded(
       tasks.size(),
       [&](std::size_t i) {
         const Bisection& t = tasks[i];
         std::vector<RunResult> made;
         auto probe = [&](long long c) {
-          made.push_back(cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt));
+          made.push_back(once.run(t.plan, c, [&] {
+            return cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt);
+          }));
           return t.margin(made.back());
         };
         if (narrow) {

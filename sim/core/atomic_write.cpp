@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -17,9 +18,11 @@ void write_atomically(const std::string& path, const std::function<void(const st
   if (ec) {
     throw Error(SourceLocation{target.parent_path().string(), 0, ""}, "cannot create folder: " + ec.message());
   }
-  // Dot-prefixed and per process, so concurrent writers (MPI ranks) never share one.
-  const fs::path tmp =
-      target.parent_path() / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+  // Dot-prefixed and unique per call (process id, then a per-process count), so concurrent
+  // writers of one target (MPI ranks, or threads of a sweep probing the same point) never share one.
+  static std::atomic<unsigned long long> calls{0};
+  const fs::path tmp = target.parent_path() / ("." + target.filename().string() + ".tmp." +
+                                               std::to_string(::getpid()) + "." + std::to_string(calls.fetch_add(1)));
   try {
     write(tmp.string());
   } catch (...) {

@@ -2,6 +2,7 @@
 // Writes a whole file or nothing: `write` fills a temporary file in the target's
 // folder, which is then renamed over the target. If `write` throws, the
 // temporary file is removed and the exception propagates; the target is untouched.
+// Concurrent writers of one target (threads or processes) each rename a whole file; the last wins.
 #include <functional>
 #include <string>
 

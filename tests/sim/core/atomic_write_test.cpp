@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "sim/core/error.hpp"
 
@@ -43,6 +45,36 @@ TEST(AtomicWrite, AFailedWriterLeavesTheOldTargetAndNoTempFile) {
                std::runtime_error);
   EXPECT_EQ(read(dir / "x.h5"), "old");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1) << "the temp file is removed";
+  fs::remove_all(dir);
+}
+
+// Two sweep threads probing the same point both write its kept run: each must rename a whole
+// file of its own (a shared temp name made the second rename fail with "No such file").
+TEST(AtomicWrite, ConcurrentWritersOfOneTargetAllSucceed) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_atomic_race";
+  fs::remove_all(dir);
+  const std::string target = (dir / "run.bin").string();
+  const std::string a(100000, 'a'), b(100000, 'b');
+  std::vector<std::thread> writers;
+  int failures = 0;
+  std::vector<int> failed(8, 0);
+  for (int t = 0; t < 8; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        try {
+          write_file_atomically(target, t % 2 == 0 ? a : b);
+        } catch (const Error&) {
+          ++failed[static_cast<std::size_t>(t)];
+        }
+      }
+    });
+  }
+  for (std::thread& w : writers) w.join();
+  for (int f : failed) failures += f;
+  EXPECT_EQ(failures, 0);
+  const std::string got = read(target);
+  EXPECT_TRUE(got == a || got == b) << "the target is one writer's whole file";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 1) << "no temp file left";
   fs::remove_all(dir);
 }
 
