@@ -103,7 +103,7 @@ struct Reader {
   FittedTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"family", "dtype", "quantity", "peak", "peak_source", "log_constant", "axes",
                              "fit_error", "held_out_error"},
-               {"derived_from", "provenance"});
+               {"derived_from", "provenance", "mem_bw_Bps"});
     FittedTable t;
     t.name = name;
     t.family = get<std::string>(n["family"], key_path + ".family", "a string");
@@ -138,6 +138,7 @@ struct Reader {
     }
     t.fit_error = fit_error(n["fit_error"], key_path + ".fit_error");
     t.held_out_error = fit_error(n["held_out_error"], key_path + ".held_out_error");
+    if (n["mem_bw_Bps"]) t.mem_bw_Bps = number(n["mem_bw_Bps"], key_path + ".mem_bw_Bps", 0, kMaxValue);
     if (n["derived_from"]) t.derived_from = get<std::string>(n["derived_from"], key_path + ".derived_from", "a string");
     if (n["provenance"]) t.provenance = get<std::string>(n["provenance"], key_path + ".provenance", "a string");
     return t;
@@ -176,6 +177,7 @@ std::string to_yaml(const EfficiencyProfile& p) {
     out << YAML::Key << "quantity" << YAML::Value << to_string(t.quantity);
     out << YAML::Key << "peak" << YAML::Value << t.peak;
     out << YAML::Key << "peak_source" << YAML::Value << t.peak_source;
+    if (t.mem_bw_Bps > 0) out << YAML::Key << "mem_bw_Bps" << YAML::Value << t.mem_bw_Bps;
     out << YAML::Key << "log_constant" << YAML::Value << t.log_constant;
     out << YAML::Key << "axes" << YAML::Value << YAML::BeginSeq;
     for (const auto& ax : t.axes) {

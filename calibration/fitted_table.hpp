@@ -37,6 +37,10 @@ struct FittedTable {
   Quantity quantity = Quantity::kCompute;
   double peak = 0;       // FLOP/s or bytes/s the efficiency divides; 0 for latency tables
   std::string peak_source;
+  // GEMM families: the HBM bandwidth of the roofline the value is a fraction of (the value
+  // is then max(flops / peak, bytes / mem_bw_Bps) / measured time, so it prices the memory
+  // side of a small-M GEMM too); 0: the value is achieved FLOP/s / peak only.
+  double mem_bw_Bps = 0;
   double log_constant = 0;
   std::vector<EfficiencyAxis> axes;
   FitError fit_error;       // over the points the fit used

@@ -57,14 +57,24 @@ FitError relative_error(const std::vector<double>& fitted, const std::vector<dou
   return e;
 }
 
+// What row r of `t` measured, as `fitted` holds it: seconds (latency), achieved / peak, or for
+// a GEMM table with an HBM bandwidth the roofline fraction max(flops / peak, bytes / bw) / time.
+double row_value(const MeasurementTable& t, const KernelFamily& fam, const FittedTable& fitted, std::size_t r) {
+  const double achieved = t.column(fam.achieved_column)[r];
+  if (fam.quantity == Quantity::kLatency) return achieved;
+  if (fitted.mem_bw_Bps <= 0) return achieved / fitted.peak;
+  const double groups = fam.name == "grouped_gemm" ? t.column("groups")[r] : 1.0;
+  const double bytes =
+      gemm_bytes(groups, t.column("m")[r], t.column("n")[r], t.column("k")[r], t.column("dtype_bits")[r]);
+  return std::max(t.column("flops")[r] / fitted.peak, bytes / fitted.mem_bw_Bps) / t.column("time_s")[r];
+}
+
 }  // namespace
 
 std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted) {
   const KernelFamily& fam = kernel_family(t.family);
-  std::vector<double> v = t.column(fam.achieved_column);
-  if (fitted.quantity != Quantity::kLatency) {
-    for (double& x : v) x /= fitted.peak;
-  }
+  std::vector<double> v(t.rows());
+  for (std::size_t r = 0; r < t.rows(); ++r) v[r] = row_value(t, fam, fitted, r);
   return v;
 }
 
@@ -117,7 +127,16 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
   out.provenance = attribute(fam.per_dtype ? "provenance_" + out.dtype : "provenance");
   if (out.provenance.empty()) out.provenance = attribute("provenance");
   out.derived_from = attribute("derived_from");
-  auto value_of = [&](std::size_t r) { return fam.quantity == Quantity::kLatency ? achieved[r] : achieved[r] / out.peak; };
+  // GEMM families with an HBM bandwidth: the roofline fraction, so a small-M GEMM that streams
+  // its weights at 60% of HBM bandwidth is priced at 60% on both sides of the roofline.
+  const bool gemm = fam.name == "gemm" || fam.name == "grouped_gemm";
+  if (const std::string bw = attribute("hbm_bw_Bps"); gemm && !bw.empty()) {
+    char* end = nullptr;
+    out.mem_bw_Bps = std::strtod(bw.c_str(), &end);
+    if (end == bw.c_str() || *end != '\0' || !(out.mem_bw_Bps > 0) || !std::isfinite(out.mem_bw_Bps))
+      throw core::Error(where, "attribute hbm_bw_Bps '" + bw + "' is not a positive number");
+  }
+  auto value_of = [&](std::size_t r) { return row_value(t, fam, out, r); };
 
   const auto monotone = parse_monotone(t, fam, file_path);
   for (const std::string& name : fam.axes) {

@@ -8,7 +8,8 @@ namespace agentsim::calib {
 const std::vector<KernelFamily>& kernel_families() {
   static const std::vector<KernelFamily> families = {
       {"gemm", Quantity::kCompute, {"m", "n", "k"}, "flops", "achieved_flops_per_s", true,
-       "D[m,n] = A[m,k] x B[k,n]; m is tokens (down to 1 for decode)"},
+       "D[m,n] = A[m,k] x B[k,n]; m is tokens (down to 1 for decode). With an hbm_bw_Bps table "
+       "attribute the fitted value is the roofline fraction: max(flops / peak, gemm_bytes / hbm_bw_Bps) / time"},
       {"grouped_gemm", Quantity::kCompute, {"groups", "m", "n", "k"}, "flops", "achieved_flops_per_s", true,
        "MoE experts: `groups` GEMMs of m tokens each"},
       {"mem_read", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
@@ -67,6 +68,11 @@ std::vector<std::string> required_families(const std::string& backend) {
     for (const char* f : {"h2d_copy", "d2h_copy", "launch_latency", "graph_replay_latency"}) common.push_back(f);
   }
   return common;
+}
+
+double gemm_bytes(double groups, double m, double n, double k, double dtype_bits) {
+  const double in = dtype_bits / 8, out = dtype_bits >= 32 ? 4.0 : 2.0;
+  return groups * (k * n * in + m * k * in + m * n * out);
 }
 
 std::string dtype_name(double bits) {

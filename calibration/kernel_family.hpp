@@ -35,6 +35,11 @@ std::vector<std::string> required_families(const std::string& backend);
 
 // "fp4" .. "fp32" from a dtype_bits column value (4, 8, 16, 32); throws otherwise.
 std::string dtype_name(double bits);
+
+// HBM bytes of `groups` GEMMs D[m,n] = A[m,k] x B[k,n] at dtype_bits inputs, read and
+// written once each (weights and activations in the dtype, output in bf16, fp32 for fp32):
+// the memory side of a GEMM's roofline.
+double gemm_bytes(double groups, double m, double n, double k, double dtype_bits);
 std::string to_string(Quantity q);
 
 }  // namespace agentsim::calib

@@ -488,9 +488,18 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       }
     }
     static const std::map<std::string, std::string> monotone = {
-        {"gemm", "m:+,n:+,k:+"}, {"grouped_gemm", "m:+"}, {"attention_decode", "batch:+,context:+"},
+        {"gemm", "m:+,n:+,k:+"}, {"attention_decode", "batch:+,context:+"},
         {"attention_prefill", "seq:+"}, {"mem_read", "size_bytes:+"}, {"nccl_all_reduce", "size_bytes:+"}};
     if (const auto it = monotone.find(family); it != monotone.end()) t.attributes["monotone"] = it->second;
+    if (family == "grouped_gemm") {
+      // Expert GEMMs are fitted as roofline fractions (kernel_family.hpp), so their weight stream
+      // is priced at the measured kernel's rate: the published rows are MoE-sized (30-120 MB of
+      // expert weights per call, 10-40 us at HBM peak), bandwidth measurements well above launch
+      // floors. Dense GEMM rows stay FLOP efficiencies: their small-M rows (2-30 MB) take 5-7 us
+      // for 1-4 us of transfer, launch-floor dominated, so they say nothing about bandwidth.
+      std::snprintf(buf, sizeof buf, "%.17g", a.hbm_bw_Bps);
+      t.attributes["hbm_bw_Bps"] = buf;
+    }
     f.tables[family] = std::move(t);
   }
   return f;
@@ -552,6 +561,7 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         if (t.quantity != Quantity::kLatency && !(peak > 0)) break;  // e.g. fp4 on an accelerator without fp4
         t.derived_from = sib;
         t.peak = peak;
+        if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
         t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
         t.provenance = "derived from " + sib + " table (no anchor rows for " + a.name + "): " + sib +
                        "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak. " + sib +

@@ -79,6 +79,7 @@ ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const 
   const calib::FittedTable& t = it->second;
   s.table = &t;
   s.scale = t.peak / datasheet_peak;
+  if (t.mem_bw_Bps > 0 && acc_.hbm_bw_Bps > 0) s.mem_scale = t.mem_bw_Bps / acc_.hbm_bw_Bps;
   const std::string derived = t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table";
   s.note = prefix + table + " table" + derived;
   std::string ranges;
@@ -116,6 +117,15 @@ serving::EfficiencyValue ProfileEfficiency::compute(const serving::KernelShape& 
 
 serving::EfficiencyValue ProfileEfficiency::memory(const serving::KernelShape& s) const {
   if (s.kind == serving::KernelKind::kAttentionDecode) return look(decode_, s, fallback_.memory);
+  if (s.kind == serving::KernelKind::kGemm || s.kind == serving::KernelKind::kGroupedGemm) {
+    // A GEMM streams its weights at the measured kernel's roofline fraction, not at a copy's.
+    const Slot& g = s.kind == serving::KernelKind::kGemm ? gemm_[dtype_index(s.dtype)] : grouped_[dtype_index(s.dtype)];
+    if (g.table != nullptr && g.mem_scale > 0) {
+      serving::EfficiencyValue v = look(g, s, fallback_.memory);
+      v.value = std::clamp(v.value / g.scale * g.mem_scale, 1e-6, 1.0);
+      return v;
+    }
+  }
   return look(mem_, s, fallback_.memory);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Kernel efficiencies from a calibration profile (calibration/efficiency_profile):
 // GEMMs from gemm_<dtype>, expert GEMMs from grouped_gemm_<dtype> (gemm_<dtype> per
-// group where the profile has none), attention from attention_decode /
+// group where the profile has none) on both sides of the roofline where the table is a
+// roofline fraction (FittedTable::mem_bw_Bps), attention from attention_decode /
 // attention_prefill, HBM traffic from mem_read, launch floors from launch_latency /
 // graph_replay_latency, collectives from nccl_<op>_<N>node. Each efficiency is
 // rescaled from the table's peak to the accelerator's datasheet peak; a family the
@@ -50,6 +51,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   struct Slot {
     const calib::FittedTable* table = nullptr;
     double scale = 1;            // table peak / datasheet peak
+    double mem_scale = 0;        // GEMM roofline tables: table HBM bandwidth / datasheet's; 0: none
     std::string note;            // "gemm_bf16 table[, derived from b200 table]"
     std::string note_extrap;     // "gemm_bf16 extrapolated (measured m 1..256, ...)[, derived ...]"
     std::array<int, 4> axis{};   // shape field of each table axis (see kField*)

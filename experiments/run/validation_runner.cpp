@@ -144,6 +144,13 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
   }
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   RunResult r = run_point(e, trace, e.workload.levels[0]);
+  // A slow prediction (e.g. a fit trying a large host time) can outlast the window sized for
+  // 25 ms per token: widen warm-up and window 4x, up to twice, before giving up.
+  for (int widen = 0; widen < 2 && r.summary.requests == 0; ++widen) {
+    e.workload.warmup_s *= 4;
+    e.workload.window_s *= 4;
+    r = run_point(e, trace, e.workload.levels[0]);
+  }
   if (r.summary.requests == 0) {
     throw core::Error(core::SourceLocation{row.run.file, row.run.line, "concurrency"},
                       "no request completed in the measurement window; lengthen the base experiment's window");

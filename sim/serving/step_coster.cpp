@@ -184,7 +184,9 @@ class StepCoster::Pricer {
 
   // The looked-up value; an extrapolated lookup or a fallback adds its note to the row's.
   double look(const EfficiencyValue& e, std::string& note) const {
-    if (rows_ != nullptr && (e.extrapolated || !e.note.empty())) note += (note.empty() ? "" : "; ") + e.note;
+    if (rows_ != nullptr && (e.extrapolated || !e.note.empty()) && note.find(e.note) == std::string::npos) {
+      note += (note.empty() ? "" : "; ") + e.note;
+    }
     return e.value;
   }
 

@@ -2,9 +2,11 @@
 // monotone projection, held-out rows, extrapolation flags.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "calibration/fitter.hpp"
+#include "calibration/kernel_family.hpp"
 #include "calibration/monotone.hpp"
 #include "sim/core/error.hpp"
 
@@ -105,6 +107,37 @@ TEST(Fitter, RejectsAMonotoneAttributeNamingNoAxis) {
   MeasurementTable t = separable_gemm();
   t.attributes["monotone"] = "q:+";
   EXPECT_THROW(fit_table(t, 16, FitOptions{}), core::Error);
+}
+
+// Expert GEMMs with an HBM bandwidth attribute are fitted as roofline fractions: a
+// memory-bound row (4 groups x m = 2: bytes/bw far above flops/peak) that took twice its
+// roofline time is 0.5, and measured_values agrees with the fit on every row.
+TEST(Fitter, GroupedGemmWithABandwidthIsARooflineFraction) {
+  MeasurementTable t;
+  t.family = "grouped_gemm";
+  t.attributes["peak_fp8"] = "1e15";
+  t.attributes["hbm_bw_Bps"] = "4e12";
+  const double g = 4, n = 4096, k = 7168;
+  for (double m : {2.0, 4096.0}) {
+    const double flops = 2 * g * m * n * k;
+    const double bytes = gemm_bytes(g, m, n, k, 8);
+    const double roof_s = std::max(flops / 1e15, bytes / 4e12);
+    const double time_s = 2 * roof_s;  // half the roofline either way
+    t.add_row({{"groups", g}, {"m", m}, {"n", n}, {"k", k}, {"dtype_bits", 8}, {"flops", flops},
+               {"achieved_flops_per_s", flops / time_s}, {"time_s", time_s}, {"held_out", 0}});
+  }
+  // bytes = 4 x (7168 x 4096 x 1 + 2 x 7168 x 1 + 2 x 4096 x 2) = 117,563,392
+  EXPECT_DOUBLE_EQ(gemm_bytes(g, 2, n, k, 8), 117563392.0);
+  const FittedTable e = fit_table(t, 8, FitOptions{});
+  EXPECT_EQ(e.mem_bw_Bps, 4e12);
+  EXPECT_NEAR(e.lookup({4, 2, n, k}).value, 0.5, 1e-9);     // FLOP efficiency would be ~1e-3
+  EXPECT_NEAR(e.lookup({4, 4096, n, k}).value, 0.5, 1e-9);  // compute-bound: the FLOP efficiency
+  for (double v : measured_values(t, e)) EXPECT_NEAR(v, 0.5, 1e-12);
+  // Without the attribute the same rows are FLOP efficiencies: tiny at m = 2.
+  t.attributes.erase("hbm_bw_Bps");
+  const FittedTable f = fit_table(t, 8, FitOptions{});
+  EXPECT_EQ(f.mem_bw_Bps, 0);
+  EXPECT_LT(measured_values(t, f)[0], 0.01);
 }
 
 TEST(Isotonic, PoolsAdjacentViolatorsByWeight) {

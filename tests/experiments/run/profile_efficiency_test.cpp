@@ -144,5 +144,36 @@ TEST(PublishedImport, DerivedTablesNameTheirSibling) {
   EXPECT_NE(eff.compute(ks).note.find("derived from b200 table"), std::string::npos) << eff.compute(ks).note;
 }
 
+// Expert GEMMs stream their weights at the shipped grouped table's roofline fraction (the
+// H100 DeepGEMM rows, carried to H200 on H200's roofline), not at the HBM copy rate; dense
+// GEMMs keep the copy rate on the memory side. The YAML round trip keeps mem_bw_Bps.
+TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
+  const auto& p = imported().profiles;
+  const FittedTable& g = p.at("h200").table("grouped_gemm_fp8");
+  EXPECT_EQ(g.derived_from, "h100-sxm");
+  EXPECT_EQ(g.mem_bw_Bps, catalog().accelerators.get("h200").hbm_bw_Bps);
+  EXPECT_EQ(p.at("h100-sxm").table("grouped_gemm_fp8").mem_bw_Bps,
+            catalog().accelerators.get("h100-sxm").hbm_bw_Bps);
+  EXPECT_EQ(p.at("h200").table("gemm_fp8").mem_bw_Bps, 0);
+  const EfficiencyProfile back = parse_profile(to_yaml(p.at("h200")), "h200.yaml");
+  EXPECT_EQ(back.table("grouped_gemm_fp8").mem_bw_Bps, g.mem_bw_Bps);
+  const exp::ProfileEfficiency eff(back, catalog().accelerators.get("h200"), {0.7, 0.8, 0.8});
+  serving::KernelShape ks;  // R1 decode at TP8: ~220 experts touched, ~2 tokens each
+  ks.kind = serving::KernelKind::kGroupedGemm;
+  ks.dtype = hw::DType::kFp8;
+  ks.groups = 220;
+  ks.m = 2;
+  ks.n = 512;
+  ks.k = 7168;
+  ks.bytes = 1e9;
+  const double roof = g.lookup({220, 2, 512, 7168}).value;
+  EXPECT_NEAR(eff.memory(ks).value, roof, 1e-12);
+  EXPECT_NEAR(eff.compute(ks).value, roof, 1e-12);
+  EXPECT_GT(roof, 0.3);  // DeepGEMM's masked MoE rows: 0.6-0.7 of the roofline
+  EXPECT_LT(roof, 0.9);
+  ks.kind = serving::KernelKind::kGemm;
+  EXPECT_NE(eff.memory(ks).note.find("mem_read"), std::string::npos) << eff.memory(ks).note;
+}
+
 }  // namespace
 }  // namespace agentsim::calib
