@@ -27,6 +27,7 @@ struct CollectiveCost {
   double latency_s = 0;    // alpha terms
   double transfer_s = 0;   // beta terms
   int steps = 0;           // phases run, repeats included
+  bool measured = false;   // a measured table's time (all in transfer_s): no network efficiency applies
   double total_s() const { return latency_s + transfer_s; }
 };
 

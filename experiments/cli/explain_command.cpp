@@ -208,8 +208,10 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   std::printf("%s on %s, plan %s (%d devices; TP group GPUs", model.name.c_str(), system.name.c_str(),
               plan.to_string().c_str(), plan.devices());
   for (int g : place.tp_group) std::printf(" %d", g);
+  const std::string collectives =
+      opt.collectives ? a.fidelity + " (all-reduce: " + opt.collectives->all_reduce_source() + ")" : a.fidelity;
   std::printf(")\nbatch %s; efficiency: %s; collectives: %s; overlap %s; cuda graph %s\n\n", a.batch.c_str(),
-              eff_name.c_str(), a.fidelity.c_str(), std::string(serving::to_string(opt.overlap)).c_str(),
+              eff_name.c_str(), collectives.c_str(), std::string(serving::to_string(opt.overlap)).c_str(),
               opt.cuda_graph ? "on" : "off");
   std::printf("%-28s %-15s %6s %5s %10s %9s %9s %9s %9s %5s %5s %9s %9s %9s %9s  %s\n", "layer kind", "op", "layers",
               "dtype", "GFLOP", "weight MB", "KV MB", "act MB", "host MB", "e_c", "e_m", "compute us", "memory us",

@@ -160,6 +160,17 @@ CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int no
   return out;
 }
 
+serving::MeasuredCollective ProfileEfficiency::all_reduce(double bytes, int group) const {
+  const auto it = profile_.tables.find("nccl_all_reduce_1node");
+  // Below the smallest measured message the edge bandwidth would price a latency-bound
+  // collective as free: the topology model's latency terms price it instead.
+  if (it == profile_.tables.end() || it->second.axes.empty() || bytes < it->second.axes.front().knots.front()) return {};
+  const CollectiveEfficiency c = collective("all_reduce", 1, bytes, group);
+  if (!(c.bus_bw_efficiency > 0)) return {};
+  const std::string& derived = it->second.derived_from;
+  return {c.time_s, "nccl_all_reduce_1node table" + (derived.empty() ? "" : ", derived from " + derived + " table")};
+}
+
 double ProfileEfficiency::scale_up_network_efficiency() const {
   const auto it = profile_.tables.find("nccl_all_reduce_1node");
   if (it == profile_.tables.end() || it->second.axes.empty()) return -1.0;

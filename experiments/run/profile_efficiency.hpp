@@ -36,6 +36,9 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
+  // The profile's nccl_all_reduce_1node table (time = bus bytes / (efficiency x peak)); none
+  // below its smallest measured message (e.g. MI325X's rows start at 4 GiB).
+  serving::MeasuredCollective all_reduce(double bytes, int group) const override;
   std::string name() const override;
 
   // op: "all_reduce", "all_gather" or "all_to_all"; nodes: systems the group spans;

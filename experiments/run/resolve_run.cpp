@@ -93,7 +93,8 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.host_prefetch = d.host_prefetch;
   cost.engram_prefetch = d.engram_prefetch;
   cost.spec = resolve_speculative(d, e.model);
-  cost.collectives = std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity);
+  cost.collectives =
+      std::make_shared<const serving::CollectivePricer>(system, d.plan, d.collective_fidelity, cost.kernels.get());
   return cost;
 }
 

@@ -7,7 +7,7 @@
 namespace agentsim::serving {
 
 CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelPlan& plan,
-                                   CollectiveFidelity fidelity)
+                                   CollectiveFidelity fidelity, const KernelEfficiency* measured)
     : placement_(place_plan(plan)), fidelity_(fidelity) {
   if (plan.devices() > system.accelerators) {
     throw core::Error("plan " + plan.to_string() + " needs " + std::to_string(plan.devices()) + " devices; " +
@@ -21,7 +21,14 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
     const double bytes = std::ldexp(1.0, i);
     const auto idx = static_cast<std::size_t>(i);
     if (placement_.tp_group.size() > 1) {
-      all_reduce_[idx] = model->collective(hw::CollectiveKind::kAllReduce, placement_.tp_group, bytes);
+      const int group = static_cast<int>(placement_.tp_group.size());
+      const MeasuredCollective m = measured != nullptr ? measured->all_reduce(bytes, group) : MeasuredCollective{};
+      if (m.time_s >= 0) {
+        all_reduce_[idx] = hw::CollectiveCost{"measured", 0, m.time_s, 1, true};
+        all_reduce_source_ = "measured, " + m.source;
+      } else {
+        all_reduce_[idx] = model->collective(hw::CollectiveKind::kAllReduce, placement_.tp_group, bytes);
+      }
       has_all_reduce_ = true;
     }
     if (placement_.ep_group.size() > 1) {

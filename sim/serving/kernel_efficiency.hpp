@@ -26,6 +26,12 @@ struct KernelShape {
   double bytes = 0;            // HBM bytes of one call
 };
 
+// A single-system all-reduce from a measured table (nccl-tests/rccl-tests bus bandwidth by size).
+struct MeasuredCollective {
+  double time_s = -1;  // negative: no measured table (the topology model prices it)
+  std::string source;  // e.g. "nccl_all_reduce_1node table, derived from mi300x table"
+};
+
 struct EfficiencyValue {
   double value = 1.0;          // achieved / peak in (0, 1]
   bool extrapolated = false;   // outside the measured range (edge value used)
@@ -40,6 +46,12 @@ class KernelEfficiency {
   // Seconds one kernel costs at least; `graph` = replayed from a CUDA graph.
   // Returns a negative value to keep the accelerator's catalog floor.
   virtual double launch_floor_s(bool graph) const = 0;
+  // One all-reduce of `bytes` per member over `group` ranks of one system, as measured.
+  virtual MeasuredCollective all_reduce(double bytes, int group) const {
+    (void)bytes;
+    (void)group;
+    return {};
+  }
   virtual std::string name() const = 0;  // e.g. "constant" or the profile's source
 };
 

@@ -124,7 +124,7 @@ class StepCoster::Pricer {
     if (draft_) return;
     const hw::CollectiveCost cc =
         opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
-    double transfer = cc.transfer_s / opt_.efficiency.network;
+    double transfer = cc.measured ? cc.transfer_s : cc.transfer_s / opt_.efficiency.network;
     const bool all_to_all = c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kCombine;
     if (all_to_all && t_.work_.plan().ep > 1) transfer *= opt_.ep_imbalance;
     const double latency_s = count * cc.latency_s, transfer_s = count * transfer;

@@ -175,5 +175,23 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
   EXPECT_NE(eff.memory(ks).note.find("mem_read"), std::string::npos) << eff.memory(ks).note;
 }
 
+// The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
+// H200's (Azure nccl-tests, 1 KiB and up) at 1 MiB is bus bytes / measured bus bandwidth;
+// MI325X's rows start at 4 GiB, so a 1 MiB all-reduce is left to the topology model.
+TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
+  const auto& p = imported().profiles;
+  const exp::ProfileEfficiency h200(p.at("h200"), catalog().accelerators.get("h200"), {});
+  const serving::MeasuredCollective ar = h200.all_reduce(1 << 20, 8);
+  ASSERT_GT(ar.time_s, 0);
+  const exp::CollectiveEfficiency c = h200.collective("all_reduce", 1, 1 << 20, 8);
+  EXPECT_DOUBLE_EQ(ar.time_s, 2.0 * 7 / 8 * (1 << 20) / (c.bus_bw_efficiency * c.peak_Bps));
+  EXPECT_GT(ar.time_s, 10e-6);  // nccl-tests: ~57 GB/s bus bandwidth at 1 MiB on 8 x H200
+  EXPECT_LT(ar.time_s, 100e-6);
+  EXPECT_EQ(ar.source, "nccl_all_reduce_1node table");
+  const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
+  EXPECT_LT(mi325x.all_reduce(1 << 20, 8).time_s, 0);
+  EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
+}
+
 }  // namespace
 }  // namespace agentsim::calib
