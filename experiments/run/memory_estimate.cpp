@@ -91,7 +91,8 @@ PointBytes point_bytes(const Experiment& e, const wl::Trace& sessions, const Tra
     const wl::Footprint fp = wl::footprint(e.model, plan.deployment.plan);
     const double replica_kv_bytes_per_token = fp.kv_bytes_per_token * plan.deployment.plan.tp * plan.deployment.plan.pp;
     const hw::System& sys = e.systems[static_cast<std::size_t>(plan.system)];
-    double tokens = sys.accelerator.hbm_bytes * sv.memory_fraction / std::max(fp.kv_bytes_per_token, 1.0);
+    double tokens = sys.accelerator.hbm_bytes * sv.memory_fraction / std::max(fp.kv_bytes_per_token, 1.0) *
+                    plan.deployment.plan.attn_dp;  // each attention-DP rank holds its own sequences' KV
     // Per node: a replica holds its device share of each lower tier (resolve_run.cpp).
     const double share = sv.tier_scope == TierScope::kNode ? static_cast<double>(plan.deployment.plan.devices()) /
                                                                  static_cast<double>(std::max(1, sys.accelerators))

@@ -17,14 +17,15 @@ namespace agentsim::exp {
 namespace {
 
 // HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
-// full token budget and the runtime reserve, over KV bytes per token on that device.
+// full token budget and the runtime reserve, over KV bytes per token on that device; times
+// the attention-DP ranks, each of which holds the KV of its own sequences only.
 long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
                         double drafter_bytes_per_device) {
   const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() - fp.engram_hbm_bytes -
                             drafter_bytes_per_device -
                             fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
                             s.runtime_reserve_bytes;
-  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token));
+  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token)) * fp.plan.attn_dp;
 }
 
 // HBM a running drafter's weights take per device: the model's MTP modules (param_counts; a
@@ -119,8 +120,11 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
 
   serving::ReplicaOptions& ro = r.replica;
   ro.cost = step_cost_options(e, d, r.system);
-  ro.max_batch_tokens = e.serving.max_batch_tokens;
-  ro.max_sequences = e.serving.max_sequences;
+  // Engines whose attention-DP ranks schedule on their own give each rank the limits (the
+  // catalog's batch_limits; a constant step_overhead replaces host time, not scheduling).
+  const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
+  ro.max_batch_tokens = e.serving.max_batch_tokens * limit_ranks;
+  ro.max_sequences = e.serving.max_sequences * limit_ranks;
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
   ro.kv_capacity_tokens =

@@ -32,6 +32,11 @@ struct EngineOverhead {
   int graph_max_sequences = 0;   // largest decode batch with a captured graph (0: no graphs)
   double per_sequence_s = 0;     // per sequence in the batch (sampling, detokenisation, output)
   double per_token_s = 0;        // per new token (input preparation, prefill bookkeeping)
+  // Not host time but the engine's scheduling scope (catalog key batch_limits): true when
+  // serving.max_batch_tokens / max_sequences bind each attention-DP rank's own scheduler
+  // (vLLM's DP engine cores, TensorRT-LLM's attention-DP ranks), false when they bind the
+  // whole replica (SGLang divides them by dp_size).
+  bool limits_per_dp_rank = false;
 
   // The terms of one step.
   struct Terms {

@@ -16,6 +16,8 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
       OptionSpec{"graph_max_sequences", "integer", "", "largest decode batch with a captured graph (0: none)"},
       OptionSpec{"per_sequence", "time", "", "host time per sequence in the batch"},
       OptionSpec{"per_token", "time", "", "host time per new token"},
+      OptionSpec{"batch_limits", "per_dp_rank | per_replica", "",
+                 "whether max_batch_tokens and max_sequences bind each attention-DP rank or the replica"},
   };
   n.check_keys(kTop);
   const YamlNode engines = n.at("engines");
@@ -39,6 +41,11 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
     const long long g = x.at("graph_max_sequences").as_integer();
     if (g < 0 || g > (1 << 20)) throw x.at("graph_max_sequences").error("expected an integer in [0, 1048576]");
     o.graph_max_sequences = static_cast<int>(g);
+    const std::string limits = x.at("batch_limits").as_string();
+    if (limits != "per_dp_rank" && limits != "per_replica") {
+      throw x.at("batch_limits").error("expected per_dp_rank or per_replica, got '" + limits + "'");
+    }
+    o.limits_per_dp_rank = limits == "per_dp_rank";
   }
   return out;
 }

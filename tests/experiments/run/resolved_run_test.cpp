@@ -235,6 +235,33 @@ TEST(ResolvedRunProfile, RunAndExplainPriceTheSameStepWithTheProfile) {
 namespace agentsim::exp {
 namespace {
 
+// Attention DP: each DP rank holds the KV of its own sequences, so the replica's HBM KV is the
+// per-device capacity times the DP ranks (DeepSeek-R1 at dp=8, ep=8 on HGX H200: ~20 GB per GPU
+// after ~100 GB of FP8 weights, ~70 kB of MLA KV per token: well over 1.6 M tokens, where one
+// rank's pool alone was 0.27 M and 256 agents of 9k tokens queued for minutes); and the engines
+// whose DP ranks schedule on their own (vLLM, TensorRT-LLM) give each rank the batch limits.
+TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
+  auto spec_for = [](const std::string& engine, const std::string& plan) {
+    const Experiment e = parse("name: dp\nmodel: deepseek-r1\nsystem: hgx-h200\ndeployment: " + plan +
+                               "\nserving: {engine: " + engine + ", max_batch_tokens: 8192, max_sequences: 256}\n"
+                               "workload:\n  trace: " + kTrace + "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+    return resolve_run(e, first_valid_plan(e), 16);
+  };
+  const RunSpec trt = spec_for("trtllm", "{tp: 1, ep: 8, dp: 8}");
+  const RunSpec sgl = spec_for("sglang", "{tp: 1, ep: 8, dp: 8}");
+  const RunSpec vll = spec_for("vllm", "{tp: 8, ep: 8}");
+  EXPECT_EQ(trt.replica.kv_capacity_tokens % 8, 0);
+  EXPECT_GT(trt.replica.kv_capacity_tokens, 1600000);
+  EXPECT_EQ(trt.replica.kv_capacity_tokens, sgl.replica.kv_capacity_tokens);
+  EXPECT_EQ(trt.replica.max_batch_tokens, 8 * 8192);  // TensorRT-LLM: per attention-DP rank
+  EXPECT_EQ(trt.replica.max_sequences, 8 * 256);
+  EXPECT_EQ(sgl.replica.max_batch_tokens, 8192);      // SGLang divides its limits by dp_size
+  EXPECT_EQ(sgl.replica.max_sequences, 256);
+  EXPECT_EQ(vll.replica.max_batch_tokens, 8192);      // no attention DP: one scheduler
+  // At dp=1 the MLA KV is whole on every TP rank: one pool, smaller weights per device.
+  EXPECT_LT(vll.replica.kv_capacity_tokens, trt.replica.kv_capacity_tokens);
+}
+
 // The engines catalog (experiments/catalog/engines.yaml) follows the catalogs' citation rule:
 // every number cites its source or says assumed with its derivation.
 TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include "experiments/config/catalog.hpp"
@@ -11,6 +12,7 @@
 #include "experiments/run/validation_fit.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/engine_overhead.hpp"
+#include "sim/serving/engine_overhead_decoder.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -50,6 +52,31 @@ TEST(EngineOverhead, CatalogHasEveryEngine) {
     EXPECT_GT(o.fixed_s, 0) << name;
     EXPECT_GE(o.fixed_s, o.graph_fixed_s) << name;
     EXPECT_GT(o.graph_max_sequences, 0) << name;
+  }
+}
+
+// batch_limits is required and one of two words; anything else is an error at its line and key.
+TEST(EngineOverhead, BatchLimitsDecodeStrictly) {
+  const Catalog c = load_catalog(kRoot);
+  EXPECT_TRUE(c.engine(serving::Engine::kVllm).limits_per_dp_rank);
+  EXPECT_FALSE(c.engine(serving::Engine::kSglang).limits_per_dp_rank);
+  EXPECT_TRUE(c.engine(serving::Engine::kTrtllm).limits_per_dp_rank);
+  const std::string file = ::testing::TempDir() + "engines_bad.yaml";
+  std::string text;
+  for (const auto& [name, e] : serving::kEngineNames) {
+    text += std::string(text.empty() ? "engines:\n" : "") + "  " + std::string(name) +
+            ":\n    fixed: \"1ms\"\n    graph_fixed: \"1ms\"\n    graph_max_sequences: 8\n"
+            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    batch_limits: " +
+            (e == serving::Engine::kSglang ? "per_node" : "per_replica") + "\n";
+  }
+  std::ofstream(file) << text;
+  try {
+    serving::decode_engines(core::YamlNode::load_file(file));
+    ADD_FAILURE() << "per_node accepted";
+  } catch (const core::Error& err) {
+    const std::string what = err.what();
+    EXPECT_NE(what.find("engines.sglang.batch_limits"), std::string::npos) << what;
+    EXPECT_NE(what.find("per_dp_rank or per_replica"), std::string::npos) << what;
   }
 }
 
