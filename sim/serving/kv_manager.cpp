@@ -153,7 +153,7 @@ std::optional<KvAdmission> KvManager::admit(const Request& r, long long total_to
 std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
                                             KvHold& hold) {
   const long long anon = std::max(0LL, units_for(total_tokens) - static_cast<long long>(keys.size()));
-  auto got = cache_.acquire(keys, anon);
+  auto got = cache_.acquire(keys, anon, &hold.entries);
   if (!got) return std::nullopt;
   KvAdmission a;
   // At least one prompt token is computed, as engines do, so the first token can be sampled.
@@ -177,6 +177,7 @@ bool KvManager::admit_anonymous(long long tokens, KvHold& hold) {
   const long long u = units_for(tokens);
   if (!cache_.reserve(u)) return false;
   hold.keys.clear();
+  hold.entries.clear();
   hold.anon_units = u;
   return true;
 }
@@ -188,8 +189,9 @@ bool KvManager::grow(KvHold& hold) {
 }
 
 void KvManager::drop(KvHold& hold) {
-  cache_.release(hold.keys, hold.anon_units);
+  cache_.release(hold.keys, hold.anon_units, hold.entries);
   hold.keys.clear();
+  hold.entries.clear();
   hold.anon_units = 0;
 }
 
@@ -204,20 +206,22 @@ void KvManager::finish(const Request& r, KvHold& hold) {
     return;
   }
   if (opt_.retention == Retention::kOffload) {
-    cache_.release(hold.keys, hold.anon_units);
+    cache_.release(hold.keys, hold.anon_units, hold.entries);
     cache_.offload(hold.keys);
     hold.keys.clear();
+    hold.entries.clear();
     hold.anon_units = 0;
     return;
   }
   // TTL pin: the prefix stays referenced (unevictable) until the timer releases it.
   cache_.release({}, hold.anon_units);
   hold.anon_units = 0;
-  sim_.after(core::to_ticks(opt_.ttl_s), [this, keys = std::move(hold.keys)] {
-    cache_.release(keys, 0);
+  sim_.after(core::to_ticks(opt_.ttl_s), [this, keys = std::move(hold.keys), entries = std::move(hold.entries)] {
+    cache_.release(keys, 0, entries);
     if (on_freed_) on_freed_();
   });
   hold.keys.clear();
+  hold.entries.clear();
 }
 
 double KvManager::move_s(int tier, long long tokens) const {
