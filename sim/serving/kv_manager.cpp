@@ -114,16 +114,27 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
     from = c * m;
   }
   ends.reserve(length / m);
+  // `from` is a whole number of units: a unit ends every m blocks from here (counted
+  // down rather than by a division per block).
+  std::size_t left = m;
   if (from == 0 && length > 0) {
     const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      h = chain_next(h, ids[i]);
-      if ((i + 1) % m == 0) ends.push_back(h);
+    BlockKey x = h;
+    for (const std::uint64_t id : ids) {
+      x = chain_next(x, id);
+      if (--left == 0) {
+        ends.push_back(x);
+        left = m;
+      }
     }
+    h = x;
   } else {
     auto step = [&](std::uint64_t id) {
       h = chain_next(h, id);
-      if (++from % m == 0) ends.push_back(h);
+      if (--left == 0) {
+        ends.push_back(h);
+        left = m;
+      }
     };
     if (from < shared) for_each_block_id(tr, turn.prefix_parent, from, shared, step);
     for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
