@@ -29,109 +29,111 @@ KvBlockCache::KvBlockCache(std::vector<KvTier> tiers) : tiers_(std::move(tiers))
   rebuild(16);
 }
 
-std::uint64_t KvBlockCache::home(BlockKey k) const {
+std::uint32_t KvBlockCache::hash(BlockKey k) {
   // Fibonacci hashing: keys are well mixed already, but tests and callers may pass small ones.
-  return (k * 0x9e3779b97f4a7c15ULL) >> shift_;
+  return static_cast<std::uint32_t>((k * 0x9e3779b97f4a7c15ULL) >> 32);
 }
 
 void KvBlockCache::prefetch(std::span<const BlockKey> keys) const {
-  // The table is far larger than the caches: start every key's miss at once rather than
+  // The index is far larger than the caches: start every key's miss at once rather than
   // one after another.
-  for (BlockKey k : keys) __builtin_prefetch(&table_[home(k)]);
+  for (BlockKey k : keys) __builtin_prefetch(&index_[home(hash(k))]);
 }
 
 std::uint32_t KvBlockCache::find(BlockKey k) const {
-  std::uint64_t i = home(k);
+  const std::uint32_t t = hash(k);
+  std::uint64_t i = home(t);
   while (true) {
-    const Entry& e = table_[i];
-    if (e.state == State::kEmpty) return kNil;
-    if (e.state == State::kLive && e.key == k) return static_cast<std::uint32_t>(i);
+    const Slot& s = index_[i];
+    if (s.entry == kNil) return kNil;
+    if (s.entry != kGone && s.tag == t && pool_[s.entry].key == k) return s.entry;
     i = (i + 1) & mask_;
   }
 }
 
 std::uint32_t KvBlockCache::insert(BlockKey k) {
-  // Keep probe chains short: at most 70% of the entries live or tombstoned.
-  if (10 * (live_ + gone_ + 1) > 7 * table_.size()) {
-    std::size_t cap = table_.size();
+  // Keep probe chains short: at most 70% of the slots live or tombstoned.
+  if (10 * (live_ + gone_ + 1) > 7 * index_.size()) {
+    std::size_t cap = index_.size();
     while (10 * (live_ + 1) > 4 * cap) cap *= 2;  // after a rebuild at most 40% live
     rebuild(cap);
   }
-  std::uint64_t i = home(k);
-  while (table_[i].state == State::kLive) i = (i + 1) & mask_;
-  Entry& e = table_[i];
-  if (e.state == State::kGone) --gone_;
-  e = Entry{};
-  e.key = k;
-  e.state = State::kLive;
+  std::uint32_t e = 0;
+  if (free_.empty()) {
+    e = static_cast<std::uint32_t>(pool_.size());
+    pool_.emplace_back();
+  } else {
+    e = free_.back();
+    free_.pop_back();
+    pool_[e] = Entry{};
+  }
+  pool_[e].key = k;
+  pool_[e].live = true;
+  const std::uint32_t t = hash(k);
+  std::uint64_t i = home(t);
+  while (index_[i].entry < kGone) i = (i + 1) & mask_;
+  Slot& s = index_[i];
+  if (s.entry == kGone) --gone_;
+  s.tag = t;
+  s.entry = e;
   ++live_;
-  return static_cast<std::uint32_t>(i);
+  return e;
 }
 
-void KvBlockCache::erase(std::uint32_t i) {
+void KvBlockCache::erase(std::uint32_t e) {
+  const BlockKey k = pool_[e].key;
+  pool_[e].live = false;
+  free_.push_back(e);
+  std::uint64_t i = home(hash(k));
+  while (index_[i].entry != e) i = (i + 1) & mask_;
   --live_;
-  // A tombstone keeps later entries of the probe chain reachable; when the next entry is
+  // A tombstone keeps later slots of the probe chain reachable; when the next slot is
   // empty no chain runs through here, and the tombstones just before can go too.
-  if (table_[(i + 1) & mask_].state != State::kEmpty) {
-    table_[i].state = State::kGone;
+  if (index_[(i + 1) & mask_].entry != kNil) {
+    index_[i].entry = kGone;
     ++gone_;
     return;
   }
-  table_[i].state = State::kEmpty;
+  index_[i].entry = kNil;
   std::uint64_t j = (i + mask_) & mask_;
-  while (table_[j].state == State::kGone) {
-    table_[j].state = State::kEmpty;
+  while (index_[j].entry == kGone) {
+    index_[j].entry = kNil;
     --gone_;
     j = (j + mask_) & mask_;
   }
 }
 
 void KvBlockCache::rebuild(std::size_t capacity) {
-  std::vector<Entry> old = std::move(table_);
-  table_.assign(capacity, Entry{});
+  // Only the index moves: entries (and the LRU links through them) stay where they are.
+  auto old = std::move(index_);
+  index_.assign(capacity, Slot{});
   mask_ = capacity - 1;
   shift_ = 64 - std::countr_zero(capacity);
   live_ = gone_ = 0;
-  ++rebuilds_;
-  // Two sequential passes over the old table (not a walk along the LRU lists, which
-  // visits entries in random order): place every live entry, then translate its LRU
-  // links and each list's ends through the old -> new positions. Lists keep their order.
-  std::vector<std::uint32_t> moved(old.size(), kNil);
-  for (std::size_t j = 0; j < old.size(); ++j) {
-    if (old[j].state != State::kLive) continue;
-    std::uint64_t i = home(old[j].key);
-    while (table_[i].state != State::kEmpty) i = (i + 1) & mask_;
-    table_[i] = old[j];
-    moved[j] = static_cast<std::uint32_t>(i);
+  for (const Slot& s : old) {
+    if (s.entry >= kGone) continue;
+    std::uint64_t i = home(s.tag);
+    while (index_[i].entry != kNil) i = (i + 1) & mask_;
+    index_[i] = s;
     ++live_;
-  }
-  auto to_new = [&moved](std::uint32_t j) { return j == kNil ? kNil : moved[j]; };
-  for (Entry& e : table_) {
-    if (e.state != State::kLive) continue;
-    e.prev = to_new(e.prev);
-    e.next = to_new(e.next);
-  }
-  for (Lru& l : lru_) {
-    l.head = to_new(l.head);
-    l.tail = to_new(l.tail);
   }
 }
 
 void KvBlockCache::push_front(int tier, std::uint32_t i) {
   Lru& l = lru_[static_cast<std::size_t>(tier)];
-  Entry& e = table_[i];
+  Entry& e = pool_[i];
   e.prev = kNil;
   e.next = l.head;
-  if (l.head != kNil) table_[l.head].prev = i; else l.tail = i;
+  if (l.head != kNil) pool_[l.head].prev = i; else l.tail = i;
   l.head = i;
   ++l.size;
 }
 
 void KvBlockCache::unlink(int tier, std::uint32_t i) {
   Lru& l = lru_[static_cast<std::size_t>(tier)];
-  Entry& e = table_[i];
-  if (e.prev != kNil) table_[e.prev].next = e.next; else l.head = e.next;
-  if (e.next != kNil) table_[e.next].prev = e.prev; else l.tail = e.prev;
+  Entry& e = pool_[i];
+  if (e.prev != kNil) pool_[e.prev].next = e.next; else l.head = e.next;
+  if (e.next != kNil) pool_[e.next].prev = e.prev; else l.tail = e.prev;
   e.prev = e.next = kNil;
   --l.size;
 }
@@ -153,7 +155,7 @@ void KvBlockCache::evict_one(int tier) {
   const int below = tier + 1;
   if (below < tiers() && tiers_[static_cast<std::size_t>(below)].capacity_blocks > 0) {
     make_room(below, 1);  // evicts only from `below` and deeper: `victim` stays where it is
-    table_[victim].tier = static_cast<std::int8_t>(below);
+    pool_[victim].tier = static_cast<std::int8_t>(below);
     push_front(below, victim);
     ++used_[static_cast<std::size_t>(below)];
     ++stats_.tiers[static_cast<std::size_t>(below)].demoted_in;
@@ -169,7 +171,8 @@ void KvBlockCache::make_room(int tier, long long blocks) {
 }
 
 std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const BlockKey> keys,
-                                                             long long anonymous_blocks) {
+                                                             long long anonymous_blocks,
+                                                             std::vector<std::uint32_t>* entries) {
   // Feasibility first, so a refusal changes nothing: count the HBM blocks this
   // needs and the unreferenced HBM blocks it would pin (those cannot be evicted for it).
   long long need_new = anonymous_blocks;
@@ -179,9 +182,9 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const std::uint32_t i = find(keys[j]);
     found_[j] = i;
-    if (i == kNil || table_[i].tier != 0) {
+    if (i == kNil || pool_[i].tier != 0) {
       ++need_new;
-    } else if (table_[i].refs == 0) {
+    } else if (pool_[i].refs == 0) {
       ++pin_evictable_hbm;
     }
   }
@@ -193,36 +196,38 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
   ++stats_.acquires;
   stats_.lookup_blocks += static_cast<long long>(keys.size());
   bool in_prefix = true;
+  if (entries != nullptr) entries->resize(keys.size());
   // Pin HBM-resident hits first so that making room below cannot evict them (nothing
-  // moves or leaves the table here: the first lookups still hold).
+  // leaves the cache here: the first lookups still hold).
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const std::uint32_t i = found_[j];
-    if (i != kNil && table_[i].tier == 0 && table_[i].refs++ == 0) unlink(0, i);
+    if (i != kNil && pool_[i].tier == 0 && pool_[i].refs++ == 0) unlink(0, i);
   }
-  // Below, making room may drop blocks and an insert may rebuild the table: a first
-  // lookup is reused only while it still names the key's entry (a live entry with the
-  // key, keys being unique in the table, and no rebuild since), and an absent key is
-  // looked up again once this call has inserted (a key may repeat in `keys`).
-  const std::uint64_t rebuilds_at = rebuilds_;
+  // Below, making room may drop blocks (freeing their entries for reuse): a first lookup
+  // is reused only while it still names the key's entry (a live entry with the key, keys
+  // being unique in the cache), and an absent key is looked up again once this call has
+  // inserted (a key may repeat in `keys`).
   bool inserted = false;
   for (std::size_t j = 0; j < keys.size(); ++j) {
     const BlockKey k = keys[j];
     std::uint32_t i = found_[j];
-    const bool still = rebuilds_ == rebuilds_at &&
-                       (i == kNil ? !inserted : table_[i].state == State::kLive && table_[i].key == k);
+    const bool still = i == kNil ? !inserted : pool_[i].live && pool_[i].key == k;
     if (!still) i = find(k);
     if (i == kNil) {
       in_prefix = false;
       ++stats_.miss_blocks;
       make_room(0, 1);
-      Entry& e = table_[insert(k)];  // after make_room: insert may rebuild the table
+      const std::uint32_t fresh = insert(k);  // after make_room: it may reuse a dropped entry
+      Entry& e = pool_[fresh];
       e.tier = 0;
       e.refs = 1;
       ++used_[0];
       inserted = true;
+      if (entries != nullptr) (*entries)[j] = fresh;
       continue;
     }
-    const auto tier = static_cast<std::size_t>(static_cast<unsigned char>(table_[i].tier));
+    if (entries != nullptr) (*entries)[j] = i;
+    const auto tier = static_cast<std::size_t>(static_cast<unsigned char>(pool_[i].tier));
     if (in_prefix) {
       ++out.prefix_blocks;
       ++out.prefix_blocks_per_tier[tier];
@@ -235,8 +240,8 @@ std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const Bloc
       unlink(static_cast<int>(tier), i);
       --used_[tier];
       ++stats_.tiers[tier].promoted_blocks;
-      table_[i].tier = 0;  // out of every LRU list: make_room cannot evict it
-      table_[i].refs = 1;
+      pool_[i].tier = 0;  // out of every LRU list: make_room cannot evict it
+      pool_[i].refs = 1;
       make_room(0, 1);
       ++used_[0];
     }
@@ -259,10 +264,10 @@ long long KvBlockCache::offload(std::span<const BlockKey> keys) {
   // Tail first, each to the front: the prefix head ends most recent, the tail is evicted first.
   for (auto r = keys.rbegin(); r != keys.rend(); ++r) {
     const std::uint32_t i = find(*r);
-    if (i == kNil || table_[i].tier != 0 || table_[i].refs != 0) continue;
+    if (i == kNil || pool_[i].tier != 0 || pool_[i].refs != 0) continue;
     unlink(0, i);
     --used_[0];
-    table_[i].tier = 1;  // out of every list while room is made below
+    pool_[i].tier = 1;  // out of every list while room is made below
     make_room(1, 1);
     push_front(1, i);
     ++used_[1];
@@ -272,15 +277,28 @@ long long KvBlockCache::offload(std::span<const BlockKey> keys) {
   return moved;
 }
 
-void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_blocks) {
+void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_blocks,
+                           std::span<const std::uint32_t> entries) {
   used_[0] -= anonymous_blocks;
-  prefetch(keys);
   // Release tail first so the head of the prefix is the most recently used and
   // the tail is evicted first (a cached prefix stays contiguous).
+  if (!entries.empty()) {
+    // The entries acquire gave: pinned, so still the keys' (checked), and no lookups.
+    if (entries.size() != keys.size()) throw core::Error("KV cache release with entries not matching its keys");
+    for (std::size_t j = keys.size(); j-- > 0;) {
+      const std::uint32_t i = entries[j];
+      if (i >= pool_.size() || !pool_[i].live || pool_[i].key != keys[j] || pool_[i].refs <= 0) {
+        throw core::Error("KV cache release of a block that is not held");
+      }
+      if (--pool_[i].refs == 0) push_front(0, i);
+    }
+    return;
+  }
+  prefetch(keys);
   for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
     const std::uint32_t i = find(*k);
-    if (i == kNil || table_[i].refs <= 0) throw core::Error("KV cache release of a block that is not held");
-    if (--table_[i].refs == 0) push_front(0, i);
+    if (i == kNil || pool_[i].refs <= 0) throw core::Error("KV cache release of a block that is not held");
+    if (--pool_[i].refs == 0) push_front(0, i);
   }
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/huge_page_allocator.hpp"
+
 namespace agentsim::serving {
 
 using BlockKey = std::uint64_t;
@@ -64,10 +66,14 @@ class KvBlockCache {
   // Pins `keys` in HBM (promoting lower-tier hits, allocating the missing ones)
   // plus `anonymous_blocks` unkeyed blocks (answer tokens, partial blocks).
   // Returns nullopt and changes nothing if HBM cannot hold them without
-  // evicting referenced blocks.
-  std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks);
-  // Unpins what acquire pinned. Keyed blocks stay cached (evictable).
-  void release(std::span<const BlockKey> keys, long long anonymous_blocks);
+  // evicting referenced blocks. `entries`, when given, receives each key's block
+  // entry on success (pinned blocks never move: release can skip the lookups).
+  std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks,
+                                  std::vector<std::uint32_t>* entries = nullptr);
+  // Unpins what acquire pinned. Keyed blocks stay cached (evictable). `entries`:
+  // what acquire gave for `keys`, or empty to look the keys up.
+  void release(std::span<const BlockKey> keys, long long anonymous_blocks,
+               std::span<const std::uint32_t> entries = {});
   // Takes `blocks` more unkeyed HBM blocks (decode growth); false and no change when HBM is full
   // of referenced blocks.
   bool reserve(long long blocks);
@@ -86,28 +92,35 @@ class KvBlockCache {
   const KvCacheStats& stats() const { return stats_; }
 
  private:
-  // One open-addressing table holds every block of every tier (linear probing,
-  // tombstones, so entries never move except when the table is rebuilt); each
-  // tier's unreferenced blocks form an intrusive LRU list through the entries.
+  // Blocks live in a pool of entries that never move (a freed entry is reused by the
+  // next insert); an open-addressing index (linear probing, tombstones) maps keys to
+  // entries. Blocks inserted together (a prompt's) sit together in the pool, so walks
+  // along a prompt's entries are sequential. Each tier's unreferenced blocks form an
+  // intrusive LRU list through the entries.
   static constexpr std::uint32_t kNil = 0xffffffffU;
-  enum class State : std::uint8_t { kEmpty, kLive, kGone };
+  static constexpr std::uint32_t kGone = 0xfffffffeU;  // an index tombstone
   struct Entry {
     BlockKey key = 0;
     std::int32_t refs = 0;
-    State state = State::kEmpty;
+    bool live = false;
     std::int8_t tier = 0;
     std::uint32_t prev = kNil, next = kNil;  // LRU neighbours (towards head, towards tail) when refs == 0
+  };
+  struct Slot {
+    std::uint32_t tag = 0;       // the hash's top 32 bits (hash()): the home slot, and a filter before the key
+    std::uint32_t entry = kNil;  // kNil: empty; kGone: tombstone
   };
   struct Lru {
     std::uint32_t head = kNil, tail = kNil;  // head = most recently released
     long long size = 0;
   };
 
-  std::uint64_t home(BlockKey k) const;
+  static std::uint32_t hash(BlockKey k);
+  std::uint64_t home(std::uint32_t tag) const { return tag >> (shift_ - 32); }
   void prefetch(std::span<const BlockKey> keys) const;
-  std::uint32_t find(BlockKey k) const;
-  std::uint32_t insert(BlockKey k);  // k must be absent; may rebuild the table
-  void erase(std::uint32_t i);
+  std::uint32_t find(BlockKey k) const;  // the key's entry, or kNil
+  std::uint32_t insert(BlockKey k);      // k must be absent; a fresh entry; may rebuild the index
+  void erase(std::uint32_t i);           // frees entry i and its index slot
   void rebuild(std::size_t capacity);
   void push_front(int tier, std::uint32_t i);
   void unlink(int tier, std::uint32_t i);
@@ -118,11 +131,12 @@ class KvBlockCache {
   std::vector<KvTier> tiers_;
   std::vector<long long> used_;
   std::vector<Lru> lru_;
-  std::vector<Entry> table_;
+  std::vector<Entry, core::HugePageAllocator<Entry>> pool_;
+  std::vector<std::uint32_t> free_;     // entries to reuse, last freed first
+  std::vector<Slot, core::HugePageAllocator<Slot>> index_;  // huge pages: probes are random
   std::uint64_t mask_ = 0;
   int shift_ = 64;
-  std::size_t live_ = 0, gone_ = 0;
-  std::uint64_t rebuilds_ = 0;          // entries move only when this changes
+  std::size_t live_ = 0, gone_ = 0;     // index slots in use, tombstones
   std::vector<std::uint32_t> found_;    // acquire's scratch: each key's entry from its first lookup
   KvCacheStats stats_;
 };

@@ -114,16 +114,27 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
     from = c * m;
   }
   ends.reserve(length / m);
+  // `from` is a whole number of units: a unit ends every m blocks from here (counted
+  // down rather than by a division per block).
+  std::size_t left = m;
   if (from == 0 && length > 0) {
     const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      h = chain_next(h, ids[i]);
-      if ((i + 1) % m == 0) ends.push_back(h);
+    BlockKey x = h;
+    for (const std::uint64_t id : ids) {
+      x = chain_next(x, id);
+      if (--left == 0) {
+        ends.push_back(x);
+        left = m;
+      }
     }
+    h = x;
   } else {
     auto step = [&](std::uint64_t id) {
       h = chain_next(h, id);
-      if (++from % m == 0) ends.push_back(h);
+      if (--left == 0) {
+        ends.push_back(h);
+        left = m;
+      }
     };
     if (from < shared) for_each_block_id(tr, turn.prefix_parent, from, shared, step);
     for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
@@ -153,7 +164,7 @@ std::optional<KvAdmission> KvManager::admit(const Request& r, long long total_to
 std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
                                             KvHold& hold) {
   const long long anon = std::max(0LL, units_for(total_tokens) - static_cast<long long>(keys.size()));
-  auto got = cache_.acquire(keys, anon);
+  auto got = cache_.acquire(keys, anon, &hold.entries);
   if (!got) return std::nullopt;
   KvAdmission a;
   // At least one prompt token is computed, as engines do, so the first token can be sampled.
@@ -177,6 +188,7 @@ bool KvManager::admit_anonymous(long long tokens, KvHold& hold) {
   const long long u = units_for(tokens);
   if (!cache_.reserve(u)) return false;
   hold.keys.clear();
+  hold.entries.clear();
   hold.anon_units = u;
   return true;
 }
@@ -188,8 +200,9 @@ bool KvManager::grow(KvHold& hold) {
 }
 
 void KvManager::drop(KvHold& hold) {
-  cache_.release(hold.keys, hold.anon_units);
+  cache_.release(hold.keys, hold.anon_units, hold.entries);
   hold.keys.clear();
+  hold.entries.clear();
   hold.anon_units = 0;
 }
 
@@ -204,20 +217,22 @@ void KvManager::finish(const Request& r, KvHold& hold) {
     return;
   }
   if (opt_.retention == Retention::kOffload) {
-    cache_.release(hold.keys, hold.anon_units);
+    cache_.release(hold.keys, hold.anon_units, hold.entries);
     cache_.offload(hold.keys);
     hold.keys.clear();
+    hold.entries.clear();
     hold.anon_units = 0;
     return;
   }
   // TTL pin: the prefix stays referenced (unevictable) until the timer releases it.
   cache_.release({}, hold.anon_units);
   hold.anon_units = 0;
-  sim_.after(core::to_ticks(opt_.ttl_s), [this, keys = std::move(hold.keys)] {
-    cache_.release(keys, 0);
+  sim_.after(core::to_ticks(opt_.ttl_s), [this, keys = std::move(hold.keys), entries = std::move(hold.entries)] {
+    cache_.release(keys, 0, entries);
     if (on_freed_) on_freed_();
   });
   hold.keys.clear();
+  hold.entries.clear();
 }
 
 double KvManager::move_s(int tier, long long tokens) const {

@@ -42,6 +42,7 @@ struct KvManagerOptions {
 // Blocks a running sequence holds.
 struct KvHold {
   std::vector<BlockKey> keys;  // prompt prefix blocks (keyed)
+  std::vector<std::uint32_t> entries;  // their cache entries (KvBlockCache::acquire), for release
   long long anon_units = 0;    // answer and unkeyed prompt blocks
   long long units() const { return static_cast<long long>(keys.size()) + anon_units; }
 };
