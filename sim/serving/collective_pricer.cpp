@@ -56,7 +56,7 @@ hw::CollectiveCost CollectivePricer::interpolate(const Table& t, double bytes) {
   int lo = static_cast<int>(std::floor(e));
   if (lo >= kSizes - 1) lo = kSizes - 2;
   const hw::CollectiveCost& a = t[static_cast<std::size_t>(lo)];
-  const hw::CollectiveCost& b = t[static_cast<std::size_t>(lo + 1)];
+  const hw::CollectiveCost& b = t[static_cast<std::size_t>(lo) + 1];
   const double x0 = std::ldexp(1.0, lo), x1 = std::ldexp(1.0, lo + 1);
   const double f = (bytes - x0) / (x1 - x0);  // beyond the table: linear extrapolation of the last segment
   hw::CollectiveCost c = f < 0.5 ? a : b;

@@ -56,6 +56,7 @@ TEST(AtomicWrite, ConcurrentWritersOfOneTargetAllSucceed) {
   const std::string target = (dir / "run.bin").string();
   const std::string a(100000, 'a'), b(100000, 'b');
   std::vector<std::thread> writers;
+  writers.reserve(8);
   int failures = 0;
   std::vector<int> failed(8, 0);
   for (int t = 0; t < 8; ++t) {
