@@ -43,7 +43,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
 
   // op: "all_reduce", "all_gather" or "all_to_all"; nodes: systems the group spans;
   // bytes: the message (nccl-tests "size"); group: ranks (bus bytes = 2(n-1)/n x size for
-  // all-reduce, (n-1)/n x size otherwise). Not yet priced by the step cost.
+  // all-reduce, (n-1)/n x size otherwise). The step cost uses the 1-node all-reduce (all_reduce()).
   CollectiveEfficiency collective(const std::string& op, int nodes, double bytes, int group) const;
   // The all-reduce bus-bandwidth efficiency of one system's scale-up fabric at the largest
   // measured message (clamped to 1), or a negative value when the profile has none.
