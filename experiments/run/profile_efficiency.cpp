@@ -93,14 +93,15 @@ ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const 
 
 std::string ProfileEfficiency::name() const { return "profile " + profile_.source + " (" + profile_.device + ")"; }
 
-serving::EfficiencyValue ProfileEfficiency::look(const Slot& s, const serving::KernelShape& k, double fallback) const {
+serving::EfficiencyValue ProfileEfficiency::look(const Slot& s, const serving::KernelShape& k, double fallback,
+                                                 double scale) const {
   if (s.table == nullptr) return {fallback, false, s.note};
   std::array<double, 4> shape{};
   const std::size_t n = std::min(s.table->axes.size(), shape.size());
   for (std::size_t a = 0; a < n; ++a) shape[a] = std::max(1.0, field_value(k, s.axis[a]));
   const calib::EfficiencyLookup l = s.table->lookup(shape.data(), n, false);
   // The table divides its own peak; rescale to the datasheet peak the roofline uses.
-  const double e = std::clamp(l.value * s.scale, 1e-6, 1.0);
+  const double e = std::clamp(l.value * (scale > 0 ? scale : s.scale), 1e-6, 1.0);
   return {e, l.extrapolated, l.extrapolated ? s.note_extrap : s.note};
 }
 
@@ -120,11 +121,7 @@ serving::EfficiencyValue ProfileEfficiency::memory(const serving::KernelShape& s
   if (s.kind == serving::KernelKind::kGemm || s.kind == serving::KernelKind::kGroupedGemm) {
     // A GEMM streams its weights at the measured kernel's roofline fraction, not at a copy's.
     const Slot& g = s.kind == serving::KernelKind::kGemm ? gemm_[dtype_index(s.dtype)] : grouped_[dtype_index(s.dtype)];
-    if (g.table != nullptr && g.mem_scale > 0) {
-      serving::EfficiencyValue v = look(g, s, fallback_.memory);
-      v.value = std::clamp(v.value / g.scale * g.mem_scale, 1e-6, 1.0);
-      return v;
-    }
+    if (g.table != nullptr && g.mem_scale > 0) return look(g, s, fallback_.memory, g.mem_scale);
   }
   return look(mem_, s, fallback_.memory);
 }

@@ -60,7 +60,9 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
     std::array<int, 4> axis{};   // shape field of each table axis (see kField*)
   };
   Slot slot(const std::string& table, const std::string& used_for, double datasheet_peak) const;
-  serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback) const;
+  // `scale`: table value to datasheet fraction; <= 0: the slot's FLOP-peak scale.
+  serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback,
+                                double scale = 0) const;
 
   calib::EfficiencyProfile profile_;
   hw::Accelerator acc_;

@@ -183,10 +183,11 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   const exp::ProfileEfficiency h200(p.at("h200"), catalog().accelerators.get("h200"), {});
   const serving::MeasuredCollective ar = h200.all_reduce(1 << 20, 8);
   ASSERT_GT(ar.time_s, 0);
-  const exp::CollectiveEfficiency c = h200.collective("all_reduce", 1, 1 << 20, 8);
-  EXPECT_DOUBLE_EQ(ar.time_s, 2.0 * 7 / 8 * (1 << 20) / (c.bus_bw_efficiency * c.peak_Bps));
-  EXPECT_GT(ar.time_s, 10e-6);  // nccl-tests: ~57 GB/s bus bandwidth at 1 MiB on 8 x H200
-  EXPECT_LT(ar.time_s, 100e-6);
+  // The published row (calibration/data/published/kernels/collectives.csv line 173, Azure ND
+  // H200 v5 nccl-tests, NVLS): 57.15 GB/s bus bandwidth at 1 MiB, i.e. 2 x 7/8 x 1 MiB / 57.15 GB/s
+  // = 32.1 us; the fitted table reproduces it within its fit error (a few percent).
+  const double published_s = 2.0 * 7 / 8 * (1 << 20) / 57.15e9;
+  EXPECT_NEAR(ar.time_s, published_s, 0.1 * published_s);
   EXPECT_EQ(ar.source, "nccl_all_reduce_1node table");
   const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
   EXPECT_LT(mi325x.all_reduce(1 << 20, 8).time_s, 0);

@@ -16,26 +16,27 @@ namespace {
 
 const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
 
-// 10 us + bytes / 100 GB/s for messages of at least 4 KiB; nothing below.
-class TableStub final : public KernelEfficiency {
+// A measured all-reduce table written as a formula: 10 us + bytes / 100 GB/s for messages of
+// at least 4 KiB over 8 ranks, nothing elsewhere (no kernel tables: constants apply to ops).
+class AffineAllReduceTable final : public KernelEfficiency {
  public:
   EfficiencyValue compute(const KernelShape&) const override { return {}; }
   EfficiencyValue memory(const KernelShape&) const override { return {}; }
   double launch_floor_s(bool) const override { return -1; }
-  std::string name() const override { return "stub"; }
+  std::string name() const override { return "affine all-reduce table"; }
   MeasuredCollective all_reduce(double bytes, int group) const override {
     if (bytes < 4096 || group != 8) return {};
-    return {10e-6 + bytes / 100e9, "stub all-reduce table"};
+    return {10e-6 + bytes / 100e9, "affine all-reduce table"};
   }
 };
 
 TEST(MeasuredCollective, TheAllReduceIsTheTablesTimeAndNoEfficiencyDividesIt) {
   const hw::System& s = cat().systems.get("hgx-h200");
   const wl::ParallelPlan plan = wl::parse_parallel_plan("tp=8");
-  const TableStub stub;
-  const CollectivePricer measured(s, plan, CollectiveFidelity::kAnalytical, &stub);
+  const AffineAllReduceTable table;
+  const CollectivePricer measured(s, plan, CollectiveFidelity::kAnalytical, &table);
   const CollectivePricer model(s, plan);
-  EXPECT_EQ(measured.all_reduce_source(), "measured, stub all-reduce table");
+  EXPECT_EQ(measured.all_reduce_source(), "measured, affine all-reduce table");
   EXPECT_EQ(model.all_reduce_source(), "analytical");
   // At a tabulated size (a power of two) the price is the table's exactly.
   const hw::CollectiveCost c = measured.price(wl::CollectiveOp::kAllReduce, 1 << 20);
@@ -52,7 +53,7 @@ TEST(MeasuredCollective, TheAllReduceIsTheTablesTimeAndNoEfficiencyDividesIt) {
   StepCostOptions o;
   o.efficiency = {0.7, 0.8, 0.5};
   o.plan = plan;
-  o.collectives = std::make_shared<const CollectivePricer>(s, plan, CollectiveFidelity::kAnalytical, &stub);
+  o.collectives = std::make_shared<const CollectivePricer>(s, plan, CollectiveFidelity::kAnalytical, &table);
   const StepCost cost = step_cost(parse_step_batch("decode=64@2048"), m, s, o);
   ASSERT_FALSE(cost.breakdown.collectives.empty());
   for (const CollectiveCostRow& r : cost.breakdown.collectives) {
