@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "sim/core/round.hpp"
+
 namespace agentsim::core {
 
 using Ticks = std::int64_t;  // nanoseconds since simulation start
@@ -16,7 +18,9 @@ inline constexpr Ticks kTickMax = std::numeric_limits<Ticks>::max();
 // and clamps to 0, +inf clamps to kTickMax.
 inline Ticks to_ticks(double seconds) {
   if (!(seconds > 0.0)) return 0;
-  const double t = std::round(seconds / kSecondsPerTick);
+  const double q = seconds / kSecondsPerTick;
+  if (q < 4503599627370496.0) return core::llround(q);  // below 2^52: exact, without a libm call
+  const double t = std::round(q);
   if (t >= static_cast<double>(kTickMax)) return kTickMax;
   return static_cast<Ticks>(t);
 }

@@ -14,10 +14,8 @@ StepParts parts_of(const StepCost& c) {
 }  // namespace
 
 StepCost DecodeSegment::price(long long i) {
-  scratch_.decodes.assign(base_->decodes.begin(), base_->decodes.end());
-  for (DecodeItem& d : scratch_.decodes) d.context_tokens += i;
   ++evaluations_;
-  return coster_->price(scratch_);
+  return coster_->price_shifted(*base_, i);
 }
 
 void DecodeSegment::add_piece(long long i0, const StepCost& c, double slope_s) {
@@ -27,7 +25,6 @@ void DecodeSegment::add_piece(long long i0, const StepCost& c, double slope_s) {
 void DecodeSegment::plan(const StepCoster& coster, const StepBatch& base, long long k) {
   coster_ = &coster;
   base_ = &base;
-  scratch_.prefills.clear();
   pieces_.clear();
   evaluations_ = 0;
   next_step = 0;

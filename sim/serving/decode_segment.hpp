@@ -58,7 +58,6 @@ class DecodeSegment {
 
   const StepCoster* coster_ = nullptr;
   const StepBatch* base_ = nullptr;
-  StepBatch scratch_;
   std::vector<Piece> pieces_;
   std::vector<core::Ticks> end_ticks_;  // [0] = 0, [i + 1] = ticks of steps [0, i]
   long long evaluations_ = 0;

@@ -9,6 +9,7 @@
 #include "hwmodels/collective.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "hwmodels/roofline.hpp"
+#include "sim/core/round.hpp"
 #include "sim/serving/comm_exposure.hpp"
 #include "sim/serving/engram_exposure.hpp"
 #include "workloads/model/footprint.hpp"
@@ -131,7 +132,7 @@ class StepCoster::Pricer {
     r_.alpha_s += latency_s;
     r_.beta_s += transfer_s;
     if (c == wl::CollectiveOp::kAllReduce) {
-      r_.allreduces += static_cast<int>(std::lround(count * micro_));
+      r_.allreduces += static_cast<int>(core::llround(count * micro_));
       r_.allreduce_bytes = std::max(r_.allreduce_bytes, payload);
     }
     if (rows_ == nullptr) return;
@@ -207,7 +208,7 @@ StepCoster::StepCoster(const wl::ModelSpec& model, const hw::System& system, Ste
 StepCost StepCoster::price_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                                 const StepCostOptions& opt, bool breakdown) {
   if (batch.empty()) return StepCost{};
-  return Tables(model, system, opt).price(batch, opt, breakdown);
+  return Tables(model, system, opt).price(batch, opt, breakdown, 0);
 }
 
 StepCoster::View StepCoster::View::part(int parts, int index) const {
@@ -308,7 +309,8 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
   return r;
 }
 
-StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown) const {
+StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown,
+                                   long long shift) const {
   StepCost c;
   if (batch.empty()) return c;
   StepBreakdown& bd = c.breakdown;
@@ -318,6 +320,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   View whole;
   whole.dec = batch.decodes.data();
   whole.dec_count = batch.decodes.size();
+  whole.shift = shift;
   whole.pre = batch.prefills.data();
   whole.pre_count = batch.prefills.size();
   const View mb = micro > 1 ? whole.part(micro, 0) : whole;  // one micro-batch through one stage

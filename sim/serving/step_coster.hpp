@@ -27,7 +27,13 @@ class StepCoster {
   // causes by op (the totals do not change). Keeps no scratch: safe from
   // several threads at once when opt's kernels and collectives are (both are
   // const lookups).
-  StepCost price(const StepBatch& batch, bool breakdown = false) const { return tables_.price(batch, opt_, breakdown); }
+  StepCost price(const StepBatch& batch, bool breakdown = false) const {
+    return tables_.price(batch, opt_, breakdown, 0);
+  }
+  // price(batch) with every decode's context `context_shift` tokens longer, without a copy.
+  StepCost price_shifted(const StepBatch& batch, long long context_shift) const {
+    return tables_.price(batch, opt_, false, context_shift);
+  }
   const StepCostOptions& options() const { return opt_; }
 
   // One-off pricing without copying `opt` (what step_cost runs).
@@ -40,9 +46,10 @@ class StepCoster {
   struct View {
     const DecodeItem* dec = nullptr;
     std::size_t dec_start = 0, dec_stride = 1, dec_count = 0;
+    long long shift = 0;  // added to every decode's context
     const PrefillChunk* pre = nullptr;
     std::size_t pre_start = 0, pre_stride = 1, pre_count = 0;
-    long long context(std::size_t i) const { return dec[dec_start + i * dec_stride].context_tokens; }
+    long long context(std::size_t i) const { return dec[dec_start + i * dec_stride].context_tokens + shift; }
     const PrefillChunk& chunk(std::size_t i) const { return pre[pre_start + i * pre_stride]; }
     View part(int parts, int index) const;
   };
@@ -62,7 +69,7 @@ class StepCoster {
   class Tables {
    public:
     Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt);
-    StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown) const;
+    StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown, long long shift) const;
 
    private:
     friend class Pricer;

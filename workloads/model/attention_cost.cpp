@@ -94,6 +94,7 @@ PreparedAttention::PreparedAttention(const ModelSpec& m, LayerAttention a, Phase
   kda_core_ = 4.0 * H * dk * dk;
   kda_state_ = kda_state_bytes(m);
   window_entry_ = a == LayerAttention::kGqaSliding ? gqa_entry_ : v4_entry_;
+  closed_ = closed_form();
 }
 
 double PreparedAttention::whole_bytes(double end) const {
@@ -108,6 +109,74 @@ double PreparedAttention::whole_bytes(double end) const {
     default: break;
   }
   return growth_ * end + bounded;
+}
+
+long long PreparedAttention::decode_cap() const {
+  if (a_ == LayerAttention::kGqaSliding) return static_cast<long long>(window_);
+  if ((a_ == LayerAttention::kMlaSparse || a_ == LayerAttention::kMlaSparseSharedIndex) && sparse_topk_ > 0) {
+    return static_cast<long long>(sparse_topk_);
+  }
+  return -1;
+}
+
+namespace {
+constexpr double kExactLimit = 9007199254740992.0;  // 2^53: integers below it are exact doubles
+
+// A non-negative integer below 2^53 (cheap: no floor() call on baseline x86-64).
+bool integral(double x) {
+  return x >= 0 && x < kExactLimit && x == static_cast<double>(static_cast<long long>(x));
+}
+
+// acc + total into out, where total is the exact sum of the terms: exact, and so
+// equal to adding them one by one, when acc, total and the result are integers below 2^53.
+bool exact_add(double acc, double total, double& out) {
+  out = acc + total;
+  return integral(acc) && total < kExactLimit && out < kExactLimit;
+}
+}  // namespace
+
+PreparedAttention::ClosedForm PreparedAttention::closed_form() const {
+  // Each at(ctx) component is a coefficient x ctx or x min(ctx, cap), or a constant.
+  ClosedForm f;
+  switch (a_) {
+    case LayerAttention::kGqaFull: f = {true, false, four_h_hd_, 0, gqa_entry_, 0, growth_}; break;
+    case LayerAttention::kGqaSliding: f = {true, true, four_h_hd_, 0, gqa_entry_, 0, gqa_entry_}; break;
+    case LayerAttention::kMla:
+    case LayerAttention::kGatedMla: f = {true, false, mla_per_, 0, mla_entry_, 0, growth_}; break;
+    case LayerAttention::kMlaSparse:
+    case LayerAttention::kMlaSparseSharedIndex:
+      f = {true, sparse_topk_ > 0, mla_per_, 0, mla_entry_, 0, growth_};
+      if (a_ == LayerAttention::kMlaSparse) {
+        f.indexer_per_ctx = two_ni_di_;
+        f.indexer_read_per_ctx = indexer_entry_;
+      }
+      break;
+    default: return f;  // compressed (ratio) and recurrent variants: summed one by one
+  }
+  for (double q : {f.core_per_token, f.indexer_per_ctx, f.read_per_token, f.indexer_read_per_ctx, f.write_per_seq}) {
+    if (!integral(q)) f.ok = false;
+  }
+  return f;
+}
+
+bool PreparedAttention::add_exact_sum(long long n, long long ctx_sum, long long capped_sum, AttentionCost& acc) const {
+  // With integral coefficients every term is an integer no larger than the total, so
+  // summing one by one is exact and equals the closed form.
+  const ClosedForm& f = closed_;
+  if (!f.ok) return false;
+  const auto C = static_cast<double>(ctx_sum);
+  const double attended = f.capped ? static_cast<double>(capped_sum) : C;
+  const double read_attended = f.read_per_token * attended, read_index = f.indexer_read_per_ctx * C;
+  if (C >= kExactLimit || read_attended >= kExactLimit || read_index >= kExactLimit) return false;
+  AttentionCost out = acc;
+  if (!exact_add(acc.core_flops, f.core_per_token * attended, out.core_flops) ||
+      !exact_add(acc.indexer_flops, f.indexer_per_ctx * C, out.indexer_flops) ||
+      !exact_add(acc.kv_read_bytes, read_attended + read_index, out.kv_read_bytes) ||
+      !exact_add(acc.kv_write_bytes, f.write_per_seq * static_cast<double>(n), out.kv_write_bytes)) {
+    return false;
+  }
+  acc = out;
+  return true;
 }
 
 }  // namespace agentsim::wl

@@ -87,11 +87,26 @@ class PreparedAttention {
   // kv_growth_bytes_per_token(m, a) * end + kv_bounded_bytes(m, a, end).
   double whole_bytes(double end) const;
 
+  // The cap at() applies to a decode's attended tokens (window or top-k), -1 if none.
+  long long decode_cap() const;
+  // Adds at(ctx) over `n` decodes with contexts summing to `ctx_sum` (and min(ctx,
+  // decode_cap()) to `capped_sum`) into `acc`, in closed form, and returns true when that
+  // is exact, i.e. bit-identical to adding them one by one: every term and partial sum an
+  // integer below 2^53. Returns false, `acc` untouched, otherwise.
+  bool add_exact_sum(long long n, long long ctx_sum, long long capped_sum, AttentionCost& acc) const;
+
  private:
   LayerAttention a_;
   bool decode_;
   double growth_, sparse_topk_, window_, four_h_hd_, gqa_entry_, mla_per_, mla_entry_, two_ni_di_, indexer_entry_,
       csa_ratio_, hca_ratio_, indexer_head_dim_, kv_elem_, v4_entry_, kda_core_, kda_state_, window_entry_;
+  // at() over decodes as coefficients of the context sums (ok: all integral).
+  struct ClosedForm {
+    bool ok = false, capped = false;  // capped: attended tokens are min(ctx, decode_cap())
+    double core_per_token = 0, indexer_per_ctx = 0, read_per_token = 0, indexer_read_per_ctx = 0, write_per_seq = 0;
+  };
+  ClosedForm closed_form() const;
+  ClosedForm closed_;
 };
 
 }  // namespace agentsim::wl

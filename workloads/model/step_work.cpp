@@ -37,6 +37,21 @@ StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), p
   if (stack.size() > kMaxKinds) throw core::Error("step work: more than 64 layer kinds");
   kinds_.reserve(stack.size());
   for (const LayerKind& k : stack) kinds_.emplace_back(m, k, static_cast<double>(plan_.pp));
+  for (std::size_t n = 0; n < touched_.size(); ++n) {
+    touched_[n] = expected_distinct_experts(m.ffn.experts, m.ffn.top_k, static_cast<double>(n));
+  }
+  for (Kind& k : kinds_) {
+    const long long cap = k.decode_attention.decode_cap();
+    if (cap < 0) continue;
+    std::size_t j = 0;
+    while (j < n_caps_ && caps_[j] != cap) ++j;
+    if (j == kMaxCaps) {  // no slot left: summed one by one
+      k.sum_exact = false;
+      continue;
+    }
+    if (j == n_caps_) caps_[n_caps_++] = cap;
+    k.cap_slot = static_cast<int>(j);
+  }
   // layers() sums in name order (as a map over the names would); few kinds: an insertion sort.
   for (std::size_t i = 0; i < kinds_.size(); ++i) {
     std::size_t j = i;

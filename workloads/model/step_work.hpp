@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "hwmodels/dtype.hpp"
@@ -74,8 +75,11 @@ class StepWork {
     double attention_params, indexer_params, dense_ffn_params, routed_expert_params, shared_expert_params,
         router_params, latent_proj_params;
     PreparedAttention prefill_attention, decode_attention;
+    int cap_slot = -1;       // index of decode_attention's cap in caps_, -1: uncapped
+    bool sum_exact = true;   // decodes may be summed in closed form (false: its cap has no slot)
     std::string name;
   };
+  static constexpr std::size_t kMaxCaps = 4;
 
   template <class Sink>
   void model_ops(const StepTokens& t, Sink& sink) const;
@@ -85,6 +89,9 @@ class StepWork {
   std::vector<Kind> kinds_;
   std::array<std::uint8_t, kMaxKinds> name_order_{};  // kinds_ indices sorted by name
   std::array<hw::DType, kFormats> dtype_{};
+  std::array<long long, kMaxCaps> caps_{};  // distinct decode caps (windows, top-k) over the kinds
+  std::size_t n_caps_ = 0;
+  std::array<double, 512> touched_{};  // expected_distinct_experts for 0..511 tokens (MoE)
   double h_ = 0, ab_ = 0, wb_ = 0, eb_ = 0, kv_split_ = 1;
 };
 
@@ -102,7 +109,23 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
   }
   t.decode_tokens = static_cast<double>(n_decode);
   t.sampled += t.decode_tokens;
-  for (std::size_t i = 0; i < n_decode; ++i) t.context_sum += static_cast<double>(batch.context(i));
+  // Integer contexts are also summed as integers (exact): in all, and capped at each
+  // kind's cap, for the attention's closed-form sums.
+  constexpr bool integer_contexts = std::is_integral_v<decltype(batch.context(0))>;
+  long long ctx_sum = 0;
+  std::array<long long, kMaxCaps> capped{};
+  if constexpr (integer_contexts) {
+    for (std::size_t i = 0; i < n_decode; ++i) {
+      const long long c = batch.context(i);
+      ctx_sum += c;
+      for (std::size_t j = 0; j < n_caps_; ++j) capped[j] += std::min(c, caps_[j]);
+    }
+  }
+  if (integer_contexts && ctx_sum < (1LL << 53)) {
+    t.context_sum = static_cast<double>(ctx_sum);  // what adding them one by one gives
+  } else {
+    for (std::size_t i = 0; i < n_decode; ++i) t.context_sum += static_cast<double>(batch.context(i));
+  }
   t.all_tokens = t.prefill_tokens + t.decode_tokens;
   sink.begin(t);
   std::uint64_t present = 0;
@@ -153,7 +176,11 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
         if (!k.prefill && !c.output) continue;
         add(chunk_attention(k.prefill_attention, c));
       }
-      for (std::size_t i = 0; i < n_decode; ++i) add(k.decode_attention.at(static_cast<double>(batch.context(i))));
+      const long long capped_sum = k.cap_slot >= 0 ? capped[static_cast<std::size_t>(k.cap_slot)] : ctx_sum;
+      if (n_decode > 0 && !(integer_contexts && k.sum_exact &&
+          k.decode_attention.add_exact_sum(static_cast<long long>(n_decode), ctx_sum, capped_sum, att))) {
+        for (std::size_t i = 0; i < n_decode; ++i) add(k.decode_attention.at(static_cast<double>(batch.context(i))));
+      }
       if (n_shared < shared.size()) shared[n_shared++] = {k.attention, k.prefill, att};
     }
     op(Op::kAttnCore, Format::kActivations,
@@ -173,7 +200,10 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       if (k.shared_expert_params > 0) matmul(Op::kSharedExperts, k.shared_expert_params, wb, tp);
       if (k.latent_proj_params > 0) matmul(Op::kLatentProj, k.latent_proj_params, wb, tp);
       const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage;
-      const double touched = expected_distinct_experts(f.experts, f.top_k, tokens);
+      const bool tabled = tokens < static_cast<double>(touched_.size()) &&
+                          tokens == static_cast<double>(static_cast<std::size_t>(tokens));
+      const double touched = tabled ? touched_[static_cast<std::size_t>(tokens)]
+                                    : expected_distinct_experts(f.experts, f.top_k, tokens);
       const double e_weight = n * touched * k.routed_expert_params * eb / stage;
       const double e_act = n * tokens * f.top_k * h * ab / stage;
       op(Op::kRoutedExperts, Format::kExperts, {e_flops, e_weight, 0, 0, e_act, e_act, 0});

@@ -11,6 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "tests/workloads/model/model_fixtures.hpp"
 
 namespace agentsim::wl {
@@ -148,6 +151,67 @@ TEST(AttentionCostByHand, KimiDeltaAttentionStateIsConstantInContext) {
   }
   EXPECT_EQ(attention_cost(m, LayerAttention::kKda, 1e6, Phase::kPrefill).kv_write_bytes, 0);
   EXPECT_EQ(PreparedAttention(m, LayerAttention::kKda, Phase::kDecode).whole_bytes(1e6), 6291456.0);
+}
+
+// The closed-form sum over decodes (the step cost's shortcut) against adding at(ctx) one
+// by one: equal bit for bit where it applies, refused where it would not be exact.
+AttentionCost one_by_one(const PreparedAttention& a, const std::vector<long long>& contexts, AttentionCost acc) {
+  for (long long c : contexts) {
+    const AttentionCost x = a.at(static_cast<double>(c));
+    acc.core_flops += x.core_flops;
+    acc.indexer_flops += x.indexer_flops;
+    acc.kv_read_bytes += x.kv_read_bytes;
+    acc.kv_write_bytes += x.kv_write_bytes;
+  }
+  return acc;
+}
+
+TEST(AttentionExactSum, ClosedFormEqualsOneByOneForEveryLinearVariant) {
+  const std::vector<long long> contexts = {1, 127, 128, 129, 2047, 2048, 2049, 100000, 131071, 7};
+  const struct {
+    const char* model;
+    LayerAttention a;
+  } cases[] = {{"llama-3.1-70b", LayerAttention::kGqaFull}, {"gpt-oss-120b", LayerAttention::kGqaSliding},
+               {"deepseek-v3", LayerAttention::kMla}, {"deepseek-v3.2", LayerAttention::kMlaSparse}};
+  for (const auto& c : cases) {
+    const PreparedAttention a(model(c.model), c.a, Phase::kDecode);
+    long long sum = 0, capped = 0;
+    for (long long x : contexts) {
+      sum += x;
+      capped += a.decode_cap() >= 0 ? std::min(x, a.decode_cap()) : x;
+    }
+    AttentionCost start;  // a prefill chunk's integral share already accumulated
+    start.core_flops = 4096;
+    start.kv_read_bytes = 1024;
+    AttentionCost closed = start;
+    ASSERT_TRUE(a.add_exact_sum(static_cast<long long>(contexts.size()), sum, capped, closed)) << c.model;
+    const AttentionCost want = one_by_one(a, contexts, start);
+    EXPECT_EQ(closed.core_flops, want.core_flops) << c.model;
+    EXPECT_EQ(closed.indexer_flops, want.indexer_flops) << c.model;
+    EXPECT_EQ(closed.kv_read_bytes, want.kv_read_bytes) << c.model;
+    EXPECT_EQ(closed.kv_write_bytes, want.kv_write_bytes) << c.model;
+  }
+  // The caps are the sliding window (128 on gpt-oss) and the DSA top-k (2048); none on full layers.
+  EXPECT_EQ(PreparedAttention(model("gpt-oss-120b"), LayerAttention::kGqaSliding, Phase::kDecode).decode_cap(), 128);
+  EXPECT_EQ(PreparedAttention(model("deepseek-v3.2"), LayerAttention::kMlaSparse, Phase::kDecode).decode_cap(), 2048);
+  EXPECT_EQ(PreparedAttention(model("llama-3.1-70b"), LayerAttention::kGqaFull, Phase::kDecode).decode_cap(), -1);
+}
+
+TEST(AttentionExactSum, RefusesWhereAddingOneByOneWouldRound) {
+  const PreparedAttention a(model("llama-3.1-70b"), LayerAttention::kGqaFull, Phase::kDecode);
+  AttentionCost acc;
+  acc.core_flops = 0.5;  // a non-integral running sum: rounding order matters
+  const AttentionCost before = acc;
+  EXPECT_FALSE(a.add_exact_sum(3, 3000, 3000, acc));
+  EXPECT_EQ(acc.core_flops, before.core_flops);
+  EXPECT_EQ(acc.kv_read_bytes, before.kv_read_bytes);
+  // Totals past 2^53 are not exact integers.
+  AttentionCost big;
+  EXPECT_FALSE(a.add_exact_sum(1, 1LL << 50, 1LL << 50, big));
+  // Compressed (ratio) variants are never summed in closed form.
+  const PreparedAttention v4(model("deepseek-v4-pro"), LayerAttention::kV4Csa, Phase::kDecode);
+  AttentionCost v;
+  EXPECT_FALSE(v4.add_exact_sum(2, 200000, 200000, v));
 }
 
 }  // namespace
