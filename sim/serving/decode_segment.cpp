@@ -51,9 +51,10 @@ void DecodeSegment::plan(const StepCoster& coster, const StepBatch& base, long l
     const long long stop = p + 1 < pieces_.size() ? pieces_[p + 1].i0 : k;
     for (long long i = x.i0; i < stop; ++i) {
       double t_s = x.t0_s + x.slope_s * static_cast<double>(i - x.i0);
-      const double ticks = t_s / core::kSecondsPerTick;
+      const double ticks = t_s / core::kSecondsPerTick;  // > 0, far below 2^63
       const double guard = 4.0 * kRelTolerance * ticks + 1e-6;
-      if (i > x.i0 && std::abs(ticks - std::floor(ticks) - 0.5) <= guard) t_s = price(i).total_s;
+      const double whole = static_cast<double>(static_cast<long long>(ticks));  // floor, without the libm call
+      if (i > x.i0 && std::abs(ticks - whole - 0.5) <= guard) t_s = price(i).total_s;
       end_ticks_[static_cast<std::size_t>(i) + 1] = end_ticks_[static_cast<std::size_t>(i)] + core::to_ticks(t_s);
     }
   }
