@@ -100,6 +100,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   const std::size_t shared = turn.prefix_parent.valid() ? static_cast<std::size_t>(turn.prefix_blocks) : 0;
   std::size_t from = 0;
   BlockKey h = chain_seed(ns);
+  std::size_t left = m;  // blocks to the next unit end (counted down rather than by a division per block)
   std::vector<BlockKey> ends;
   if (prev && prev->trace == &tr && prev->ns == ns && turn.prefix_parent.valid() && prev->turn == turn.prefix_parent &&
       shared <= prev->length) {
@@ -110,36 +111,29 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
     } else {
       ends.assign(prev->unit_ends.begin(), prev->unit_ends.begin() + static_cast<std::ptrdiff_t>(c));
     }
-    if (c > 0) h = ends.back();
-    from = c * m;
+    if (shared == prev->length && c == shared / m) {
+      // The turn extends the whole previous prompt (the usual agentic turn): resume
+      // after its last block rather than at its last unit end.
+      h = prev->tail;
+      from = shared;
+      left = m - shared % m;
+    } else {
+      if (c > 0) h = ends.back();
+      from = c * m;
+    }
   }
   ends.reserve(length / m);
-  // `from` is a whole number of units: a unit ends every m blocks from here (counted
-  // down rather than by a division per block).
-  std::size_t left = m;
-  if (from == 0 && length > 0) {
-    const std::vector<std::uint64_t> ids = tr.block_ids(r.turn);
-    BlockKey x = h;
-    for (const std::uint64_t id : ids) {
-      x = chain_next(x, id);
-      if (--left == 0) {
-        ends.push_back(x);
-        left = m;
-      }
+  auto step = [&](std::uint64_t id) {
+    h = chain_next(h, id);
+    if (--left == 0) {
+      ends.push_back(h);
+      left = m;
     }
-    h = x;
-  } else {
-    auto step = [&](std::uint64_t id) {
-      h = chain_next(h, id);
-      if (--left == 0) {
-        ends.push_back(h);
-        left = m;
-      }
-    };
-    if (from < shared) for_each_block_id(tr, turn.prefix_parent, from, shared, step);
-    for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
-      for (std::uint32_t k = 0; k < session.block_runs[i].count; ++k) step(session.block_runs[i].first + k);
-    }
+  };
+  // The inherited blocks from `from` (walked in place, ancestor by ancestor), then the turn's own.
+  if (from < shared) for_each_block_id(tr, turn.prefix_parent, from, shared, step);
+  for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
+    for (std::uint32_t k = 0; k < session.block_runs[i].count; ++k) step(session.block_runs[i].first + k);
   }
   // A unit of m trace blocks is keyed by the chained key of its last block (the whole
   // prefix up to it); a truncated prompt keeps only the units it still covers.
@@ -147,7 +141,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   std::vector<BlockKey> keys;
   keys.reserve(n_units);
   for (std::size_t j = 0; j < n_units; ++j) keys.push_back(j < ends.size() ? ends[j] : h);
-  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends)};
+  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends), h};
   return keys;
 }
 

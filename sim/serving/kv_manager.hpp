@@ -110,6 +110,7 @@ class KvManager {
     wl::TurnRef turn;
     std::size_t length = 0;             // prompt blocks
     std::vector<BlockKey> unit_ends;    // key after blocks m, 2m, ... (m trace blocks per unit)
+    BlockKey tail = 0;                  // key after all `length` blocks
   };
   std::vector<BlockKey> keys_for(const Request& r, bool remember) const;
   mutable core::FlatIndex chain_index_;  // agent -> index into chains_
