@@ -37,6 +37,20 @@ StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), p
   if (stack.size() > kMaxKinds) throw core::Error("step work: more than 64 layer kinds");
   kinds_.reserve(stack.size());
   for (const LayerKind& k : stack) kinds_.emplace_back(m, k, static_cast<double>(plan_.pp));
+  int slots = 0;
+  for (std::size_t i = 0; i < kinds_.size(); ++i) {
+    Kind& k = kinds_[i];
+    if (k.load_slot >= 0 || k.save_slot >= 0) continue;
+    for (std::size_t j = i + 1; j < kinds_.size(); ++j) {
+      Kind& later = kinds_[j];
+      if (later.attention != k.attention || later.prefill != k.prefill) continue;
+      if (k.save_slot < 0) {
+        if (slots == static_cast<int>(kMaxSharedAttention)) break;
+        k.save_slot = slots++;
+      }
+      later.load_slot = k.save_slot;
+    }
+  }
   for (std::size_t n = 0; n < touched_.size(); ++n) {
     touched_[n] = expected_distinct_experts(m.ffn.experts, m.ffn.top_k, static_cast<double>(n));
   }

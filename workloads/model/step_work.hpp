@@ -77,9 +77,12 @@ class StepWork {
     PreparedAttention prefill_attention, decode_attention;
     int cap_slot = -1;       // index of decode_attention's cap in caps_, -1: uncapped
     bool sum_exact = true;   // decodes may be summed in closed form (false: its cap has no slot)
+    int save_slot = -1;      // a later kind has this kind's attention and phase: keep its cost here
+    int load_slot = -1;      // an earlier kind's attention cost is this kind's: take it from here
     std::string name;
   };
   static constexpr std::size_t kMaxCaps = 4;
+  static constexpr std::size_t kMaxSharedAttention = 4;  // beyond: recomputed (the same values)
 
   template <class Sink>
   void model_ops(const StepTokens& t, Sink& sink) const;
@@ -133,14 +136,9 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
 
   const double h = h_, ab = ab_, wb = wb_, eb = eb_;
   const double tp = plan_.tp, dp = plan_.attn_dp, stage = plan_.devices_per_stage();
-  // Kinds sharing an attention variant and phase see the same attention work: computed once.
-  struct SharedAttention {
-    LayerAttention attention;
-    bool prefill;
-    AttentionCost cost;
-  };
-  std::array<SharedAttention, 16> shared{};
-  std::size_t n_shared = 0;
+  // Kinds sharing an attention variant and phase see the same attention work: computed
+  // once, kept in the slot the first of them saves to.
+  std::array<AttentionCost, kMaxSharedAttention> shared;
 
   for (std::size_t ki = 0; ki < kinds_.size(); ++ki) {
     const Kind& k = kinds_[ki];
@@ -160,10 +158,8 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     matmul(Op::kAttnProj, k.attention_params, wb, tp);
 
     AttentionCost att;
-    std::size_t si = 0;
-    while (si < n_shared && !(shared[si].attention == k.attention && shared[si].prefill == k.prefill)) ++si;
-    if (si < n_shared) {
-      att = shared[si].cost;
+    if (k.load_slot >= 0) {
+      att = shared[static_cast<std::size_t>(k.load_slot)];
     } else {
       auto add = [&att](const AttentionCost& x) {
         att.core_flops += x.core_flops;
@@ -181,7 +177,7 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
           k.decode_attention.add_exact_sum(static_cast<long long>(n_decode), ctx_sum, capped_sum, att))) {
         for (std::size_t i = 0; i < n_decode; ++i) add(k.decode_attention.at(static_cast<double>(batch.context(i))));
       }
-      if (n_shared < shared.size()) shared[n_shared++] = {k.attention, k.prefill, att};
+      if (k.save_slot >= 0) shared[static_cast<std::size_t>(k.save_slot)] = att;
     }
     op(Op::kAttnCore, Format::kActivations,
        {n * att.core_flops / (dp * tp), 0, n * att.kv_read_bytes / (dp * kv_split_),
