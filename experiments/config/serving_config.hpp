@@ -70,8 +70,9 @@ std::span<const core::OptionSpec> disaggregation_options();
 
 ServingConfig decode_serving(const core::YamlNode* srv);
 
-// The host overhead a step is priced with: the engine's model, or zero when
-// `step_overhead` (then a constant in StepCostOptions::step_overhead_s) replaces it.
+// The host overhead a step is priced with: the engine's model, or zero host time (the
+// engine's graph sizes kept) when `step_overhead` (then a constant in
+// StepCostOptions::step_overhead_s) replaces it.
 serving::EngineOverhead effective_engine_overhead(const ServingConfig& s);
 
 }  // namespace agentsim::exp

@@ -132,7 +132,12 @@ ServingConfig decode_serving(const YamlNode* srv) {
 }
 
 serving::EngineOverhead effective_engine_overhead(const ServingConfig& s) {
-  return s.step_overhead_set ? serving::EngineOverhead{} : s.engine_overhead;
+  if (!s.step_overhead_set) return s.engine_overhead;
+  // The constant replaces the host time, not which steps replay graphs nor the scheduling scope.
+  serving::EngineOverhead o;
+  o.graph_max_sequences = s.engine_overhead.graph_max_sequences;
+  o.limits_per_dp_rank = s.engine_overhead.limits_per_dp_rank;
+  return o;
 }
 
 }  // namespace agentsim::exp

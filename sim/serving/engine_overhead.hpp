@@ -6,8 +6,10 @@
 //
 //   host_s(batch) = fixed + per_sequence x sequences + per_token x new tokens
 //   fixed = graph_fixed_s for a decode-only step of at most graph_max_sequences
-//           sequences (replayed from a CUDA/HIP graph: no per-kernel launches on the
-//           host), fixed_s otherwise (eager prefill or mixed steps, larger batches).
+//           sequences (graph_step: replayed from a CUDA/HIP graph, no per-kernel
+//           launches on the host), fixed_s otherwise (eager prefill or mixed steps,
+//           larger batches). The step cost also takes the launch floor per kernel
+//           from graph_step when serving.cuda_graph is on.
 //
 // Values are the exposed host time: engines that overlap the next step's scheduling
 // with the current step's kernels (SGLang's overlap scheduler, TensorRT-LLM's overlap
@@ -29,7 +31,7 @@ inline constexpr Engine kDefaultEngine = Engine::kVllm;
 struct EngineOverhead {
   double fixed_s = 0;            // per eager step (prefill or mixed, or decode beyond the graph sizes)
   double graph_fixed_s = 0;      // per decode-only step replayed from a graph
-  int graph_max_sequences = 0;   // largest decode batch with a captured graph (0: no graphs)
+  int graph_max_sequences = 0;   // largest decode batch with a captured graph (0: no limit)
   double per_sequence_s = 0;     // per sequence in the batch (sampling, detokenisation, output)
   double per_token_s = 0;        // per new token (input preparation, prefill bookkeeping)
   // Not host time but the engine's scheduling scope (catalog key batch_limits): true when
@@ -45,6 +47,9 @@ struct EngineOverhead {
     double total_s() const { return fixed_s + sequences_s + tokens_s; }
   };
   Terms terms(const StepBatch& batch) const;
+  // The step replays a captured graph (when serving.cuda_graph is on): decode-only,
+  // within graph_max_sequences.
+  bool graph_step(const StepBatch& batch) const;
   double host_s(const StepBatch& batch) const { return terms(batch).total_s(); }
   bool zero() const { return fixed_s == 0 && graph_fixed_s == 0 && per_sequence_s == 0 && per_token_s == 0; }
 };

@@ -13,7 +13,7 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
   static constexpr std::array kKeys = {
       OptionSpec{"fixed", "time", "", "host time per eager step"},
       OptionSpec{"graph_fixed", "time", "", "host time per decode-only step replayed from a graph"},
-      OptionSpec{"graph_max_sequences", "integer", "", "largest decode batch with a captured graph (0: none)"},
+      OptionSpec{"graph_max_sequences", "integer", "", "largest decode batch with a captured graph (>= 1)"},
       OptionSpec{"per_sequence", "time", "", "host time per sequence in the batch"},
       OptionSpec{"per_token", "time", "", "host time per new token"},
       OptionSpec{"batch_limits", "per_dp_rank | per_replica", "",
@@ -39,7 +39,7 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
     o.per_sequence_s = time("per_sequence");
     o.per_token_s = time("per_token");
     const long long g = x.at("graph_max_sequences").as_integer();
-    if (g < 0 || g > (1 << 20)) throw x.at("graph_max_sequences").error("expected an integer in [0, 1048576]");
+    if (g < 1 || g > (1 << 20)) throw x.at("graph_max_sequences").error("expected an integer in [1, 1048576]");
     o.graph_max_sequences = static_cast<int>(g);
     const std::string limits = x.at("batch_limits").as_string();
     if (limits != "per_dp_rank" && limits != "per_replica") {

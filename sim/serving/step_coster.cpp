@@ -45,8 +45,9 @@ Cause bound_of(const hw::OpTime& t) {
 class StepCoster::Pricer {
  public:
   Pricer(const Tables& t, const StepCostOptions& opt, bool draft, int micro, std::size_t spec_decodes,
-         StepBreakdown* rows, Priced& r)
-      : t_(t), opt_(opt), draft_(draft), micro_(micro), spec_decodes_(spec_decodes), rows_(rows), r_(r) {}
+         double floor_s, StepBreakdown* rows, Priced& r)
+      : t_(t), opt_(opt), draft_(draft), micro_(micro), spec_decodes_(spec_decodes), floor_s_(floor_s), rows_(rows),
+        r_(r) {}
 
   void begin(const wl::StepTokens& tok) {
     tok_ = tok;
@@ -83,7 +84,7 @@ class StepCoster::Pricer {
     const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
     const double kernels = L * wl::info(id).kernels_per_layer;
     const hw::OpTime ot =
-        hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * t_.floor_s_, load);
+        hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
     const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
     const double time_s = ot.time_s();
     r_.roof_s += time_s;
@@ -196,6 +197,7 @@ class StepCoster::Pricer {
   bool draft_;
   int micro_;
   std::size_t spec_decodes_;  // decodes verified as k + 1 token chunks (speculative decoding)
+  double floor_s_;            // launch floor per kernel of this step
   StepBreakdown* rows_;
   Priced& r_;
   wl::StepTokens tok_;
@@ -227,8 +229,12 @@ StepCoster::View StepCoster::View::part(int parts, int index) const {
 
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
     : work_(model, opt.plan), system_(&system) {
-  const double lf = opt.kernels ? opt.kernels->launch_floor_s(opt.cuda_graph) : -1.0;
-  floor_s_ = lf >= 0 ? lf : system.accelerator.launch_floor_s * (opt.cuda_graph ? opt.graph_floor_fraction : 1.0);
+  auto floor = [&](bool graph) {
+    const double lf = opt.kernels ? opt.kernels->launch_floor_s(graph) : -1.0;
+    return lf >= 0 ? lf : system.accelerator.launch_floor_s * (graph ? opt.graph_floor_fraction : 1.0);
+  };
+  eager_floor_s_ = floor(false);
+  graph_floor_s_ = opt.cuda_graph ? floor(true) : eager_floor_s_;
   const wl::ParallelPlan& plan = work_.plan();
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
     if (t.kind != hw::TierKind::kHostDram) continue;
@@ -268,7 +274,7 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
 }
 
 StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOptions& opt, bool spec, bool draft,
-                                             int micro, StepBreakdown* rows) const {
+                                             int micro, double floor_s, StepBreakdown* rows) const {
   // The batch as StepWork visits it: the prefill chunks, then with speculative
   // decoding one k + 1 token chunk per decode over its cached context (one pass
   // over the KV, k + 1 queries); else the decode contexts.
@@ -288,7 +294,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     long long context(std::size_t i) const { return v.context(i); }
   };
   Priced r;
-  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, rows, r);
+  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, floor_s, rows, r);
   const std::uint64_t present =
       work_.visit(Batch{v, spec, static_cast<double>(opt.spec.draft_tokens + 1)}, pricer);
   r.layers = work_.layers(present);
@@ -326,14 +332,18 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   const View mb = micro > 1 ? whole.part(micro, 0) : whole;  // one micro-batch through one stage
   const bool tbo = opt.overlap == Overlap::kTwoBatch && mb.dec_count + mb.pre_count >= 2;
   const bool spec = opt.spec.enabled();
+  // Engines replay captured graphs for decode-only steps (up to their largest captured
+  // batch); prefill and mixed steps launch their kernels eagerly.
+  const bool graph = opt.cuda_graph && opt.engine.graph_step(batch);
+  const double floor_s = graph ? graph_floor_s_ : eager_floor_s_;
 
   std::array<Priced, 2> parts{};
   const std::size_t n_parts = tbo ? 2 : 1;
   if (tbo) {
-    parts[0] = price(mb.part(2, 0), opt, spec, false, micro, rows);
-    parts[1] = price(mb.part(2, 1), opt, spec, false, micro, rows);
+    parts[0] = price(mb.part(2, 0), opt, spec, false, micro, floor_s, rows);
+    parts[1] = price(mb.part(2, 1), opt, spec, false, micro, floor_s, rows);
   } else {
-    parts[0] = price(mb, opt, spec, false, micro, rows);
+    parts[0] = price(mb, opt, spec, false, micro, floor_s, rows);
   }
   double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
   for (std::size_t i = 0; i < n_parts; ++i) {
@@ -374,7 +384,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   if (spec && !batch.decodes.empty()) {
     View dec = whole;
     dec.pre_count = 0;
-    const Priced d = price(dec, opt, false, true, micro, nullptr);
+    const Priced d = price(dec, opt, false, true, micro, floor_s, nullptr);
     const double per_layer = d.layers > 0 ? d.layer_ops_s / d.layers : 0.0;
     bd.draft_s = opt.spec.draft_tokens * (opt.spec.draft_layers * per_layer * pp + d.lm_head_s);
     bd.tokens_per_step = opt.spec.expected_tokens_per_step();
@@ -407,7 +417,9 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   c.overhead_s = micro * (roof - std::max(comp, mem)) + k.overhead_s;
   c.total_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s + c.overhead_s;
   if (breakdown && opt.cuda_graph) {
-    bd.notes.push_back("cuda graph: launch floor " + std::to_string(floor_s_ * 1e6) + " us per kernel");
+    bd.notes.push_back(std::string(graph ? "cuda graph: replayed, launch floor " : "cuda graph: not replayed (") +
+                       (graph ? "" : "prefill, mixed or larger than the captured batches), eager launch floor ") +
+                       std::to_string(floor_s * 1e6) + " us per kernel");
   }
   return c;
 }

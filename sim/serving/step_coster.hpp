@@ -74,9 +74,9 @@ class StepCoster {
    private:
     friend class Pricer;
     // One part; `spec`: decodes verify k + 1 tokens; `draft`: only the op times
-    // the drafting estimate needs (no collectives, no host KV); `rows`: the
-    // breakdown to append op and collective rows to, or null.
-    Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro,
+    // the drafting estimate needs (no collectives, no host KV); `floor_s`: launch
+    // floor per kernel; `rows`: the breakdown to append op and collective rows to, or null.
+    Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro, double floor_s,
                  StepBreakdown* rows) const;
     static void finish_breakdown(StepBreakdown& bd, const StepCostOptions& opt, int micro, bool drafted);
 
@@ -85,7 +85,9 @@ class StepCoster {
     std::array<hw::DType, wl::kFormats> math_{};     // the format the math runs in (a wider one without a peak)
     std::array<double, wl::kFormats> peak_{};        // FLOP/s of the math format; 0: none (peak_flops_for throws)
     std::array<std::string, wl::kFormats> math_note_{};  // the fallback, for the breakdown; empty if none
-    double floor_s_ = 0, host_bw_Bps_ = 0, host_latency_s_ = 0;
+    // Launch floor per kernel: eager, and replayed from a graph (eager unless opt.cuda_graph).
+    double eager_floor_s_ = 0, graph_floor_s_ = 0;
+    double host_bw_Bps_ = 0, host_latency_s_ = 0;
     double host_kv_bytes_ = 0;  // per device for opt.host_kv_load_tokens
   };
 

@@ -88,6 +88,22 @@ TEST_F(Plans, BatchOneIsFarBelowBandwidthOverActiveBytes) {
   EXPECT_LT(g.total_s, c.total_s);
 }
 
+// Engines replay graphs for decode-only steps up to their largest captured batch; prefill
+// and mixed steps, and larger decode batches, launch every kernel eagerly.
+TEST_F(Plans, OnlyCapturedDecodeStepsGetTheGraphFloor) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions eager = options(s, "tp=8");
+  StepCostOptions graph = eager;
+  graph.cuda_graph = true;
+  graph.engine.graph_max_sequences = 4;
+  auto total = [&](const char* batch, const StepCostOptions& o) { return step_cost(parse_step_batch(batch), m, s, o).total_s; };
+  EXPECT_LT(total("decode=4@4096", graph), total("decode=4@4096", eager));
+  EXPECT_EQ(total("decode=5@4096", graph), total("decode=5@4096", eager));  // past the captured sizes
+  EXPECT_EQ(total("prefill=1x1024@0", graph), total("prefill=1x1024@0", eager));
+  EXPECT_EQ(total("decode=2@4096,prefill=1x512@0", graph), total("decode=2@4096,prefill=1x512@0", eager));
+}
+
 TEST_F(Plans, MoreTokensNeverCostLess) {
   const auto& m = cat().models.get("deepseek-r1");
   const auto& s = cat().systems.get("hgx-h200");
