@@ -125,6 +125,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
   ro.max_batch_tokens = e.serving.max_batch_tokens * limit_ranks;
   ro.max_sequences = e.serving.max_sequences * limit_ranks;
+  ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
   ro.kv_capacity_tokens =

@@ -39,6 +39,10 @@ struct EngineOverhead {
   // (vLLM's DP engine cores, TensorRT-LLM's attention-DP ranks), false when they bind the
   // whole replica (SGLang divides them by dp_size).
   bool limits_per_dp_rank = false;
+  // Also scheduling (catalog key mixed_batches): true when a step runs prefill chunks alongside
+  // the decodes (vLLM V1, TensorRT-LLM in-flight batching), false when a step with new prefill
+  // work runs it alone and the decodes wait for the next step (SGLang without --enable-mixed-chunk).
+  bool mixed_batches = true;
 
   // The terms of one step.
   struct Terms {

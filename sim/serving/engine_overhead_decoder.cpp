@@ -18,6 +18,8 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
       OptionSpec{"per_token", "time", "", "host time per new token"},
       OptionSpec{"batch_limits", "per_dp_rank | per_replica", "",
                  "whether max_batch_tokens and max_sequences bind each attention-DP rank or the replica"},
+      OptionSpec{"mixed_batches", "bool", "",
+                 "whether a step runs prefill chunks with the decodes (false: prefill steps run alone)"},
   };
   n.check_keys(kTop);
   const YamlNode engines = n.at("engines");
@@ -46,6 +48,7 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
       throw x.at("batch_limits").error("expected per_dp_rank or per_replica, got '" + limits + "'");
     }
     o.limits_per_dp_rank = limits == "per_dp_rank";
+    o.mixed_batches = x.at("mixed_batches").as_bool();
   }
   return out;
 }

@@ -272,8 +272,13 @@ void Replica::maybe_start_step() {
     const long long drawn = spec.enabled() ? 1 + draw_accepted(a.spec_rng, spec) : 1;
     emitted_.push_back(std::max(1LL, std::min(drawn, a.req.output_tokens - a.generated)));
   };
-  for (std::size_t i = 0; i < running_.size(); ++i) {
-    if (running_[i].prefilled == running_[i].prompt) add_decode(i);
+  // Without mixed batches, prefill work goes first in a step of its own and the decodes join
+  // only a step with none (SGLang runs a prefill batch whenever one can be formed).
+  const bool decodes_first = opt_.mixed_batches;
+  if (decodes_first) {
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      if (running_[i].prefilled == running_[i].prompt) add_decode(i);
+    }
   }
   long long budget = opt_.max_batch_tokens - verify_tokens * static_cast<long long>(batch.decodes.size());
   auto add_prefill = [&](std::size_t slot) {
@@ -298,10 +303,15 @@ void Replica::maybe_start_step() {
     waiting_.pop_front();
     seg_valid_ = false;
     const std::size_t slot = running_.size() - 1;
-    if (running_[slot].prefilled == running_[slot].prompt) {
-      add_decode(slot);
-    } else {
+    if (running_[slot].prefilled != running_[slot].prompt) {
       add_prefill(slot);
+    } else if (decodes_first) {
+      add_decode(slot);
+    }
+  }
+  if (!decodes_first && batch.prefills.empty()) {
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      if (running_[i].prefilled == running_[i].prompt) add_decode(i);
     }
   }
   if (batch.empty()) return;

@@ -56,6 +56,9 @@ struct ReplicaOptions {
   std::uint64_t seed = 1;           // speculative acceptance: one stream per request from this
   std::vector<double> barriers_s;   // fast-forwarded runs never straddle these (measurement window)
   ReplicaRole role = ReplicaRole::kUnified;
+  // Prefill chunks share a step with the decodes (true) or, when any prefill work is ready,
+  // run in a step of their own while the decodes wait (false: SGLang's default scheduler).
+  bool mixed_batches = true;
 };
 
 // KV tokens that fit: (HBM of `tp` devices x mem_fraction - weights) / KV per token.

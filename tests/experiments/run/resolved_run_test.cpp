@@ -258,6 +258,10 @@ TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
   EXPECT_EQ(sgl.replica.max_batch_tokens, 8192);      // SGLang divides its limits by dp_size
   EXPECT_EQ(sgl.replica.max_sequences, 256);
   EXPECT_EQ(vll.replica.max_batch_tokens, 8192);      // no attention DP: one scheduler
+  // The engine's step composition reaches the replica: SGLang runs prefill steps alone.
+  EXPECT_FALSE(sgl.replica.mixed_batches);
+  EXPECT_TRUE(trt.replica.mixed_batches);
+  EXPECT_TRUE(vll.replica.mixed_batches);
   // At dp=1 the MLA KV is whole on every TP rank: one pool, smaller weights per device.
   EXPECT_LT(vll.replica.kv_capacity_tokens, trt.replica.kv_capacity_tokens);
 }

@@ -61,12 +61,16 @@ TEST(EngineOverhead, BatchLimitsDecodeStrictly) {
   EXPECT_TRUE(c.engine(serving::Engine::kVllm).limits_per_dp_rank);
   EXPECT_FALSE(c.engine(serving::Engine::kSglang).limits_per_dp_rank);
   EXPECT_TRUE(c.engine(serving::Engine::kTrtllm).limits_per_dp_rank);
+  // SGLang runs prefill batches alone by default (no --enable-mixed-chunk); vLLM and TensorRT-LLM mix.
+  EXPECT_TRUE(c.engine(serving::Engine::kVllm).mixed_batches);
+  EXPECT_FALSE(c.engine(serving::Engine::kSglang).mixed_batches);
+  EXPECT_TRUE(c.engine(serving::Engine::kTrtllm).mixed_batches);
   const std::string file = ::testing::TempDir() + "engines_bad.yaml";
   std::string text;
   for (const auto& [name, e] : serving::kEngineNames) {
     text += std::string(text.empty() ? "engines:\n" : "") + "  " + std::string(name) +
             ":\n    fixed: \"1ms\"\n    graph_fixed: \"1ms\"\n    graph_max_sequences: 8\n"
-            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    batch_limits: " +
+            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    mixed_batches: true\n    batch_limits: " +
             (e == serving::Engine::kSglang ? "per_node" : "per_replica") + "\n";
   }
   std::ofstream(file) << text;

@@ -108,6 +108,38 @@ TEST_F(ReplicaFixture, DecodesRunFirstAndShareTheBudgetWithPrefill) {
   EXPECT_EQ(rec.steps()[1].prefill_tokens, 99);
 }
 
+// Without mixed batches (SGLang's default) a step with prefill work runs it alone: B's prompt
+// arrives while A decodes, and A's decodes wait for B's prefill steps.
+TEST_F(ReplicaFixture, UnmixedBatchesRunPrefillStepsAlone) {
+  for (const bool mixed : {true, false}) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    ReplicaOptions o = options();
+    o.max_batch_tokens = 100;
+    o.mixed_batches = mixed;
+    Replica replica(sim, model, system, o, rec);
+    replica.submit(req(0, 50, 5), [](const metrics::RequestRecord&) {});
+    replica.submit(req(1, 400, 5), [](const metrics::RequestRecord&) {});
+    sim.run_until_idle();
+    ASSERT_GE(rec.steps().size(), 5u);
+    // Step 0 is prefill only either way (A's 50 and B's first 50).
+    EXPECT_EQ(rec.steps()[0].prefill_tokens, 100);
+    EXPECT_EQ(rec.steps()[0].decode_tokens, 0);
+    if (mixed) {
+      EXPECT_EQ(rec.steps()[1].decode_tokens, 1);  // A decodes beside B's next chunk
+      EXPECT_EQ(rec.steps()[1].prefill_tokens, 99);
+    } else {
+      // B's remaining 350 tokens take four prefill-only steps before A decodes again.
+      for (int s = 1; s <= 4; ++s) {
+        EXPECT_EQ(rec.steps()[static_cast<std::size_t>(s)].decode_tokens, 0) << s;
+        EXPECT_GT(rec.steps()[static_cast<std::size_t>(s)].prefill_tokens, 0) << s;
+      }
+      EXPECT_EQ(rec.steps()[5].prefill_tokens, 0);
+      EXPECT_EQ(rec.steps()[5].decode_tokens, 2);
+    }
+  }
+}
+
 TEST_F(ReplicaFixture, KvCapacityBlocksAdmissionAndOversizedRequestsAreRejected) {
   core::Simulator sim;
   metrics::Recorder rec;
