@@ -19,7 +19,11 @@ void account_run(RunResult& r, const Experiment& e, const RunSpec& spec, const m
     const double overlap = std::min(s.end_s, end_s) - std::max(s.start_s, start_s);
     if (overlap <= 0 || dur <= 0) continue;
     // A fast-forwarded record stands for `steps` identical steps spanning [start, end).
-    const double f = overlap / dur * static_cast<double>(s.steps);
+    double f = overlap / dur * static_cast<double>(s.steps);
+    // The parts are the priced seconds and the span whole ticks (each step rounded to the
+    // nearest): where rounding left the span shorter than the parts, the parts fill the span.
+    const double step_s = hw::StepTimes{s.compute_s, s.memory_s, s.comm_s, s.overhead_s}.duration_s();
+    if (step_s * f > overlap) f = overlap / step_s;
     hw::StepTimes b{s.compute_s * f, s.memory_s * f, s.comm_s * f, s.overhead_s * f};
     meter.add_step(b, per_replica);
     p.compute_s += b.compute_s;

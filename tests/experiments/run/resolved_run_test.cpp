@@ -12,6 +12,7 @@
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/profile_efficiency.hpp"
 #include "experiments/run/resolve_run.hpp"
+#include "experiments/run/run_accounting.hpp"
 #include "experiments/run/runner.hpp"
 #include "tests/support/citation_rule.hpp"
 #include "sim/core/error.hpp"
@@ -274,6 +275,34 @@ TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
   for (const auto& f : scan.failures) ADD_FAILURE() << f.where << ": " << f.why << "\n  " << f.line;
   EXPECT_GE(scan.data_lines, 15);  // three engines x five values
   EXPECT_GT(scan.sourced + scan.assumed, 0);
+}
+
+// Each step's span is rounded to whole nanosecond ticks while its parts keep the priced
+// seconds: a replica busy the whole window on steps that rounded down has parts summing past
+// the window. The accounting fills the span with them instead of stopping with "steps cover
+// more accelerator time than the window holds" (found by validate --cv with a 29 us
+// per-sequence host time on TensorRT-LLM rows).
+TEST(RunAccounting, StepsRoundedDownToWholeTicksStillFitTheWindow) {
+  const Experiment e = parse(body("{tp: 8}", 1));
+  const RunSpec spec = resolve_run(e, first_valid_plan(e));
+  // Priced 4.9999994 ms, on the clock 4,999,999 ticks: back to back through the window, the
+  // last one straddling its end.
+  const double priced_s = 4.9999994e-3, span_s = 4.999999e-3;
+  const int steps = static_cast<int>(spec.end_s / span_s) + 1;
+  metrics::Recorder rec;
+  for (int i = 0; i < steps; ++i) {
+    metrics::StepRecord s;
+    s.start_s = i * span_s;
+    s.end_s = (i + 1) * span_s;
+    s.batch_sequences = 1;
+    s.memory_s = priced_s;
+    rec.add(s);
+  }
+  ASSERT_GT(spec.end_s * priced_s / span_s, spec.end_s * (1 + 1e-9));  // the parts alone overflow the window
+  RunResult r;
+  ASSERT_NO_THROW(account_run(r, e, spec, rec, spec.accelerators()));
+  EXPECT_NEAR(r.power.memory_s, spec.end_s, 1e-9);  // the busy spans, not the priced seconds
+  EXPECT_LE(r.power.accelerators_w, spec.system.accelerators * spec.system.accelerator.tdp_w);
 }
 
 }  // namespace
