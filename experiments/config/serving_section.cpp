@@ -132,11 +132,10 @@ ServingConfig decode_serving(const YamlNode* srv) {
 }
 
 serving::EngineOverhead effective_engine_overhead(const ServingConfig& s) {
-  if (!s.step_overhead_set) return s.engine_overhead;
-  // The constant replaces the host time, not which steps replay graphs nor the scheduling scope.
-  serving::EngineOverhead o;
-  o.graph_max_sequences = s.engine_overhead.graph_max_sequences;
-  o.limits_per_dp_rank = s.engine_overhead.limits_per_dp_rank;
+  // The constant replaces the host time only: which steps replay graphs and how the engine
+  // schedules stay the engine's.
+  serving::EngineOverhead o = s.engine_overhead;
+  if (s.step_overhead_set) o.fixed_s = o.graph_fixed_s = o.per_sequence_s = o.per_token_s = 0;
   return o;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 // Simulated time. The event clock counts integer ticks of one nanosecond; every
 // interface outside sim/core speaks SI seconds and converts here, once.
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -19,10 +18,8 @@ inline constexpr Ticks kTickMax = std::numeric_limits<Ticks>::max();
 inline Ticks to_ticks(double seconds) {
   if (!(seconds > 0.0)) return 0;
   const double q = seconds / kSecondsPerTick;
-  if (q < 4503599627370496.0) return core::llround(q);  // below 2^52: exact, without a libm call
-  const double t = std::round(q);
-  if (t >= static_cast<double>(kTickMax)) return kTickMax;
-  return static_cast<Ticks>(t);
+  if (q >= static_cast<double>(kTickMax)) return kTickMax;
+  return core::llround(q);
 }
 
 inline double to_seconds(Ticks t) { return static_cast<double>(t) * kSecondsPerTick; }
