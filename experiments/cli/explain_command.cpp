@@ -278,7 +278,7 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--batch", args->batch, "decode=N@CONTEXT,prefill=NxTOKENS@CACHED")->capture_default_str();
   sub->add_option("--overlap", args->overlap, "none | comm | two_batch")->capture_default_str();
   sub->add_flag("--cuda-graph", args->cuda_graph, "kernels replayed from CUDA graphs");
-  sub->add_option("--ep-imbalance", args->ep_imbalance, "busiest expert rank / mean load")->capture_default_str();
+  sub->add_option("--ep-imbalance", args->ep_imbalance, "routing skew beyond uniform (busiest expert rank over the uniform-routing busiest rank)")->capture_default_str();
   sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")->capture_default_str();
   sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step");
   sub->add_flag("--host-prefetch", args->host_prefetch, "KV loads from host prefetched layer by layer");

@@ -22,7 +22,7 @@ constexpr std::array kDeploymentKeys = {
                "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
     OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
     OptionSpec{"cuda_graph", "bool", "false", "decode kernels replayed from CUDA graphs (reduced launch floor)"},
-    OptionSpec{"ep_imbalance", "number", "1", "busiest expert rank's load / mean, >= 1"},
+    OptionSpec{"ep_imbalance", "number", "1", "routing skew beyond uniform: busiest expert rank's load over the uniform-routing busiest rank, >= 1"},
     OptionSpec{"micro_batches", "integer", "1", "pipeline micro-batches per step"},
     OptionSpec{"host_prefetch", "bool", "false", "KV loads from host prefetched layer by layer"},
     OptionSpec{"engram_prefetch", "bool", "true",

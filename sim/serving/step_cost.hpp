@@ -50,7 +50,7 @@ struct StepCostOptions {
   bool cuda_graph = false;       // kernels replayed from a graph: floor x graph_floor_fraction
   double graph_floor_fraction = 0.25;  // assumed: graph replay removes the CPU launch path, ~1 us of a ~4 us floor remains
   Overlap overlap = Overlap::kNone;
-  double ep_imbalance = 1.0;     // busiest expert-parallel rank's load / mean load, >= 1
+  double ep_imbalance = 1.0;     // routing skew beyond uniform: busiest EP rank's load / the uniform-routing busiest rank's, >= 1
   int micro_batches = 1;         // pipeline micro-batches per step (pp > 1)
   bool host_prefetch = false;    // KV loads from host overlap the ops (layer-wise prefetch)
   bool engram_prefetch = true;   // Engram rows on host gathered from step start, overlapping the layers before

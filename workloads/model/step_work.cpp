@@ -51,9 +51,7 @@ StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), p
       later.load_slot = k.save_slot;
     }
   }
-  for (std::size_t n = 0; n < touched_.size(); ++n) {
-    touched_[n] = expected_distinct_experts(m.ffn.experts, m.ffn.top_k, static_cast<double>(n));
-  }
+  for (std::size_t n = 0; n < routed_.size(); ++n) routed_[n] = routed_load(static_cast<double>(n));
   for (Kind& k : kinds_) {
     const long long cap = k.decode_attention.decode_cap();
     if (cap < 0) continue;
@@ -86,6 +84,17 @@ double StepWork::layers(std::uint64_t present) const {
 const std::string& StepWork::kind_name(std::size_t kind) const {
   static const std::string model = "model";
   return kind < kinds_.size() ? kinds_[kind].name : model;
+}
+
+StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
+  const FfnSpec& f = model_->ffn;
+  RoutedLoad r;
+  r.touched = expected_distinct_experts(f.experts, f.top_k, tokens);
+  const int ranks = plan_.ep;
+  if (ranks <= 1 || r.touched <= 0) return r;
+  r.weight_factor = std::max(1.0, expected_busiest_rank_experts(f.experts, f.top_k, tokens, ranks) * ranks / r.touched);
+  r.token_factor = std::max(1.0, expected_busiest_rank_assignments(f.top_k, tokens, ranks) * ranks / (f.top_k * tokens));
+  return r;
 }
 
 }  // namespace agentsim::wl

@@ -94,7 +94,14 @@ class StepWork {
   std::array<hw::DType, kFormats> dtype_{};
   std::array<long long, kMaxCaps> caps_{};  // distinct decode caps (windows, top-k) over the kinds
   std::size_t n_caps_ = 0;
-  std::array<double, 512> touched_{};  // expected_distinct_experts for 0..511 tokens (MoE)
+  // Routed-expert work of a step of `tokens` tokens: the experts it touches (the mean rank
+  // reads touched / ranks of them) and the busiest expert-parallel rank's share over the
+  // mean rank's, for its expert weights and for its routed tokens (1 without EP).
+  struct RoutedLoad {
+    double touched = 0, weight_factor = 1, token_factor = 1;
+  };
+  RoutedLoad routed_load(double tokens) const;
+  std::array<RoutedLoad, 512> routed_{};  // routed_load for 0..511 tokens (MoE)
   double h_ = 0, ab_ = 0, wb_ = 0, eb_ = 0, kv_split_ = 1;
 };
 
@@ -189,19 +196,20 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       op(Op::kIndexer, Format::kFp8, {flops, weight, 0, 0, 0, 0, 0});
     }
 
+    RoutedLoad r;
     if (k.moe) {
       const FfnSpec& f = m.ffn;
       op(Op::kRouter, Format::kActivations,
          {n * 2.0 * k.router_params * dev_tokens, n * k.router_params * ab, 0, 0, 0, 0, 0});
       if (k.shared_expert_params > 0) matmul(Op::kSharedExperts, k.shared_expert_params, wb, tp);
       if (k.latent_proj_params > 0) matmul(Op::kLatentProj, k.latent_proj_params, wb, tp);
-      const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage;
-      const bool tabled = tokens < static_cast<double>(touched_.size()) &&
+      const bool tabled = tokens < static_cast<double>(routed_.size()) &&
                           tokens == static_cast<double>(static_cast<std::size_t>(tokens));
-      const double touched = tabled ? touched_[static_cast<std::size_t>(tokens)]
-                                    : expected_distinct_experts(f.experts, f.top_k, tokens);
-      const double e_weight = n * touched * k.routed_expert_params * eb / stage;
-      const double e_act = n * tokens * f.top_k * h * ab / stage;
+      r = tabled ? routed_[static_cast<std::size_t>(tokens)] : routed_load(tokens);
+      // The busiest expert-parallel rank's share: the step waits for it.
+      const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage * r.token_factor;
+      const double e_weight = n * r.touched * k.routed_expert_params * eb / stage * r.weight_factor;
+      const double e_act = n * tokens * f.top_k * h * ab / stage * r.token_factor;
       op(Op::kRoutedExperts, Format::kExperts, {e_flops, e_weight, 0, 0, e_act, e_act, 0});
     } else {
       matmul(Op::kDenseFfn, k.dense_ffn_params, wb, tp);
@@ -212,7 +220,7 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       sink.collective(ki, CollectiveOp::kAllReduce, " FFN output", plan_.tp, n, dev_tokens * h * ab);
     }
     if (k.moe && plan_.ep > 1) {
-      const double payload = tokens / stage * m.ffn.top_k * h * ab;
+      const double payload = tokens / stage * m.ffn.top_k * h * ab * r.token_factor;
       sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, payload);
       sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, payload);
     }

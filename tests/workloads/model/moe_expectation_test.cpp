@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -40,6 +41,65 @@ TEST(MoeExpectation, MatchesMonteCarlo) {
       sum += static_cast<double>(std::count(hit.begin(), hit.end(), 1));
     }
     EXPECT_NEAR(sum / trials, expected_distinct_experts(experts, k, tokens), 0.5) << tokens;  // standard error of the mean is < 0.1;
+  }
+}
+
+TEST(MoeExpectation, MaxBinomialEdgesAndExactSum) {
+  EXPECT_DOUBLE_EQ(expected_max_binomial(10, 0.3, 1), 3.0);    // one draw: the mean
+  EXPECT_DOUBLE_EQ(expected_max_binomial(10, 1.0, 4), 10.0);   // certain
+  EXPECT_DOUBLE_EQ(expected_max_binomial(10, 0.0, 4), 0.0);
+  // Two Bernoulli(1/2): max is 1 unless both are 0, so E = 3/4.
+  EXPECT_NEAR(expected_max_binomial(1, 0.5, 2), 0.75, 1e-12);
+  // Two Binomial(2, 1/2): P(max <= 0) = 1/16, P(max <= 1) = (3/4)^2 = 9/16, so
+  // P(max = 1) = 8/16, P(max = 2) = 7/16 and E = 8/16 + 14/16.
+  EXPECT_NEAR(expected_max_binomial(2, 0.5, 2), 1.375, 1e-12);
+  // Both sides of the exact / normal boundary agree to 0.5%.
+  const double exact = expected_max_binomial(4096, 0.125, 8), normal = expected_max_binomial(4097, 0.125, 8);
+  EXPECT_NEAR(normal / exact, 1.0, 5e-3);
+  EXPECT_GT(exact, 4096 * 0.125);
+}
+
+TEST(MoeExpectation, BusiestRankWithoutExpertParallelismIsTheMean) {
+  EXPECT_DOUBLE_EQ(expected_busiest_rank_experts(256, 8, 7, 1), expected_distinct_experts(256, 8, 7));
+  EXPECT_DOUBLE_EQ(expected_busiest_rank_assignments(8, 7, 1), 56.0);
+}
+
+// Monte Carlo of uniform top-8-of-256 routing over 8 expert-parallel ranks of 32 experts
+// (rank = expert / 32): the busiest rank's touched experts and (token, expert) assignments.
+TEST(MoeExpectation, BusiestRankMatchesMonteCarlo) {
+  core::RngStream rng(11, "tests/moe_expectation/busiest");
+  const int experts = 256, k = 8, ranks = 8, per_rank = experts / ranks;
+  for (int tokens : {1, 4, 16, 64, 256}) {
+    const int trials = 1500;
+    double sum_experts = 0, sum_assign = 0;
+    std::vector<int> ids(experts);
+    for (int t = 0; t < trials; ++t) {
+      std::vector<char> hit(experts, 0);
+      std::vector<int> assigned(ranks, 0);
+      for (int tok = 0; tok < tokens; ++tok) {
+        std::iota(ids.begin(), ids.end(), 0);
+        for (int j = 0; j < k; ++j) {
+          const auto r = static_cast<size_t>(j) + rng.uniform_index(static_cast<std::uint64_t>(experts - j));
+          std::swap(ids[static_cast<size_t>(j)], ids[r]);
+          const int e = ids[static_cast<size_t>(j)];
+          hit[static_cast<size_t>(e)] = 1;
+          ++assigned[static_cast<size_t>(e / per_rank)];
+        }
+      }
+      int most = 0;
+      for (std::ptrdiff_t g = 0; g < ranks; ++g) {
+        const auto first = hit.begin() + g * per_rank;
+        most = std::max(most, static_cast<int>(std::count(first, first + per_rank, 1)));
+      }
+      sum_experts += most;
+      sum_assign += *std::max_element(assigned.begin(), assigned.end());
+    }
+    const double mc_experts = sum_experts / trials, mc_assign = sum_assign / trials;
+    // Independent ranks and binomial counts: within 6% of the simulated routing (the
+    // busiest rank at one token reads 2.4-2.5 experts where the mean rank reads 1).
+    EXPECT_NEAR(expected_busiest_rank_experts(experts, k, tokens, ranks) / mc_experts, 1.0, 0.06) << tokens;
+    EXPECT_NEAR(expected_busiest_rank_assignments(k, tokens, ranks) / mc_assign, 1.0, 0.06) << tokens;
+    EXPECT_GT(mc_experts, expected_distinct_experts(experts, k, tokens) / ranks);  // imbalance is real
   }
 }
 
