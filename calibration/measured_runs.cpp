@@ -34,11 +34,12 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   core::CsvReader csv(in, file);
   {
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
-                                           "concurrency", "notes", "engine"};
+                                           "concurrency", "notes", "engine", "stream_interval_tokens"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
   const bool has_engine = csv.has_column("engine");
+  const bool has_interval = csv.has_column("stream_interval_tokens");
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
@@ -60,6 +61,12 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     r.file = file;
     r.source_key = r.source;
     if (has_engine) r.engine = csv.field(csv.column("engine"));
+    if (has_interval && !csv.field(csv.column("stream_interval_tokens")).empty()) {
+      const std::size_t c = csv.column("stream_interval_tokens");
+      const long long n = csv.integer(c);
+      if (n < 1 || n > 1'000'000) throw csv.error_at(c, "expected a stream interval in [1, 1000000] output tokens");
+      r.stream_interval_tokens = static_cast<int>(n);
+    }
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
     if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");
     const long long gpus = csv.integer(c_gpus);

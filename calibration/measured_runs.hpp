@@ -43,6 +43,11 @@ struct MeasuredRun {
   bool speculative = false;  // the model's drafter (MTP) on
   double accept_len = std::numeric_limits<double>::quiet_NaN();  // stated mean tokens per verify step; NaN: not stated
   bool random_prompts = false;  // random-token prompts (InferenceX): draft acceptance is not the card's
+  // Output tokens per streamed chunk the server was launched with (SGLang --stream-interval,
+  // TensorRT-LLM stream_interval); 1 = every token streamed. InferenceX rows: their recipe's
+  // (inferencex_stream_interval.hpp). Which token the client's first chunk (its TTFT) waits
+  // for is the engine's rule: serving::first_chunk_output_token.
+  int stream_interval_tokens = 1;
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

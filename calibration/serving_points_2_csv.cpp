@@ -1,4 +1,5 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
+#include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
 namespace agentsim::calib {
@@ -35,6 +36,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
+    if (r.random_prompts) r.stream_interval_tokens = inferencex_stream_interval_tokens(r);  // its recipe's
     r.gpus = static_cast<int>(required_count(csv, col("gpus"), why));
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);

@@ -9,6 +9,8 @@
 #include "hwmodels/dtype.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
+#include "sim/metrics/output_token_time.hpp"
+#include "sim/serving/first_chunk.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/spec_decode.hpp"
 #include "workloads/model/parallel_plan.hpp"
@@ -95,7 +97,9 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   return out;
 }
 
-std::vector<double> predictions(const RunResult& r) {
+// `first_chunk_token`: the output token whose production sends the first streamed chunk
+// (serving::first_chunk_output_token); the measured TTFT is that chunk's arrival at the client.
+std::vector<double> predictions(const RunResult& r, long long first_chunk_token) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> p(calib::kMeasuredMetricCount, nan);
   const auto set = [&](const char* name, double v) {
@@ -107,7 +111,7 @@ std::vector<double> predictions(const RunResult& r) {
   set("total_tok_s_per_gpu", s.total_tok_s / gpus);
   set("agent_output_tok_s", s.agent_output_tok_s_p50);
   double ttft = 0;
-  for (const auto& q : r.requests) ttft += q.first_token_s - q.arrival_s;
+  for (const auto& q : r.requests) ttft += metrics::output_token_time_s(q, first_chunk_token) - q.arrival_s;
   if (!r.requests.empty()) set("ttft_s_mean", ttft / static_cast<double>(r.requests.size()));
   set("tpot_s_mean", s.itl_s_mean);
   // The median of per-request TPOT is the reciprocal of the median per-request speed.
@@ -155,7 +159,7 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
     throw core::Error(core::SourceLocation{row.run.file, row.run.line, "concurrency"},
                       "no request completed in the measurement window; lengthen the base experiment's window");
   }
-  return predictions(r);
+  return predictions(r, serving::first_chunk_output_token(row.engine, row.run.stream_interval_tokens));
 }
 
 std::vector<std::vector<double>> predict_measured_runs(const Experiment& base, const std::string& root,

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
+#include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
 #include "calibration/measured_sources.hpp"
 #include "sim/core/error.hpp"
@@ -83,6 +85,7 @@ TEST(MeasuredSources, ServingPointsRow) {
   EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.3306);
   EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.0128);
   EXPECT_TRUE(std::isnan(metric(*r, "tpot_s_median")));
+  EXPECT_EQ(r->stream_interval_tokens, 10);  // InferenceX (IX870), SGLang on H200: dsr1_fp8_h200.sh's interval
   // Line 4 (IX828, isl "see notes") is skipped with its reason.
   ASSERT_EQ(set.skipped.size(), 1u);
   EXPECT_EQ(set.skipped[0].line, 4);
@@ -118,6 +121,9 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_EQ(t->experts_dtype, "fp4");
   EXPECT_EQ(t->plan, "tp=4,ep=1");
   EXPECT_EQ(t->gpus, 4);
+  // Both are InferenceX runs: dsr1_fp8_h200.sh and dsr1_fp4_b200_trt.sh stream 10 tokens a chunk.
+  EXPECT_EQ(r->stream_interval_tokens, 10);
+  EXPECT_EQ(t->stream_interval_tokens, 10);
   // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
   ASSERT_EQ(set.skipped.size(), 2u);
   EXPECT_EQ(set.skipped[0].line, 3);
@@ -152,6 +158,68 @@ TEST(MeasuredSources, DirectoryReadsEveryCsvAndReportsDuplicates) {
   }
   EXPECT_TRUE(dup);
   EXPECT_EQ(set.runs.size() + set.skipped.size(), static_cast<std::size_t>(set.rows()));
+}
+
+// The stream interval follows the source: fixture line 4 as read, and again with a source other
+// than InferenceX (every token streamed, the default).
+TEST(MeasuredSources, StreamIntervalIsInferenceXsTenTokensAndOneElsewhere) {
+  std::ifstream f(kDir + "/serving-points-2/serving_points.csv");
+  std::string header, line;
+  std::getline(f, header);
+  for (int i = 2; i <= 4; ++i) std::getline(f, line);
+  const std::string ix = "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/26135241056/attempts/1";
+  const auto at = line.find(ix);
+  ASSERT_NE(at, std::string::npos) << line;
+  std::string other = line;
+  other.replace(at, ix.size(), "https://example.org/other-benchmark");
+  other.replace(0, other.find(','), "OTHER-ROW");
+  std::istringstream in(header + "\n" + line + "\n" + other + "\n");
+  const MeasuredFile file = read_serving_points_2(in, "sp2.csv");
+  ASSERT_EQ(file.runs.size(), 2u);
+  EXPECT_EQ(file.runs[0].stream_interval_tokens, 10);
+  EXPECT_EQ(file.runs[1].stream_interval_tokens, 1);
+  EXPECT_EQ(file.runs[1].engine, file.runs[0].engine);  // only the source differs
+}
+
+// The recipes' intervals (calibration/inferencex_stream_interval.hpp) by engine, system and precision.
+TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
+  MeasuredRun r;
+  r.model = "deepseek-r1";
+  r.engine = "sglang";
+  r.system = "hgx-b200";
+  r.experts_dtype = "fp8";
+  EXPECT_EQ(inferencex_stream_interval_tokens(r), 30);  // dsr1_fp8_b200.sh
+  r.experts_dtype = "fp4";
+  EXPECT_EQ(inferencex_stream_interval_tokens(r), 10);  // dsr1_fp4_b200.sh
+  r.system = "mi355x-8";
+  EXPECT_EQ(inferencex_stream_interval_tokens(r), 1);  // dsr1_fp4_mi355x.sh sets none
+  r.engine = "trtllm";
+  r.system = "hgx-h200";
+  r.experts_dtype = "fp8";
+  EXPECT_EQ(inferencex_stream_interval_tokens(r), 10);  // dsr1_fp8_h200_trt.sh
+  r.model = "gpt-oss-120b";
+  r.engine = "vllm";
+  EXPECT_EQ(inferencex_stream_interval_tokens(r), 1);  // gptoss_fp4_h100.sh sets none
+}
+
+// agentsim's own schema states the interval in an optional column: empty is 1, below 1 an error.
+TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
+  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,stream_interval_tokens,"
+                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
+                             "tpot_s_median,power_w_per_gpu\n";
+  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,10,,,,0.3,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,0.3,,,\n");
+  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].stream_interval_tokens, 10);
+  EXPECT_EQ(runs[1].stream_interval_tokens, 1);
+  std::istringstream bad(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,0,,,,0.3,,,\n");
+  try {
+    read_measured_runs(bad, "m.csv");
+    FAIL() << "accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv:2: stream_interval_tokens"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MeasuredSources, UnknownColumnIsAnErrorNamingFileLineAndColumn) {
