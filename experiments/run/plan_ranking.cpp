@@ -14,6 +14,8 @@ PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_token
   const RunSpec spec = resolve_run(e, plan, trace_block_tokens);
   const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
   const auto context = static_cast<long long>(context_tokens);
+  // A decoding sequence emits this many tokens per step (speculative decoding > 1).
+  const double tokens_per_step = spec.replica.cost.spec.enabled() ? spec.replica.cost.spec.expected_tokens_per_step() : 1.0;
   auto step_s = [&](long long batch) {
     serving::StepBatch b;
     b.decodes.assign(static_cast<std::size_t>(batch), serving::DecodeItem{context});
@@ -22,7 +24,7 @@ PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_token
   const long long kv_batch =
       context > 0 ? spec.replica.kv_capacity_tokens / context : static_cast<long long>(spec.replica.max_sequences);
   const long long most = std::min<long long>(spec.replica.max_sequences, kv_batch);
-  auto fast_enough = [&](long long batch) { return 1.0 / step_s(batch) >= agent_tok_s; };
+  auto fast_enough = [&](long long batch) { return tokens_per_step / step_s(batch) >= agent_tok_s; };
   PlanBound out;
   if (most < 1 || !fast_enough(1)) return out;
   long long good = 1, bad = most + 1;
@@ -32,7 +34,7 @@ PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_token
   }
   out.batch = good;
   out.step_s = step_s(good);
-  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(good) / out.step_s;
+  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(good) * tokens_per_step / out.step_s;
   return out;
 }
 

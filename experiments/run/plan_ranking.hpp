@@ -19,7 +19,8 @@ struct PlanBound {
   double step_s = 0;        // decode step time at that batch
 };
 
-// Largest decode batch per replica whose step still gives each sequence `agent_tok_s` and whose KV
+// Largest decode batch per replica whose step still gives each sequence `agent_tok_s` (the tokens a
+// step emits per sequence, more than one with a speculative drafter, over the step time) and whose KV
 // (`context_tokens` each) fits the replica's HBM cache; its tokens/s times the replicas one system holds.
 PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_tokens, double agent_tok_s,
                      long long trace_block_tokens);

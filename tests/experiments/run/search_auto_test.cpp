@@ -134,6 +134,36 @@ TEST_F(SearchAuto, BoundIsTheLargestBatchMeetingTheSpeed) {
   }
 }
 
+// With a speculative drafter a sequence emits the expected tokens per step, not one: the bound's
+// speed and throughput count them (they used to be one per step, which priced EP plans at the
+// tiny batches where the busiest expert rank is most loaded).
+TEST_F(SearchAuto, SpeculativeBoundCountsTheTokensEachStepEmits) {
+  Experiment e = load_experiment(write("deepseek-r1", "hgx-h200").string(), kRoot);
+  int checked = 0;
+  for (const Plan& p : e.plans) {
+    if (p.label != "tp=8" || !p.pruned.empty()) continue;
+    const RunSpec spec = resolve_run(e, p, 64);
+    ASSERT_TRUE(spec.replica.cost.spec.enabled()) << "DeepSeek-R1 runs its MTP drafter by default";
+    const double tokens = spec.replica.cost.spec.expected_tokens_per_step();
+    ASSERT_GT(tokens, 1.5);
+    const PlanBound b = plan_bound(e, p, 8192, 40, 64);
+    ASSERT_GT(b.batch, 0);
+    EXPECT_GE(tokens / b.step_s, 40.0);
+    const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
+    serving::StepBatch more;
+    more.decodes.assign(static_cast<std::size_t>(b.batch + 1), serving::DecodeItem{8192});
+    const long long most = std::min<long long>(spec.replica.max_sequences, spec.replica.kv_capacity_tokens / 8192);
+    if (b.batch < most) {
+      EXPECT_LT(tokens / coster.price(more).total_s, 40.0);
+    } else {
+      EXPECT_EQ(b.batch, most);  // the KV cache or the sequence limit binds first
+    }
+    EXPECT_DOUBLE_EQ(b.system_tok_s, static_cast<double>(b.batch) * tokens / b.step_s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
 TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
   const fs::path p = write("llama-3.1-8b", "gb200-nvl72");
   const auto r = test_support::run("run " + p.string() + " -j 2 --out " + (dir / "o").string());
