@@ -34,7 +34,7 @@ class SearchAuto : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
   fs::path write(const std::string& model, const std::string& system, const std::string& extra = "") {
-    const fs::path p = dir / "e.yaml";
+    fs::path p = dir / "e.yaml";
     std::ofstream(p) << "name: auto\nseed: 1\nmodel: " << model << "\nsystem: " << system << "\nsearch: auto\n"
                      << "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
                      << "readoffs: {agent_speeds: [50]}\n" << extra
