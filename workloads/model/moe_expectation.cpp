@@ -48,10 +48,6 @@ double expected_max_binomial(double trials, double p, int count) {
   if (p >= 1) return trials;
   const double mean = trials * p;
   if (count <= 1) return mean;
-  if (trials > 4096) {
-    const double sd = std::sqrt(trials * p * (1 - p));
-    return std::min(trials, mean + expected_max_std_normal(count) * sd);
-  }
   // E[max] = sum over x >= 0 of P(max > x) = sum of 1 - F(x)^count; the pmf by recursion
   // from P(0) = (1 - p)^n in log space (P(0) underflows for large n p).
   const int n = static_cast<int>(std::lround(trials));
@@ -67,6 +63,24 @@ double expected_max_binomial(double trials, double p, int count) {
   return sum;
 }
 
+double expected_max_poisson(double mean, int count) {
+  if (mean <= 0) return 0;
+  if (count <= 1) return mean;
+  const double sd = std::sqrt(mean);
+  if (mean > 1024) return mean + expected_max_std_normal(count) * sd;
+  // The same sum over a band of +-14 sd around the mean: below it P(max > x) = 1 to double
+  // precision (each term 1), above it 0.
+  const int lo = static_cast<int>(std::max(0.0, std::floor(mean - 14 * sd)));
+  const int hi = static_cast<int>(std::ceil(mean + 14 * sd)) + 30;
+  double log_pmf = lo * std::log(mean) - mean - std::lgamma(lo + 1.0), cdf = 0, sum = lo;
+  for (int x = lo; x < hi; ++x) {
+    cdf = std::min(1.0, cdf + std::exp(log_pmf));
+    sum += 1.0 - std::pow(cdf, count);
+    log_pmf += std::log(mean / (x + 1));
+  }
+  return sum;
+}
+
 double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks) {
   if (ranks <= 1) return expected_distinct_experts(experts, top_k, tokens);
   if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
@@ -78,7 +92,7 @@ double expected_busiest_rank_experts(int experts, int top_k, double tokens, int 
 double expected_busiest_rank_assignments(int top_k, double tokens, int ranks) {
   if (top_k <= 0 || tokens <= 0) return 0;
   if (ranks <= 1) return top_k * tokens;
-  return expected_max_binomial(top_k * tokens, 1.0 / ranks, ranks);
+  return expected_max_poisson(top_k * tokens / ranks, ranks);
 }
 
 }  // namespace agentsim::wl

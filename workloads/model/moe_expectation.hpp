@@ -5,16 +5,20 @@
 //  - expected_busiest_rank_experts / _assignments: with the experts split into
 //    `ranks` equal expert-parallel groups, the touched experts and the routed
 //    (token, expert) assignments of the busiest group, in expectation. Ranks are
-//    treated as independent (per rank: Binomial(E/ranks, 1 - (1 - k/E)^T) touched
-//    experts, Binomial(T k, 1/ranks) assignments); the maximum of `ranks` of them
-//    is exact up to 4096 trials and the normal approximation above.
+//    treated as independent: touched experts per rank Binomial(E/ranks, 1 - (1 - k/E)^T)
+//    (within 1% of a Monte Carlo of the routing); assignments per rank Poisson(T k / ranks),
+//    the balls-into-bins Poissonisation (within 1%; independent Binomial(T k, 1/ranks)
+//    loads ignore that the ranks share a fixed total and fall 5% short at one token).
 namespace agentsim::wl {
 
 double expected_distinct_experts(int experts, int top_k, double tokens);
 double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks);
 double expected_busiest_rank_assignments(int top_k, double tokens, int ranks);
 
-// E[max of `count` independent Binomial(trials, p)] (normal approximation above 4096 trials).
+// E[max of `count` independent Binomial(trials, p)], exact.
 double expected_max_binomial(double trials, double p, int count);
+// E[max of `count` independent Poisson(mean)]: exact up to a mean of 1024, the normal
+// approximation (mean + E[max of count standard normals] x sqrt(mean)) above.
+double expected_max_poisson(double mean, int count);
 
 }  // namespace agentsim::wl
