@@ -69,7 +69,7 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
       const bool third = i + 1 == kAutoSearchKeep && ranked[i].first >= kAutoSearchThirdWithin * ranked.front().first;
       if (third || ranked[i].second == fastest) continue;
       const std::size_t p = ranked[i].second;
-      char buf[320];
+      char buf[512];  // the message is ~270 characters plus the plan label
       std::snprintf(buf, sizeof buf,
                     "search: auto simulates the 2 plans with the highest analytic bound (3 when the third is within "
                     "80%% of the best) and the fastest for one agent; this one's is %.4g output tok/s per system (decode at %g tok/s per agent, mean "
