@@ -40,7 +40,10 @@ void write_table(H5::H5File& f, const MeasurementTable& t) {
     for (std::size_t r = 0; r < n; ++r) buffer[r * ncol + c] = col[r];
   }
   const hsize_t dims[1] = {n};
-  H5::DataSet ds = f.createDataSet(t.family, type, H5::DataSpace(1, dims));
+  // No object timestamps: the same tables write byte-identical files.
+  H5::DSetCreatPropList dcpl;
+  H5Pset_obj_track_times(dcpl.getId(), 0);
+  H5::DataSet ds = f.createDataSet(t.family, type, H5::DataSpace(1, dims), dcpl);
   if (n > 0) ds.write(buffer.data(), type);
   for (const auto& [k, v] : t.attributes) write_string_attribute(ds, k, v);
 }

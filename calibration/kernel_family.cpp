@@ -30,6 +30,8 @@ const std::vector<KernelFamily>& kernel_families() {
        "replay of a CUDA graph of empty kernels, per kernel"},
       {"nccl_all_reduce", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
        "bytes = bus bytes (2(n-1)/n x size)"},
+      {"custom_all_reduce", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "an engine's own all-reduce kernel (CUDA IPC one-/two-shot); bytes = bus bytes (2(n-1)/n x size)"},
       {"nccl_all_gather", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
        "bytes = bus bytes ((n-1)/n x size)"},
       {"nccl_all_to_all", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,

@@ -38,6 +38,9 @@ const std::map<std::string, std::vector<std::string>>& expected_columns() {
       {"collectives.csv",
        {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
         "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
+      {"custom_all_reduce.csv",
+       {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
+        "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
       {"memory.csv",
        {"gpu_family", "gpu", "test", "tool", "direction", "buffer_bytes", "achieved_GBps", "achieved_TBps", "source",
         "quality", "notes"}},
@@ -71,6 +74,11 @@ bool contains_ci(const std::string& s, const std::string& part) {
   for (char& c : b) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return a.find(b) != std::string::npos;
 }
+
+// All-reduce curves by message size: NCCL/RCCL's (collectives.csv) and the engines' custom
+// kernels (custom_all_reduce.csv).
+bool is_all_reduce(const std::string& family) { return family == "nccl_all_reduce" || family == "custom_all_reduce"; }
+bool is_collective(const std::string& family) { return family.starts_with("nccl_") || family == "custom_all_reduce"; }
 
 // The math format a gemm/attention dtype label names, in bits (0 when none we price).
 double dtype_bits_of(const std::string& label) {
@@ -178,6 +186,9 @@ class Importer {
     rows_[acc][family].push_back(std::move(row));
   }
   static void skip(ImportFileSummary& s, const std::string& why) { ++s.skipped[why]; }
+  // An all-reduce table has no group axis: per node count, only the largest group measured
+  // (an 8-GPU node's); bus bytes 2(n - 1)/n scale it to smaller tensor-parallel groups.
+  void keep_largest_groups();
   CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
                              const std::string& profile_dir) const;
   // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
@@ -333,7 +344,8 @@ void Importer::collective_row(const core::CsvReader& r, ImportFileSummary& s, co
   row.achieved = achieved;
   row.work = bus_bytes;
   row.time_s = bus_bytes / achieved;
-  add(s, acc, "nccl_all_reduce", std::move(row));
+  const std::string family = row.file == "custom_all_reduce.csv" ? "custom_all_reduce" : "nccl_all_reduce";
+  add(s, acc, family, std::move(row));
 }
 
 void Importer::memory_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row) {
@@ -395,7 +407,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
     for (const Row& r : rows) {
       std::vector<double> key = r.axes;
       key.push_back(r.dtype_bits);
-      if (family == "nccl_all_reduce") key.push_back(r.nodes);
+      if (is_all_reduce(family)) key.push_back(r.nodes);
       auto [it, inserted] = best.emplace(key, r);
       if (!inserted && r.achieved > it->second.achieved) it->second = r;
     }
@@ -405,7 +417,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       std::vector<std::pair<std::string, double>> v;
       for (std::size_t i = 0; i < fam.axes.size(); ++i) v.emplace_back(fam.axes[i], r.axes[i]);
       if (fam.per_dtype) v.emplace_back("dtype_bits", r.dtype_bits);
-      if (family == "nccl_all_reduce") {
+      if (is_all_reduce(family)) {
         v.emplace_back("nodes", r.nodes);
         v.emplace_back("gpus", r.gpus);
       }
@@ -465,7 +477,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         t.attributes["peak_source_" + dt] = "datasheet: " + a.name + " dense " + dt + " peak (hardware catalog)";
         t.attributes["provenance_" + dt] = describe([b](const Row& r) { return r.dtype_bits == b; });
       }
-    } else if (family == "nccl_all_reduce") {
+    } else if (is_all_reduce(family)) {
       std::set<double> node_counts;
       for (const auto& [key, r] : best) node_counts.insert(r.nodes);
       for (double nn : node_counts) {
@@ -489,7 +501,8 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
     }
     static const std::map<std::string, std::string> monotone = {
         {"gemm", "m:+,n:+,k:+"}, {"attention_decode", "batch:+,context:+"},
-        {"attention_prefill", "seq:+"}, {"mem_read", "size_bytes:+"}, {"nccl_all_reduce", "size_bytes:+"}};
+        {"attention_prefill", "seq:+"}, {"mem_read", "size_bytes:+"}, {"nccl_all_reduce", "size_bytes:+"},
+        {"custom_all_reduce", "size_bytes:+"}};
     if (const auto it = monotone.find(family); it != monotone.end()) t.attributes["monotone"] = it->second;
     if (family == "grouped_gemm") {
       // Expert GEMMs are fitted as roofline fractions (kernel_family.hpp), so their weight stream
@@ -507,7 +520,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
 
 std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const {
   if (t.quantity == Quantity::kLatency) return {0, "none: values are seconds per operation"};
-  if (t.family == "nccl_all_reduce" || t.family == "nccl_all_gather" || t.family == "nccl_all_to_all") {
+  if (is_collective(t.family)) {
     if (t.name.ends_with("_1node")) return {acc.scale_up_bw_Bps, "datasheet: " + acc.name + " scale-up bandwidth per direction"};
     return {scale_out_per_gpu_Bps(acc.name),
             "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + acc.name + "'s system"};
@@ -519,12 +532,33 @@ std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& a
   return {it->second, "datasheet: " + acc.name + " dense " + std::string(hw::to_string(d)) + " peak (hardware catalog)"};
 }
 
+void Importer::keep_largest_groups() {
+  for (auto& [acc, families] : rows_) {
+    for (auto& [family, rows] : families) {
+      if (!is_all_reduce(family)) continue;
+      std::map<double, double> largest;  // nodes -> gpus
+      for (const Row& r : rows) largest[r.nodes] = std::max(largest[r.nodes], r.gpus);
+      std::erase_if(rows, [&](const Row& r) {
+        if (r.gpus >= largest[r.nodes]) return false;
+        for (ImportFileSummary& f : out_.files) {
+          if (f.file != r.file) continue;
+          --f.used;
+          skip(f, "a smaller group than the largest measured on as many nodes (the table has no group axis)");
+        }
+        return true;
+      });
+    }
+  }
+}
+
 PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("gemm.csv", &Importer::gemm_row);
   read_file("attention.csv", &Importer::attention_row);
   read_file("collectives.csv", &Importer::collective_row);
+  read_file("custom_all_reduce.csv", &Importer::collective_row);
   read_file("memory.csv", &Importer::memory_row);
   read_file("overheads.csv", &Importer::overhead_row);
+  keep_largest_groups();
 
   for (const auto& [acc, families] : rows_) {
     CalibrationFile f = build_file(acc, families, profile_dir);
@@ -554,18 +588,33 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         const auto mt = mp->second.tables.find(name);
         if (mt == mp->second.tables.end()) continue;
         // Collectives depend on the vendor's fabric and library: never derived across vendors.
-        if (mt->second.family.rfind("nccl_", 0) == 0 && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
+        if (is_collective(mt->second.family) && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
           continue;
         FittedTable t = mt->second;
         const auto [peak, how] = datasheet_peak(a, t);
         if (t.quantity != Quantity::kLatency && !(peak > 0)) break;  // e.g. fp4 on an accelerator without fp4
         t.derived_from = sib;
+        if (is_collective(t.family) && t.axes.size() == 1 && !t.axes[0].knots.empty() && t.peak > 0 && peak > 0) {
+          // Link bandwidth scales the transfer, not the sibling's latency floor (launch and
+          // synchronisation): time(s) = max(sibling time(s) x its peak / this peak, the sibling's
+          // fastest time at any knot), i.e. efficiency capped by that floor (n cancels in bus bytes;
+          // time at knot k is proportional to knot / exp(offset)).
+          EfficiencyAxis& ax = t.axes[0];
+          std::size_t f = 0;
+          for (std::size_t k = 1; k < ax.knots.size(); ++k) {
+            if (std::log(ax.knots[k]) - ax.log_offsets[k] < std::log(ax.knots[f]) - ax.log_offsets[f]) f = k;
+          }
+          const double of = ax.log_offsets[f], sf = ax.knots[f], ratio = std::log(t.peak / peak);
+          for (std::size_t k = 0; k < ax.knots.size(); ++k)
+            ax.log_offsets[k] = std::min(ax.log_offsets[k], of + std::log(ax.knots[k] / sf) + ratio);
+        }
         t.peak = peak;
         if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
         t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
         t.provenance = "derived from " + sib + " table (no anchor rows for " + a.name + "): " + sib +
-                       "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak. " + sib +
-                       ": " + mt->second.provenance;
+                       "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak" +
+                       (is_collective(t.family) ? ", never faster than " + sib + "'s fastest measured time (its latency floor)" : "") +
+                       ". " + sib + ": " + mt->second.provenance;
         p.tables[name] = std::move(t);
         break;
       }

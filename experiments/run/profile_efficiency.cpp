@@ -158,14 +158,27 @@ CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int no
 }
 
 serving::MeasuredCollective ProfileEfficiency::all_reduce(double bytes, int group) const {
-  const auto it = profile_.tables.find("nccl_all_reduce_1node");
-  // Below the smallest measured message the edge bandwidth would price a latency-bound
-  // collective as free: the topology model's latency terms price it instead.
-  if (it == profile_.tables.end() || it->second.axes.empty() || bytes < it->second.axes.front().knots.front()) return {};
-  const CollectiveEfficiency c = collective("all_reduce", 1, bytes, group);
-  if (!(c.bus_bw_efficiency > 0)) return {};
-  const std::string& derived = it->second.derived_from;
-  return {c.time_s, "nccl_all_reduce_1node table" + (derived.empty() ? "" : ", derived from " + derived + " table")};
+  // The engines reduce tensor-parallel activations with their own kernels (custom_all_reduce,
+  // within its measured message range: the kernel's buffer is bounded) or NCCL: the faster.
+  serving::MeasuredCollective best;
+  for (const char* name : {"custom_all_reduce_1node", "nccl_all_reduce_1node"}) {
+    const auto it = profile_.tables.find(name);
+    if (it == profile_.tables.end() || it->second.axes.empty()) continue;
+    const calib::FittedTable& t = it->second;
+    const std::vector<double>& knots = t.axes.front().knots;
+    // Below the smallest measured message the edge bandwidth would price a latency-bound
+    // collective as free: the topology model's latency terms price it instead.
+    if (knots.empty() || bytes < knots.front()) continue;
+    const bool custom = t.family == "custom_all_reduce";
+    if (custom && bytes > knots.back()) continue;
+    const double l = t.lookup(&bytes, 1, true).value;
+    if (!(l > 0) || !(t.peak > 0)) continue;
+    const double n = std::max(2, group);
+    const double time_s = 2.0 * (n - 1) / n * bytes / (l * t.peak);
+    if (best.time_s > 0 && !(time_s < best.time_s)) continue;
+    best = {time_s, std::string(name) + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table")};
+  }
+  return best;
 }
 
 double ProfileEfficiency::scale_up_network_efficiency() const {

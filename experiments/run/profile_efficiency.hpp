@@ -4,7 +4,8 @@
 // group where the profile has none) on both sides of the roofline where the table is a
 // roofline fraction (FittedTable::mem_bw_Bps), attention from attention_decode /
 // attention_prefill, HBM traffic from mem_read, launch floors from launch_latency /
-// graph_replay_latency, collectives from nccl_<op>_<N>node. Each efficiency is
+// graph_replay_latency, collectives from nccl_<op>_<N>node and the engines' own all-reduce
+// from custom_all_reduce_1node. Each efficiency is
 // rescaled from the table's peak to the accelerator's datasheet peak; a family the
 // profile lacks falls back to the constant with a note. Every value's note names the
 // table behind it, and "derived from <sibling> table" where the table was derived.
@@ -36,8 +37,9 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
-  // The profile's nccl_all_reduce_1node table (time = bus bytes / (efficiency x peak)); none
-  // below its smallest measured message (e.g. MI325X's rows start at 4 GiB).
+  // The faster of the profile's custom_all_reduce_1node table (within its measured sizes) and
+  // nccl_all_reduce_1node table (time = bus bytes / (efficiency x peak)); none below a table's
+  // smallest measured message (e.g. MI325X's rows start at 4 GiB).
   serving::MeasuredCollective all_reduce(double bytes, int group) const override;
   std::string name() const override;
 

@@ -25,7 +25,9 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
       const MeasuredCollective m = measured != nullptr ? measured->all_reduce(bytes, group) : MeasuredCollective{};
       if (m.time_s >= 0) {
         all_reduce_[idx] = hw::CollectiveCost{"measured", 0, m.time_s, 1, true};
-        all_reduce_source_ = "measured, " + m.source;
+        // Each table behind some size, smallest sizes first (e.g. the engines' own kernel, then NCCL's).
+        const std::string part = (all_reduce_source_.empty() ? "measured, " : "; ") + m.source;
+        if (all_reduce_source_.find(m.source) == std::string::npos) all_reduce_source_ += part;
       } else {
         all_reduce_[idx] = model->collective(hw::CollectiveKind::kAllReduce, placement_.tp_group, bytes);
       }

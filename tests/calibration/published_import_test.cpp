@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "calibration/calibration_file.hpp"
@@ -52,10 +53,10 @@ double efficiency(const std::string& acc, const std::string& table, const std::v
 TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
   const auto& files = imported().files;
-  ASSERT_EQ(files.size(), 5u);
+  ASSERT_EQ(files.size(), 6u);
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 696u);  // PROVENANCE.md: 157 + 164 + 301 + 50 + 24
+  EXPECT_EQ(rows, 732u);  // PROVENANCE.md: 157 + 164 + 301 + 36 + 50 + 24
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
@@ -136,7 +137,8 @@ TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_published_unmapped";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"attention.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
+  for (const char* f : {"attention.csv", "collectives.csv", "custom_all_reduce.csv", "memory.csv", "overheads.csv"})
+    fs::copy_file(kKernels + "/" + f, dir / f);
   std::ifstream in(kKernels + "/gemm.csv");
   std::string header;
   std::getline(in, header);
@@ -183,6 +185,59 @@ TEST(PublishedImport, WritesCalibrationFilesThatReadBackAndProfilesThatLoad) {
   EXPECT_EQ(g.attributes.at("source_sha256").size(), 64u);
   EXPECT_FALSE(g.attributes.at("quality_levels").empty());
   for (const auto& a : loaded().accs) EXPECT_NO_THROW(load_profile((dir / (a.name + ".yaml")).string())) << a.name;
+  // The same import writes the same bytes (no HDF5 object timestamps).
+  const fs::path again = fs::temp_directory_path() / "agentsim_published_out_again";
+  fs::remove_all(again);
+  write_published_import(imported(), again.string());
+  for (const char* name : {"h100-sxm.h5", "mi300x.h5"}) {
+    std::ifstream a(dir / name, std::ios::binary), b(again / name, std::ios::binary);
+    const std::string bytes_a((std::istreambuf_iterator<char>(a)), {}), bytes_b((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_FALSE(bytes_a.empty()) << name;
+    EXPECT_TRUE(bytes_a == bytes_b) << name << " differs between two writes of the same import";
+  }
+}
+
+// custom_all_reduce.csv: the engines' own all-reduce (SGLang PR #2904, H100, eager launches).
+TEST(PublishedImport, CustomAllReduceTableIsTheNodeWideGroupAndStaysWithinItsVendor) {
+  const auto& files = imported().files;
+  const auto f = std::find_if(files.begin(), files.end(), [](const auto& x) { return x.file == "custom_all_reduce.csv"; });
+  ASSERT_NE(f, files.end());
+  EXPECT_EQ(f->rows, 36u);
+  // tp 2 and 4 rows skipped: a table has no group axis, so it is the 8-GPU node's.
+  EXPECT_EQ(f->used, 12u);
+  EXPECT_EQ(f->skipped.at("a smaller group than the largest measured on as many nodes (the table has no group axis)"), 24u);
+  const auto& p = imported().profiles;
+  const FittedTable& h100 = p.at("h100-sxm").table("custom_all_reduce_1node");
+  EXPECT_TRUE(h100.derived_from.empty());
+  // The row "data size 262144" (1 MiB of float32), tp 8: 0.0167 ms -> bus bytes 2 x 7/8 x 1 MiB / 16.7 us.
+  const double link = loaded().catalog.accelerators.get("h100-sxm").scale_up_bw_Bps;
+  const double published = 2.0 * 7 / 8 * 1048576 / 16.7e-6 / link;
+  EXPECT_NEAR(h100.lookup({1048576.0}).value * h100.peak / link / published, 1.0, 0.1);
+  EXPECT_EQ(p.at("h200").table("custom_all_reduce_1node").derived_from, "h100-sxm");
+  EXPECT_EQ(p.at("b200").table("custom_all_reduce_1node").derived_from, "h100-sxm");
+  // CUDA IPC kernels: never derived onto AMD, which keeps its RCCL tables.
+  for (const char* amd : {"mi300x", "mi325x", "mi355x"}) EXPECT_FALSE(p.at(amd).tables.contains("custom_all_reduce_1node")) << amd;
+}
+
+// A derived collective keeps its sibling's latency floor: B200's NVLink 5 (900 GB/s per direction)
+// halves H100's (450 GB/s) bandwidth-bound times, never below H100's fastest measured time.
+TEST(PublishedImport, DerivedCollectiveScalesTheTransferNotTheLatencyFloor) {
+  const auto& p = imported().profiles;
+  auto time_s = [&](const std::string& acc, double bytes) {
+    const FittedTable& t = p.at(acc).table("custom_all_reduce_1node");
+    return 2.0 * 7 / 8 * bytes / (t.lookup({bytes}).value * t.peak);
+  };
+  double floor_s = 1;
+  for (double bytes : {2048.0, 16384.0, 131072.0, 1048576.0}) floor_s = std::min(floor_s, time_s("h100-sxm", bytes));
+  EXPECT_NEAR(floor_s, 5.7e-6, 0.3e-6);  // the 16 KiB row (4096 float32): 5.7 us
+  for (double bytes : {2048.0, 16384.0, 131072.0}) {
+    EXPECT_GE(time_s("b200", bytes), floor_s * (1 - 1e-9)) << bytes;
+    EXPECT_LT(time_s("b200", bytes), time_s("h100-sxm", bytes) * (1 + 1e-9)) << bytes;
+  }
+  // 4 MiB: 33.8 us on H100, transfer-bound well above the floor: half on B200.
+  EXPECT_NEAR(time_s("b200", 4194304) / time_s("h100-sxm", 4194304), 0.5, 1e-9);
+  // Same link bandwidth: H200's derived table is H100's.
+  EXPECT_NEAR(time_s("h200", 131072) / time_s("h100-sxm", 131072), 1.0, 1e-9);
 }
 
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {

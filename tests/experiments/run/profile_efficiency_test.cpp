@@ -176,19 +176,28 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
 }
 
 // The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
-// H200's (Azure nccl-tests, 1 KiB and up) at 1 MiB is bus bytes / measured bus bandwidth;
-// MI325X's rows start at 4 GiB, so a 1 MiB all-reduce is left to the topology model.
+// the engines' own kernel (custom_all_reduce_1node) within its measured sizes (2 KiB-4 MiB),
+// NCCL's table above it; MI325X's NCCL rows start at 4 GiB and it has no custom table (an NVIDIA
+// CUDA-IPC kernel is never derived onto AMD), so a 1 MiB all-reduce is left to the topology model.
 TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   const auto& p = imported().profiles;
   const exp::ProfileEfficiency h200(p.at("h200"), catalog().accelerators.get("h200"), {});
   const serving::MeasuredCollective ar = h200.all_reduce(1 << 20, 8);
   ASSERT_GT(ar.time_s, 0);
-  // The published row (calibration/data/published/kernels/collectives.csv line 173, Azure ND
-  // H200 v5 nccl-tests, NVLS): 57.15 GB/s bus bandwidth at 1 MiB, i.e. 2 x 7/8 x 1 MiB / 57.15 GB/s
-  // = 32.1 us; the fitted table reproduces it within its fit error (a few percent).
-  const double published_s = 2.0 * 7 / 8 * (1 << 20) / 57.15e9;
-  EXPECT_NEAR(ar.time_s, published_s, 0.1 * published_s);
-  EXPECT_EQ(ar.source, "nccl_all_reduce_1node table");
+  // calibration/data/published/kernels/custom_all_reduce.csv, sgl-kernel custom_reduce, tp 8,
+  // data size 262144 float32 (1 MiB): 16.7 us on H100; H200 has the same NVLink 4 bandwidth.
+  EXPECT_NEAR(ar.time_s, 16.7e-6, 0.1 * 16.7e-6);
+  EXPECT_EQ(ar.source, "custom_all_reduce_1node table, derived from h100-sxm table");
+  // 16 MiB is above the custom kernel's measured sizes: the NCCL row (collectives.csv, Azure ND
+  // H200 v5 nccl-tests, NVLS, 16 MiB) prices it; the fitted table reproduces it within its fit error.
+  const serving::MeasuredCollective big = h200.all_reduce(16.0 * (1 << 20), 8);
+  EXPECT_EQ(big.source, "nccl_all_reduce_1node table");
+  const auto nccl = h200.collective("all_reduce", 1, 16.0 * (1 << 20), 8);
+  EXPECT_DOUBLE_EQ(big.time_s, nccl.time_s);
+  // Where both tables price a size, the faster one: the custom kernel at 64 KiB (about 7 us)
+  // against NCCL's NVLS row (about 29 us).
+  const serving::MeasuredCollective mid = h200.all_reduce(65536, 8);
+  EXPECT_LT(mid.time_s, h200.collective("all_reduce", 1, 65536, 8).time_s / 2);
   const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
   EXPECT_LT(mi325x.all_reduce(1 << 20, 8).time_s, 0);
   EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
