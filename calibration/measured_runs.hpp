@@ -48,6 +48,10 @@ struct MeasuredRun {
   // (inferencex_stream_interval.hpp). Which token the client's first chunk (its TTFT) waits
   // for is the engine's rule: serving::first_chunk_output_token.
   int stream_interval_tokens = 1;
+  // The client's random-range-ratio: each request's prompt and output lengths uniform integers in
+  // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);
+  // 1 = every request exactly isl/osl. InferenceX rows: 0.8.
+  double range_ratio = 1.0;
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

@@ -1,6 +1,7 @@
 // Adapter: experiments/validation/measured/serving-points/serving_points.csv (PROVENANCE.md there).
 #include <set>
 
+#include "calibration/inferencex_range_ratio.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -29,7 +30,10 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file) {
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
     // IX<n> source ids are InferenceX issues and PRs (PROVENANCE.md there): the recipe's interval.
-    if (r.source.starts_with("IX")) r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
+    if (r.source.starts_with("IX")) {
+      r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
+      r.range_ratio = kInferenceXRangeRatio;  // its client's length spread
+    }
     r.gpus = static_cast<int>(required_count(csv, col("n_gpus"), why));
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);

@@ -21,6 +21,8 @@ constexpr std::array kKeys = {
     OptionSpec{"shared_system_prompt_tokens", "integer", "0", "leading tokens shared by every session"},
     OptionSpec{"max_context_tokens", "integer", "200000", "prompt cap"},
     OptionSpec{"block_size_tokens", "integer", "64", "prefix block size"},
+    OptionSpec{"range_ratio", "number", "1",
+               "first prompts and outputs uniform in [ratio x draw, draw] (benchmark_serving --random-range-ratio)"},
 };
 constexpr std::array kDistKeys = {
     OptionSpec{"median", "number", "", "50th percentile"},
@@ -74,6 +76,10 @@ wl::GeneratorConfig decode_generator(const YamlNode& node) {
   c.shared_system_prompt_tokens = count(node, "shared_system_prompt_tokens", c.shared_system_prompt_tokens, 0);
   c.max_context_tokens = count(node, "max_context_tokens", c.max_context_tokens, 1);
   c.block_size_tokens = static_cast<int>(count(node, "block_size_tokens", c.block_size_tokens, 1));
+  if (node.has("range_ratio")) {
+    c.range_ratio = node.at("range_ratio").as_number();
+    if (!(c.range_ratio > 0 && c.range_ratio <= 1)) throw node.at("range_ratio").error("expected a number in (0, 1]");
+  }
   return c;
 }
 
@@ -93,6 +99,11 @@ std::string generator_yaml(const wl::GeneratorConfig& c, const std::string& comm
                 "shared_system_prompt_tokens: %lld\nmax_context_tokens: %lld\nblock_size_tokens: %d\n",
                 c.human_gap_fraction, c.compaction_probability, c.compacted_context_tokens,
                 c.shared_system_prompt_tokens, c.max_context_tokens, c.block_size_tokens);
+  if (c.range_ratio < 1.0) {
+    char rr[64];
+    std::snprintf(rr, sizeof rr, "range_ratio: %.6g\n", c.range_ratio);
+    return r + buf + rr;
+  }
   return r + buf;
 }
 

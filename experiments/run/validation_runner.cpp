@@ -74,7 +74,8 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   e.plans = {plan};
   // As many replicas as the measurement's GPUs hold (not the system filled: a 1-GPU row is one GPU).
   e.serving.replicas = std::max(1, row.gpus / std::max(1, devices));
-  // Fixed-length one-turn sessions: isl tokens in, osl out, sent back to back.
+  // One-turn sessions of isl tokens in, osl out (each uniform down to range_ratio of it, as the
+  // row's client drew them), sent back to back.
   WorkloadConfig& w = e.workload;
   w.mode = ReplayMode::kClosedLoop;
   w.use_generator = true;
@@ -84,6 +85,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   w.generator.initial_context_tokens = {static_cast<double>(row.isl), static_cast<double>(row.isl)};
   w.generator.output_tokens = {static_cast<double>(row.osl), static_cast<double>(row.osl)};
   w.generator.max_context_tokens = row.isl + row.osl;
+  w.generator.range_ratio = row.range_ratio;  // the client's length spread (InferenceX: 0.8)
   w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
   w.concurrency = {static_cast<int>(row.concurrency)};
   w.levels = {row.concurrency};

@@ -86,6 +86,7 @@ TEST(MeasuredSources, ServingPointsRow) {
   EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.0128);
   EXPECT_TRUE(std::isnan(metric(*r, "tpot_s_median")));
   EXPECT_EQ(r->stream_interval_tokens, 10);  // InferenceX (IX870), SGLang on H200: dsr1_fp8_h200.sh's interval
+  EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);     // and its client's --random-range-ratio
   // Line 4 (IX828, isl "see notes") is skipped with its reason.
   ASSERT_EQ(set.skipped.size(), 1u);
   EXPECT_EQ(set.skipped[0].line, 4);
@@ -124,6 +125,8 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   // Both are InferenceX runs: dsr1_fp8_h200.sh and dsr1_fp4_b200_trt.sh stream 10 tokens a chunk.
   EXPECT_EQ(r->stream_interval_tokens, 10);
   EXPECT_EQ(t->stream_interval_tokens, 10);
+  EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);
+  EXPECT_DOUBLE_EQ(t->range_ratio, 0.8);
   // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
   ASSERT_EQ(set.skipped.size(), 2u);
   EXPECT_EQ(set.skipped[0].line, 3);
@@ -178,6 +181,8 @@ TEST(MeasuredSources, StreamIntervalIsInferenceXsTenTokensAndOneElsewhere) {
   ASSERT_EQ(file.runs.size(), 2u);
   EXPECT_EQ(file.runs[0].stream_interval_tokens, 10);
   EXPECT_EQ(file.runs[1].stream_interval_tokens, 1);
+  EXPECT_DOUBLE_EQ(file.runs[0].range_ratio, 0.8);  // InferenceX's client spread; elsewhere exact lengths
+  EXPECT_DOUBLE_EQ(file.runs[1].range_ratio, 1.0);
   EXPECT_EQ(file.runs[1].engine, file.runs[0].engine);  // only the source differs
 }
 

@@ -19,6 +19,13 @@ double sample_lognormal(const LogNormalSpec& spec, double u1, double u2) {
   return std::exp(mu + sigma * z);
 }
 
+long long range_ratio_length(long long tokens, double ratio, double u) {
+  if (!(ratio < 1.0)) return tokens;
+  const auto lower = static_cast<long long>(std::floor(static_cast<double>(tokens) * std::max(0.0, ratio)));
+  const auto span = static_cast<double>(tokens - lower + 1);
+  return std::max(1LL, lower + std::min(tokens - lower, static_cast<long long>(std::floor(u * span))));
+}
+
 Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t seed) {
   core::RngStream rng(seed, "generator/sessions");
   auto draw = [&](const LogNormalSpec& s) { return sample_lognormal(s, rng.uniform(), rng.uniform()); };
@@ -34,7 +41,12 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
     s.id = "gen/" + std::to_string(i);
     s.root = i;
     const int turns = std::max(1, static_cast<int>(std::lround(draw(cfg.turns))));
-    long long context = cfg.shared_system_prompt_tokens + std::max<long long>(1, std::llround(draw(cfg.initial_context_tokens)));
+    // benchmark_serving's random dataset: one uniform per length, only when a range is asked for.
+    const auto ranged = [&](long long tokens) {
+      return cfg.range_ratio < 1.0 ? range_ratio_length(tokens, cfg.range_ratio, rng.uniform()) : tokens;
+    };
+    long long context = cfg.shared_system_prompt_tokens +
+                        ranged(std::max<long long>(1, std::llround(draw(cfg.initial_context_tokens))));
     long long prompt_blocks = 0;  // full blocks of the previous prompt
     for (int k = 0; k < turns; ++k) {
       Turn t;
@@ -48,7 +60,7 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
       }
       context = std::min(context, cfg.max_context_tokens);
       t.input_tokens = context;
-      t.output_tokens = std::max<long long>(1, std::llround(draw(cfg.output_tokens)));
+      t.output_tokens = ranged(std::max<long long>(1, std::llround(draw(cfg.output_tokens))));
       if (k + 1 < turns) {
         const bool human = rng.uniform() < cfg.human_gap_fraction;
         t.gap_kind = human ? GapKind::kHuman : GapKind::kTool;

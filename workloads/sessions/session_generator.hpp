@@ -27,11 +27,19 @@ struct GeneratorConfig {
   long long shared_system_prompt_tokens = 0;    // identical leading tokens of every session
   long long max_context_tokens = 200000;        // prompts are capped here
   int block_size_tokens = 64;
+  // Below 1: each first prompt and each output of L tokens (its draw, rounded) becomes a
+  // uniform integer in [floor(range_ratio x L), L], as benchmark_serving's random dataset
+  // draws them (`--random-range-ratio`; InferenceX runs 0.8). 1 draws nothing more.
+  double range_ratio = 1.0;
 };
 
 // `sessions` sessions, deterministic in `seed`. Block ids are global: the shared system
 // prompt's blocks are common to every session.
 Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t seed);
+
+// A uniform integer in [floor(ratio x tokens), tokens] from one uniform u in [0, 1); tokens
+// itself when ratio >= 1 (never below 1).
+long long range_ratio_length(long long tokens, double ratio, double u);
 
 // Draw from a log-normal with the given median and p90 using two uniforms in (0, 1).
 double sample_lognormal(const LogNormalSpec& spec, double u1, double u2);

@@ -127,6 +127,10 @@ std::vector<Row> rows() {
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  trace: missing.jsonl\n"
                      "  concurrency: [1]\n  warmup: 1s\n  window: 10s\n"}},
        run, "exp.yaml:5: workload.trace: trace file not found: missing.jsonl"},
+      {"WorkloadGeneratorRangeRatioAboveOne", "wrong value",
+       {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n"
+                     "  generator: {range_ratio: 1.2}\n  concurrency: [1]\n  warmup: 1s\n  window: 10s\n"}},
+       run, "exp.yaml:5: workload.generator.range_ratio: expected a number in (0, 1]"},
       {"WorkloadGeneratorP90BelowMedian", "wrong value",
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n"
                      "  generator: {turns: {median: 5, p90: 2}}\n  concurrency: [1]\n  warmup: 1s\n  window: 10s\n"}},
@@ -282,6 +286,11 @@ std::vector<Row> rows() {
       {"MeasuredHugeConcurrency", "huge value",
        {{"exp.yaml", kExp}, {"m.csv", kMeasuredHead + "a,src,hgx-h200,llama-3.1-8b,tp=1,1,128,128,1e12,100,,,,,,\n"}},
        "validate exp.yaml --measured m.csv", "m.csv:2: concurrency: expected a concurrency in [1, 10000000]"},
+      {"MeasuredRangeRatioAboveOne", "wrong value",
+       {{"exp.yaml", kExp},
+        {"m.csv", kMeasuredHead.substr(0, kMeasuredHead.size() - 1) + ",range_ratio\n" +
+                      "a,src,hgx-h200,llama-3.1-8b,tp=1,1,128,128,1,100,,,,,,,1.5\n"}},
+       "validate exp.yaml --measured m.csv", "m.csv:2: range_ratio: expected a range ratio in (0, 1]"},
       {"MeasuredBadPlan", "wrong type",
        {{"exp.yaml", kExp}, {"m.csv", kMeasuredHead + "a,src,hgx-h200,llama-3.1-8b,tp8,1,128,128,1,100,,,,,,\n"}},
        "validate exp.yaml --measured m.csv", "m.csv:2: plan: plan 'tp8': 'tp8' is not key=value (expected e.g. tp=8,ep=8,pp=1,dp=1)"},

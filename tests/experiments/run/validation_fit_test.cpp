@@ -10,6 +10,7 @@
 #include "experiments/config/catalog.hpp"
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/validation_fit.hpp"
+#include "experiments/run/validation_runner.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/engine_overhead.hpp"
 #include "sim/serving/engine_overhead_decoder.hpp"
@@ -160,6 +161,33 @@ TEST(ValidationFit, RecoversTheParameterTheRowsWereGeneratedWith) {
   for (int i = 3; i < 6; ++i) runs[i] = measured(device[i], 8 * (i - 2), 3.23e-3, "b"), grids[i] = synthetic(device[i], 8 * (i - 2));
   EXPECT_NEAR(fit_parameter(runs, grids, {3, 4, 5}), 3.23e-3, 1e-6);
   EXPECT_NEAR(fit_parameter(runs, grids, {0, 1, 2}), truth, 1e-6);
+}
+
+// A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
+// rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly.
+TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
+  const Catalog catalog = load_catalog(kRoot);
+  const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
+  calib::MeasuredRun r;
+  for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
+  r.id = "row";
+  r.file = "rows.csv";
+  r.system = "hgx-h200";
+  r.model = "llama-3.1-8b";
+  r.plan = "tp=1";
+  r.gpus = 1;
+  r.isl = 1024;
+  r.osl = 8192;
+  r.concurrency = 4;
+  r.range_ratio = 0.8;
+  calib::MeasuredRun exact = r;
+  exact.id = "exact";
+  exact.range_ratio = 1.0;
+  const PreparedRows rows = prepare_rows(base, catalog, {r, exact}, {});
+  ASSERT_EQ(rows.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows.rows[0].experiment.workload.generator.range_ratio, 0.8);
+  EXPECT_DOUBLE_EQ(rows.rows[1].experiment.workload.generator.range_ratio, 1.0);
+  EXPECT_EQ(rows.rows[0].experiment.workload.generator.output_tokens.median, 8192);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // fitted to (the shipped Claude Code sample) within 10%.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "workloads/sessions/generator_fit.hpp"
+#include "workloads/sessions/session_generator.hpp"
 #include "workloads/sessions/trace_formats.hpp"
 
 namespace agentsim::wl {
@@ -65,6 +67,44 @@ TEST(TraceGenerator, LogNormalHitsItsQuantiles) {
   const double x = sample_lognormal(LogNormalSpec{100, 400}, 1 - std::exp(-0.5), 0.0);
   EXPECT_NEAR(x, 100 * std::pow(4.0, 1 / 1.2815515655446004), 1e-9);
   EXPECT_NEAR(sample_lognormal(LogNormalSpec{100, 400}, 1 - std::exp(-0.5), 0.25), 100, 1e-9);  // cos = 0
+}
+
+// benchmark_serving's --random-range-ratio: np.random.randint(int(L * r), L + 1).
+TEST(TraceGenerator, RangeRatioDrawsUniformIntegersDownToTheRatio) {
+  EXPECT_EQ(range_ratio_length(1024, 1.0, 0.37), 1024);
+  EXPECT_EQ(range_ratio_length(1024, 0.8, 0.0), 819);         // int(819.2)
+  EXPECT_EQ(range_ratio_length(1024, 0.8, 0.999999), 1024);  // the top of 206 values
+  EXPECT_EQ(range_ratio_length(1, 0.5, 0.0), 1);             // never below one token
+  GeneratorConfig c;
+  c.turns = {1, 1};
+  c.initial_context_tokens = {1024, 1024};
+  c.output_tokens = {8192, 8192};
+  c.max_context_tokens = 1024 + 8192;
+  const Trace fixed = generate_sessions(c, 2000, 7);
+  c.range_ratio = 0.8;
+  const Trace spread = generate_sessions(c, 2000, 7);
+  double in_sum = 0, out_sum = 0;
+  long long in_lo = 1 << 30, in_hi = 0, out_lo = 1 << 30, out_hi = 0;
+  for (std::size_t i = 0; i < spread.sessions.size(); ++i) {
+    EXPECT_EQ(fixed.sessions[i].turns[0].input_tokens, 1024);
+    EXPECT_EQ(fixed.sessions[i].turns[0].output_tokens, 8192);
+    const Turn& t = spread.sessions[i].turns[0];
+    in_sum += static_cast<double>(t.input_tokens);
+    out_sum += static_cast<double>(t.output_tokens);
+    in_lo = std::min(in_lo, t.input_tokens), in_hi = std::max(in_hi, t.input_tokens);
+    out_lo = std::min(out_lo, t.output_tokens), out_hi = std::max(out_hi, t.output_tokens);
+  }
+  EXPECT_GE(in_lo, 819);
+  EXPECT_LE(in_hi, 1024);
+  EXPECT_GE(out_lo, 6553);
+  EXPECT_LE(out_hi, 8192);
+  // Means (819 + 1024) / 2 = 921.5 and (6553 + 8192) / 2 = 7372.5; 2,000 draws: standard errors
+  // 59.5 / sqrt(2000) = 1.3 and 473 / sqrt(2000) = 10.6 tokens, bounds at four of them.
+  EXPECT_NEAR(in_sum / 2000, 921.5, 5.3);
+  EXPECT_NEAR(out_sum / 2000, 7372.5, 42.4);
+  // Both ends are reached: the spread covers the whole range, not a narrower band.
+  EXPECT_LE(in_lo, 822);
+  EXPECT_GE(in_hi, 1021);
 }
 
 }  // namespace
