@@ -40,6 +40,7 @@ struct Row {
 };
 
 // GoogleTest prints a failing row by its name instead of its bytes.
+// NOLINTNEXTLINE(readability-identifier-naming): GoogleTest finds a value printer by this name.
 void PrintTo(const Row& row, std::ostream* os) { *os << row.name << " (" << row.category << ")"; }
 
 // A valid experiment from the generator: rows change one thing in it.
