@@ -44,8 +44,13 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
+  // Every metric column is required but the later-added median TTFT (absent: not reported).
+  constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
   std::size_t c_metric[kMeasuredMetricCount];
-  for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) c_metric[i] = csv.column(kMeasuredMetrics[i]);
+  for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
+    const bool optional = kMeasuredMetrics[i] == "ttft_s_median";
+    c_metric[i] = optional && !csv.has_column(kMeasuredMetrics[i]) ? kAbsent : csv.column(kMeasuredMetrics[i]);
+  }
 
   std::vector<MeasuredRun> runs;
   std::set<std::string> ids;
@@ -89,7 +94,8 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     }
     bool any = false;
     for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
-      r.metrics[i] = csv.number_or(c_metric[i], std::numeric_limits<double>::quiet_NaN());
+      r.metrics[i] = c_metric[i] == kAbsent ? std::numeric_limits<double>::quiet_NaN()
+                                            : csv.number_or(c_metric[i], std::numeric_limits<double>::quiet_NaN());
       if (!std::isnan(r.metrics[i])) {
         if (!(r.metrics[i] > 0)) throw csv.error_at(c_metric[i], "expected a positive value or an empty field");
         any = true;

@@ -17,6 +17,7 @@ inline constexpr std::string_view kMeasuredMetrics[] = {
     "total_tok_s_per_gpu",   // (input + output) tokens/s / GPUs
     "agent_output_tok_s",    // per-user output speed, 1 / TPOT
     "ttft_s_mean",
+    "ttft_s_median",         // median over requests (robust to a few stalled requests)
     "tpot_s_mean",
     "tpot_s_median",
     "power_w_per_gpu",

@@ -47,6 +47,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
     r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);
     r.metrics[metric("ttft_s_mean")] = optional_positive(csv, col("ttft_s_mean"), 1, why);
+    r.metrics[metric("ttft_s_median")] = optional_positive(csv, col("ttft_s_p50"), 1, why);
     r.metrics[metric("tpot_s_mean")] = optional_positive(csv, col("tpot_s_mean"), 1, why);
     r.metrics[metric("tpot_s_median")] = optional_positive(csv, col("tpot_s_p50"), 1, why);
     r.metrics[metric("power_w_per_gpu")] = optional_positive(csv, col("power_w_per_gpu"), 1, why);

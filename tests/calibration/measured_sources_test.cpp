@@ -113,6 +113,7 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_DOUBLE_EQ(metric(*r, "total_tok_s_per_gpu"), 240.795);
   EXPECT_DOUBLE_EQ(metric(*r, "agent_output_tok_s"), 60.841);
   EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.32327);
+  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_median"), 0.21237);  // the ttft_s_p50 column
   EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.015929);
   EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_median"), 0.016436);
   // Line 2: TensorRT-LLM, NVFP4 experts, TP4 EP1 on 4 GPUs.
@@ -224,6 +225,27 @@ TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
     FAIL() << "accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("m.csv:2: stream_interval_tokens"), std::string::npos) << e.what();
+  }
+}
+
+// The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like
+// every metric, positive where given.
+TEST(MeasuredSources, OwnSchemaMedianTtftColumnIsOptional) {
+  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,output_tok_s_per_gpu,"
+                             "total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,ttft_s_median,tpot_s_mean,"
+                             "tpot_s_median,power_w_per_gpu\n";
+  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,0.3,0.2,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,0.3,,,,\n");
+  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(runs[0].metrics[measured_metric_index("ttft_s_median")], 0.2);
+  EXPECT_TRUE(std::isnan(runs[1].metrics[measured_metric_index("ttft_s_median")]));
+  std::istringstream bad(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,0.3,-1,,,\n");
+  try {
+    read_measured_runs(bad, "m.csv");
+    FAIL() << "accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.csv:2: ttft_s_median"), std::string::npos) << e.what();
   }
 }
 

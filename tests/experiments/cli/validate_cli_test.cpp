@@ -82,6 +82,10 @@ TEST(ValidateCli, DirectoryWithCrossValidation) {
     }
   }
   for (const auto& m : j["mape"]) EXPECT_FALSE(m["mape_cv_pct"].is_null()) << m;
+  // The serving-points-2 fixture rows report a median TTFT (their ttft_s_p50 column): it is
+  // predicted and compared (every prediction positive, checked above with the other metrics).
+  ASSERT_TRUE(j["metrics"].contains("ttft_s_median"));
+  EXPECT_GT(j["metrics"]["ttft_s_median"]["rows"].get<int>(), 0);
 }
 
 // InferenceX's MTP rows ran on random-token prompts: their acceptance is the fitted

@@ -164,7 +164,8 @@ TEST(ValidationFit, RecoversTheParameterTheRowsWereGeneratedWith) {
 }
 
 // A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
-// rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly.
+// rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly. No
+// row reuses a cached prompt.
 TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   const Catalog catalog = load_catalog(kRoot);
   const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
@@ -188,6 +189,10 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   EXPECT_DOUBLE_EQ(rows.rows[0].experiment.workload.generator.range_ratio, 0.8);
   EXPECT_DOUBLE_EQ(rows.rows[1].experiment.workload.generator.range_ratio, 1.0);
   EXPECT_EQ(rows.rows[0].experiment.workload.generator.output_tokens.median, 8192);
+  // A benchmark sends each prompt once; the closed loop cycles through the generated sessions
+  // (4 x concurrency of them here), so no repeated one may be served from the prefix cache.
+  EXPECT_TRUE(base.serving.prefix_caching);
+  for (const auto& row : rows.rows) EXPECT_FALSE(row.experiment.serving.prefix_caching);
 }
 
 }  // namespace
