@@ -136,8 +136,12 @@ double ProfileEfficiency::launch_floor_s(bool graph) const {
 }
 
 CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int nodes, double bytes, int group) const {
+  return table_collective("nccl_" + op + "_" + std::to_string(std::max(1, nodes)) + "node", op, bytes, group);
+}
+
+CollectiveEfficiency ProfileEfficiency::table_collective(const std::string& name, const std::string& op, double bytes,
+                                                         int group) const {
   CollectiveEfficiency out;
-  const std::string name = "nccl_" + op + "_" + std::to_string(std::max(1, nodes)) + "node";
   const auto it = profile_.tables.find(name);
   if (it == profile_.tables.end()) {
     out.note = "profile has no " + name + " table";
@@ -161,22 +165,22 @@ serving::MeasuredCollective ProfileEfficiency::all_reduce(double bytes, int grou
   // The engines reduce tensor-parallel activations with their own kernels (custom_all_reduce,
   // within its measured message range: the kernel's buffer is bounded) or NCCL: the faster.
   serving::MeasuredCollective best;
-  for (const char* name : {"custom_all_reduce_1node", "nccl_all_reduce_1node"}) {
+  for (const std::string name : {"custom_all_reduce_1node", "nccl_all_reduce_1node"}) {
     const auto it = profile_.tables.find(name);
     if (it == profile_.tables.end() || it->second.axes.empty()) continue;
     const calib::FittedTable& t = it->second;
     const std::vector<double>& knots = t.axes.front().knots;
-    // Below the smallest measured message the edge bandwidth would price a latency-bound
-    // collective as free: the topology model's latency terms price it instead.
-    if (knots.empty() || bytes < knots.front()) continue;
+    if (knots.empty()) continue;
     const bool custom = t.family == "custom_all_reduce";
     if (custom && bytes > knots.back()) continue;
-    const double l = t.lookup(&bytes, 1, true).value;
-    if (!(l > 0) || !(t.peak > 0)) continue;
-    const double n = std::max(2, group);
-    const double time_s = 2.0 * (n - 1) / n * bytes / (l * t.peak);
-    if (best.time_s > 0 && !(time_s < best.time_s)) continue;
-    best = {time_s, std::string(name) + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table")};
+    // Below the smallest measured message the edge bandwidth would price a latency-bound
+    // collective as free. The custom kernel's table starts at its latency floor (2 KB, one
+    // launch and one barrier): a smaller message takes that message's time. NCCL's tables
+    // start higher for some systems (MI325X: 4 GiB), so there the topology model prices it.
+    if (!custom && bytes < knots.front()) continue;
+    const CollectiveEfficiency c = table_collective(name, "all_reduce", std::max(bytes, knots.front()), group);
+    if (!(c.bus_bw_efficiency > 0) || (best.time_s > 0 && !(c.time_s < best.time_s))) continue;
+    best = {c.time_s, name + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table")};
   }
   return best;
 }

@@ -37,9 +37,10 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
-  // The faster of the profile's custom_all_reduce_1node table (within its measured sizes) and
-  // nccl_all_reduce_1node table (time = bus bytes / (efficiency x peak)); none below a table's
-  // smallest measured message (e.g. MI325X's rows start at 4 GiB).
+  // The faster of the profile's custom_all_reduce_1node table (up to its largest measured size;
+  // smaller messages than its first take that one's time) and nccl_all_reduce_1node table (time =
+  // bus bytes / (efficiency x peak)); none below NCCL's smallest measured message (e.g. MI325X's
+  // rows start at 4 GiB) where no custom table applies.
   serving::MeasuredCollective all_reduce(double bytes, int group) const override;
   std::string name() const override;
 
@@ -62,6 +63,9 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
     std::array<int, 4> axis{};   // shape field of each table axis (see kField*)
   };
   Slot slot(const std::string& table, const std::string& used_for, double datasheet_peak) const;
+  // collective() on the table `name` (nccl_<op>_<N>node or custom_all_reduce_1node).
+  CollectiveEfficiency table_collective(const std::string& name, const std::string& op, double bytes,
+                                        int group) const;
   // `scale`: table value to datasheet fraction; <= 0: the slot's FLOP-peak scale.
   serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback,
                                 double scale = 0) const;

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/metrics/output_token_time.hpp"
+#include "sim/metrics/percentile.hpp"
 #include "sim/serving/first_chunk.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/spec_decode.hpp"
@@ -123,10 +124,7 @@ std::vector<double> predictions(const RunResult& r, long long first_chunk_token)
     double sum = 0;
     for (double t : ttft) sum += t;
     set("ttft_s_mean", sum / static_cast<double>(ttft.size()));
-    // The middle order statistic (the mean of the two middle ones for an even count).
-    std::sort(ttft.begin(), ttft.end());
-    const std::size_t n = ttft.size();
-    set("ttft_s_median", n % 2 == 1 ? ttft[n / 2] : 0.5 * (ttft[n / 2 - 1] + ttft[n / 2]));
+    set("ttft_s_median", metrics::percentile(ttft, 50));
   }
   set("tpot_s_mean", s.itl_s_mean);
   // The median of per-request TPOT is the reciprocal of the median per-request speed.

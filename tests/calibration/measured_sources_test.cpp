@@ -208,6 +208,17 @@ TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
   EXPECT_EQ(inferencex_stream_interval_tokens(r), 1);  // gptoss_fp4_h100.sh sets none
 }
 
+// agentsim's own schema refuses `csv` (read as m.csv) with a message containing `where`.
+void expect_own_schema_error(const std::string& csv, const std::string& where) {
+  std::istringstream in(csv);
+  try {
+    read_measured_runs(in, "m.csv");
+    FAIL() << "accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+  }
+}
+
 // agentsim's own schema states the interval in an optional column: empty is 1, below 1 an error.
 TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
   const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,stream_interval_tokens,"
@@ -219,13 +230,8 @@ TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].stream_interval_tokens, 10);
   EXPECT_EQ(runs[1].stream_interval_tokens, 1);
-  std::istringstream bad(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,0,,,,0.3,,,\n");
-  try {
-    read_measured_runs(bad, "m.csv");
-    FAIL() << "accepted";
-  } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("m.csv:2: stream_interval_tokens"), std::string::npos) << e.what();
-  }
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,0,,,,0.3,,,\n",
+                          "m.csv:2: stream_interval_tokens");
 }
 
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like
@@ -240,13 +246,8 @@ TEST(MeasuredSources, OwnSchemaMedianTtftColumnIsOptional) {
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_DOUBLE_EQ(runs[0].metrics[measured_metric_index("ttft_s_median")], 0.2);
   EXPECT_TRUE(std::isnan(runs[1].metrics[measured_metric_index("ttft_s_median")]));
-  std::istringstream bad(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,0.3,-1,,,\n");
-  try {
-    read_measured_runs(bad, "m.csv");
-    FAIL() << "accepted";
-  } catch (const core::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("m.csv:2: ttft_s_median"), std::string::npos) << e.what();
-  }
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,0.3,-1,,,\n",
+                          "m.csv:2: ttft_s_median");
 }
 
 TEST(MeasuredSources, UnknownColumnIsAnErrorNamingFileLineAndColumn) {

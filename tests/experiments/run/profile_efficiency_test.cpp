@@ -176,8 +176,8 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
 }
 
 // The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
-// the engines' own kernel (custom_all_reduce_1node) within its measured sizes (2 KiB-4 MiB),
-// NCCL's table above it; MI325X's NCCL rows start at 4 GiB and it has no custom table (an NVIDIA
+// the engines' own kernel (custom_all_reduce_1node) up to its largest measured size (4 MiB; below
+// its first, 2 KiB, that size's time), NCCL's table above it; MI325X's NCCL rows start at 4 GiB and it has no custom table (an NVIDIA
 // CUDA-IPC kernel is never derived onto AMD), so a 1 MiB all-reduce is left to the topology model.
 TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   const auto& p = imported().profiles;
@@ -198,6 +198,12 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   // against NCCL's NVLS row (about 29 us).
   const serving::MeasuredCollective mid = h200.all_reduce(65536, 8);
   EXPECT_LT(mid.time_s, h200.collective("all_reduce", 1, 65536, 8).time_s / 2);
+  // Below the custom table's first size (2 KB, its latency floor) a message takes that size's
+  // time, not NCCL's 1 KB row (about 30 us): pricing never rises as the message shrinks.
+  const serving::MeasuredCollective tiny = h200.all_reduce(512, 8);
+  EXPECT_EQ(tiny.source, "custom_all_reduce_1node table, derived from h100-sxm table");
+  EXPECT_DOUBLE_EQ(tiny.time_s, h200.all_reduce(2048, 8).time_s);
+  EXPECT_LT(tiny.time_s, h200.collective("all_reduce", 1, 1024, 8).time_s);
   const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
   EXPECT_LT(mi325x.all_reduce(1 << 20, 8).time_s, 0);
   EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
