@@ -38,6 +38,9 @@ const std::map<std::string, std::vector<std::string>>& expected_columns() {
       {"collectives.csv",
        {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
         "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
+      {"fused_moe.csv",
+       {"gpu_family", "gpu", "library", "kernel_or_op", "dtype", "layout_or_scaling", "num_groups", "m", "n", "k",
+        "achieved_tflops", "achieved_GBps", "latency_us", "speedup_vs_baseline", "source", "quality", "notes"}},
       {"custom_all_reduce.csv",
        {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
         "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
@@ -553,6 +556,7 @@ void Importer::keep_largest_groups() {
 
 PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("gemm.csv", &Importer::gemm_row);
+  read_file("fused_moe.csv", &Importer::gemm_row);
   read_file("attention.csv", &Importer::attention_row);
   read_file("collectives.csv", &Importer::collective_row);
   read_file("custom_all_reduce.csv", &Importer::collective_row);
@@ -641,6 +645,7 @@ std::string map_published_gpu(const std::string& gpu_family, const std::string& 
       {"H200", "h200"},
       {"A100", "a100-sxm-80gb"},
       {"B200", "b200"},
+      {"B300", "b300"},
       {"GB200", "gb200"},
       // vLLM PRs say only "SM100"; B200 and GB200 share the die, B200 is the HGX part.
       {"B200/GB200 (SM100, model not named)", "b200"},

@@ -161,13 +161,13 @@ class StepCoster::Pricer {
     const double tokens = a.act_read > 0 ? a.act_read / (L * h * ab) : tok_.all_tokens;
     const double decode_seqs = tok_.decode_tokens;
     if (id == wl::Op::kRoutedExperts) {
-      const double touched = std::max(
-          1.0, wl::expected_distinct_experts(m.ffn.experts, m.ffn.top_k, tokens * plan.devices_per_stage() / m.ffn.top_k));
+      // The priced (busiest expert-parallel) device's call: the expert slices it streams, and the
+      // routed token-expert pairs per slice (`tokens` is its pairs over the stage's devices).
       ks.kind = KernelKind::kGroupedGemm;
-      ks.groups = touched / plan.ep;
-      ks.m = std::max(1.0, tokens * plan.devices_per_stage() / touched);
+      ks.groups = std::max(1.0, a.experts);
+      ks.m = std::max(1.0, tokens * plan.devices_per_stage() / plan.ep / ks.groups);
       ks.k = h;
-      ks.n = std::max(1.0, a.weight_read / L / std::max(1.0, ks.groups) / h);
+      ks.n = std::max(1.0, a.weight_read / L / ks.groups / h);
     } else if (id == wl::Op::kAttnCore) {
       const double chunks = static_cast<double>(tok_.prefill_chunks);
       ks.kind = decode_seqs > 0 && tok_.prefill_chunks == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;

@@ -12,6 +12,7 @@
 #include "calibration/calibration_file.hpp"
 #include "calibration/published_import.hpp"
 #include "tests/hwmodels/hw_fixtures.hpp"
+#include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::calib {
@@ -53,10 +54,10 @@ double efficiency(const std::string& acc, const std::string& table, const std::v
 TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
   const auto& files = imported().files;
-  ASSERT_EQ(files.size(), 6u);
+  ASSERT_EQ(files.size(), 7u);
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 732u);  // PROVENANCE.md: 157 + 164 + 301 + 36 + 50 + 24
+  EXPECT_EQ(rows, 747u);  // PROVENANCE.md: 157 + 15 + 164 + 301 + 36 + 50 + 24
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
@@ -137,7 +138,7 @@ TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_published_unmapped";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"attention.csv", "collectives.csv", "custom_all_reduce.csv", "memory.csv", "overheads.csv"})
+  for (const char* f : {"attention.csv", "collectives.csv", "custom_all_reduce.csv", "fused_moe.csv", "memory.csv", "overheads.csv"})
     fs::copy_file(kKernels + "/" + f, dir / f);
   std::ifstream in(kKernels + "/gemm.csv");
   std::string header;
@@ -155,7 +156,7 @@ TEST(PublishedImport, UnknownColumnNamesFileLineAndColumn) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_published_badcol";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"gemm.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
+  for (const char* f : {"gemm.csv", "fused_moe.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
   std::ifstream in(kKernels + "/attention.csv");
   std::stringstream ss;
   ss << in.rdbuf();
@@ -195,6 +196,43 @@ TEST(PublishedImport, WritesCalibrationFilesThatReadBackAndProfilesThatLoad) {
     EXPECT_FALSE(bytes_a.empty()) << name;
     EXPECT_TRUE(bytes_a == bytes_b) << name << " differs between two writes of the same import";
   }
+}
+
+// fused_moe.csv: FlashInfer's TRTLLM-gen NVFP4 MoE on one B300 (PR #5301), DeepSeek-V3 at EP 8.
+TEST(PublishedImport, FusedMoeRowsAreThePublishedLatenciesAndPriceFp4ExpertsOnNvidia) {
+  const auto& files = imported().files;
+  const auto f = std::find_if(files.begin(), files.end(), [](const auto& x) { return x.file == "fused_moe.csv"; });
+  ASSERT_NE(f, files.end());
+  EXPECT_EQ(f->rows, 15u);
+  EXPECT_EQ(f->used, 15u);
+  // Each row's geometry (num_groups, m, n, k) gives the script's FLOPs, so FLOPs / published TFLOPS
+  // is the published latency: the transcription is checked against the PR's own two columns.
+  std::ifstream in(kKernels + "/fused_moe.csv");
+  core::CsvReader r(in, "fused_moe.csv");
+  std::size_t rows = 0;
+  while (r.next()) {
+    auto num = [&](const char* c) { return std::stod(r.field(r.column(c))); };
+    const double flops = 2 * num("m") * num("n") * num("k") * num("num_groups");
+    EXPECT_NEAR(flops / (num("achieved_tflops") * 1e12) / (num("latency_us") * 1e-6), 1.0, 1e-4) << "line " << r.line();
+    ++rows;
+  }
+  EXPECT_EQ(rows, 15u);
+  const auto& p = imported().profiles;
+  const FittedTable& b300 = p.at("b300").table("grouped_gemm_fp4");
+  EXPECT_TRUE(b300.derived_from.empty());
+  // The 1-token row: one expert (22 MB of FP4 weights) in 25.7 us, 11% of the B300's 8 TB/s; the
+  // 128-token row: all 32 local experts in 143.6 us, 60%. Roofline fractions, so the fit holds both.
+  EXPECT_EQ(b300.mem_bw_Bps, loaded().catalog.accelerators.get("b300").hbm_bw_Bps);
+  auto fraction = [&](double tokens) {
+    const double g = 32 * (1 - std::pow(31.0 / 32, tokens)), m = tokens / g;
+    return b300.lookup({g, m, 6144, 7168}).value;
+  };
+  EXPECT_NEAR(fraction(1), 0.107, 0.03);
+  EXPECT_NEAR(fraction(128), 0.60, 0.1);
+  EXPECT_LT(fraction(1), fraction(128) / 3);
+  for (const char* nv : {"b200", "gb200", "gb300"}) EXPECT_EQ(p.at(nv).table("grouped_gemm_fp4").derived_from, "b300") << nv;
+  // Accelerators without FP4 math get no FP4 table (they compute FP4 weights at FP8).
+  for (const char* no_fp4 : {"h100-sxm", "h200", "mi300x"}) EXPECT_FALSE(p.at(no_fp4).tables.contains("grouped_gemm_fp4")) << no_fp4;
 }
 
 // custom_all_reduce.csv: the engines' own all-reduce (SGLang PR #2904, H100, eager launches).

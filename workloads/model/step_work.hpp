@@ -41,6 +41,7 @@ struct StepTokens {
 // What one op reads, writes and computes on one device (all its layers).
 struct OpAmounts {
   double flops = 0, weight_read = 0, kv_read = 0, kv_write = 0, act_read = 0, act_write = 0, host_read = 0;
+  double experts = 0;  // routed experts: expert weight slices the priced (busiest) device reads per layer
 };
 
 class StepWork {
@@ -210,7 +211,8 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       const double e_flops = n * 2.0 * k.routed_expert_params * f.top_k * tokens / stage * r.token_factor;
       const double e_weight = n * r.touched * k.routed_expert_params * eb / stage * r.weight_factor;
       const double e_act = n * tokens * f.top_k * h * ab / stage * r.token_factor;
-      op(Op::kRoutedExperts, Format::kExperts, {e_flops, e_weight, 0, 0, e_act, e_act, 0});
+      op(Op::kRoutedExperts, Format::kExperts,
+         {e_flops, e_weight, 0, 0, e_act, e_act, 0, r.touched / plan_.ep * r.weight_factor});
     } else {
       matmul(Op::kDenseFfn, k.dense_ffn_params, wb, tp);
     }
