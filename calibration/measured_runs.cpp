@@ -34,13 +34,15 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   core::CsvReader csv(in, file);
   {
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
-                                           "concurrency", "notes", "engine", "stream_interval_tokens", "range_ratio"};
+                                           "concurrency", "notes", "engine", "stream_interval_tokens", "range_ratio",
+                                           "prompts"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
   const bool has_engine = csv.has_column("engine");
   const bool has_interval = csv.has_column("stream_interval_tokens");
   const bool has_range = csv.has_column("range_ratio");
+  const bool has_prompts = csv.has_column("prompts");
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
@@ -77,6 +79,11 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       const std::size_t c = csv.column("range_ratio");
       r.range_ratio = csv.number(c);
       if (!(r.range_ratio > 0 && r.range_ratio <= 1)) throw csv.error_at(c, "expected a range ratio in (0, 1]");
+    }
+    if (has_prompts && !csv.field(csv.column("prompts")).empty()) {
+      const std::size_t c = csv.column("prompts");
+      r.prompts = csv.integer(c);
+      if (r.prompts < 1 || r.prompts > 1'000'000'000) throw csv.error_at(c, "expected a prompt count in [1, 1000000000]");
     }
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
     if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");

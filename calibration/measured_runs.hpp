@@ -53,6 +53,10 @@ struct MeasuredRun {
   // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);
   // 1 = every request exactly isl/osl. InferenceX rows: 0.8.
   double range_ratio = 1.0;
+  // Requests the client sent in all, `concurrency` of them at once and then one per completed
+  // answer (a finite run: its burst and drain are in the measured rates); 0 = not stated, the
+  // steady state is predicted. InferenceX rows: 10 x concurrency (inferencex_client.hpp).
+  long long prompts = 0;
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

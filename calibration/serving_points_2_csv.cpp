@@ -1,5 +1,5 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
-#include "calibration/inferencex_range_ratio.hpp"
+#include "calibration/inferencex_client.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -43,6 +43,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
+    if (r.random_prompts) r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
     r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);

@@ -1,7 +1,7 @@
 // Adapter: experiments/validation/measured/serving-points/serving_points.csv (PROVENANCE.md there).
 #include <set>
 
-#include "calibration/inferencex_range_ratio.hpp"
+#include "calibration/inferencex_client.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -38,6 +38,7 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file) {
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
+    if (r.source.starts_with("IX")) r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
     r.speculative = false;  // this set names no speculative method: none ran
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tput_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tput_per_gpu"), 1, why);

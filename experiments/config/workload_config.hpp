@@ -27,6 +27,8 @@ struct WorkloadConfig {
   double window_s = 0;
   double start_spread_s = 0;
   bool random_start = false;     // closed loop: first sessions start at a random turn
+  long long session_limit = 0;   // closed loop: > 0 = a finite run of this many root sessions, its
+                                 // window ending with the last answer (a benchmark's N prompts)
   double human_gap_cap_s = -1;   // human gaps cut to this (< 0 = as recorded)
   double tool_gap_cap_s = -1;    // tool gaps cut to this (< 0 = as recorded)
   bool use_generator = false;    // sessions come from `generator` instead of a trace

@@ -32,6 +32,9 @@ constexpr std::array kWorkloadKeys = {
     OptionSpec{"session_rates", "list of numbers", "", "poisson: session arrivals per second, one run each"},
     OptionSpec{"time_scales", "list of numbers", "[1]", "open-loop: recorded times x scale, one run each"},
     OptionSpec{"random_start", "bool", "false", "closed-loop: first sessions start at a random turn"},
+    OptionSpec{"session_limit", "integer", "0",
+               "closed-loop: a finite run of this many root sessions (agents stop when none are left; the window ends "
+               "with the last answer, as a benchmark of N prompts measures); 0: agents cycle through the sessions"},
     OptionSpec{"human_gap_cap", "time", "", "cap on human (end_turn) gaps; absent = as recorded"},
     OptionSpec{"tool_gap_cap", "time", "", "cap on tool gaps (incl. permission prompts); absent = as recorded"},
     OptionSpec{"generator", "path or map", "", "synthetic generator config (YAML file or inline)"},
@@ -114,6 +117,10 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
     throw wl.at("mode").error("unknown replay mode '" + mode + "'; valid: closed-loop, open-loop, poisson");
   }
   if (wl.has("random_start")) w.random_start = wl.at("random_start").as_bool();
+  if (wl.has("session_limit")) {
+    if (w.mode != ReplayMode::kClosedLoop) throw wl.at("session_limit").error("session_limit applies to closed-loop replay only");
+    w.session_limit = bounded_int(wl, "session_limit", 0, 0, 1'000'000'000);
+  }
   w.human_gap_cap_s = wl.quantity_or("human_gap_cap", Dimension::kTime, -1.0);
   w.tool_gap_cap_s = wl.quantity_or("tool_gap_cap", Dimension::kTime, -1.0);
   w.warmup_s = wl.at("warmup").as_quantity(Dimension::kTime);

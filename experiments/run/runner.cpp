@@ -15,6 +15,7 @@
 #include "experiments/traceio/trace_files.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -61,6 +62,13 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
       co.start_spread_s = e.workload.start_spread_s;
       co.random_start = e.workload.random_start;
       co.gap_caps = {e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s};
+      if (e.workload.session_limit > 0) {  // a finite run: this pod's share of the sessions
+        co.session_limit = serving::pod_share(e.workload.session_limit, pods, p);
+        if (co.session_limit == 0) {  // none for this pod: finished at once
+          co.agents = 0;
+          out.finished_at_s = 0;
+        }
+      }
       driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
       break;
     }
@@ -88,6 +96,7 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
   out.turns_truncated = driver->turns_truncated();
   out.events = sim.events_run();
   out.replicas = static_cast<int>(replica.size());
+  if (out.finished_at_s < 0) out.finished_at_s = driver->finished_at_s();
   return out;
 }
 
@@ -146,9 +155,22 @@ RunResult merge_pods(const Experiment& e, const RunSpec& spec, double level, std
     r.events += part.events;  // events simulated, not stood for
     replicas += part.replicas * count;
   }
-  r.summary = metrics::summarize(recorder, spec.warmup_s, spec.end_s, counters);
+  // A finite run's window ends with its last answer when every pod finished within it, so its
+  // rates are the benchmark's (tokens over the run's duration) and its power has no idle tail.
+  RunSpec measured = spec;
+  if (e.workload.session_limit > 0) {
+    double last_s = spec.warmup_s;
+    bool all = true;
+    for (const PodOutcome& part : parts) {
+      all = all && part.finished_at_s >= 0;
+      last_s = std::max(last_s, part.finished_at_s);
+    }
+    // Just past the last answer: the window is half-open and must hold it.
+    if (all && last_s < spec.end_s) measured.end_s = std::nextafter(last_s, spec.end_s);
+  }
+  r.summary = metrics::summarize(recorder, measured.warmup_s, measured.end_s, counters);
   r.kv_capacity_tokens = spec.replica.kv_capacity_tokens;
-  account_run(r, e, spec, recorder, replicas * spec.devices_per_replica());
+  account_run(r, e, measured, recorder, replicas * spec.devices_per_replica());
   return r;
 }
 

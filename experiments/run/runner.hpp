@@ -46,6 +46,7 @@ struct PodOutcome {
   long long turns_truncated = 0;
   unsigned long long events = 0;
   int replicas = 0;
+  double finished_at_s = -1;  // a finite run (workload.session_limit): its last answer; < 0 while unfinished
 };
 
 // Throws the error run_point gives when the plan leaves no KV cache.

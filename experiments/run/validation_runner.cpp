@@ -91,14 +91,27 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // prompts), while the closed loop cycles through the generated sessions: a repeated one must not
   // find its prompt in the prefix cache.
   e.serving.prefix_caching = false;
-  w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
   w.concurrency = {static_cast<int>(row.concurrency)};
   w.levels = {row.concurrency};
   w.random_start = false;
-  // Long answers outlast the base window: warm-up and window hold at least one and two request
-  // lifetimes at 25 ms per output token (slower than any mapped row's measured TPOT, 1k/8k rows included).
-  w.warmup_s = std::max(w.warmup_s, 0.025 * static_cast<double>(row.osl));
-  w.window_s = std::max(w.window_s, 0.05 * static_cast<double>(row.osl));
+  w.start_spread_s = 0;
+  if (row.prompts > 0) {
+    // The client's finite run: its prompts, the first `concurrency` at once, measured from the
+    // first send to the last answer (burst and drain included). The window only bounds it: the
+    // run ends when it drains, at 100 ms per output token per wave of prompts (4x the slowest
+    // mapped row's measured TPOT) plus one wave.
+    w.generated_sessions = static_cast<int>(std::min<long long>(row.prompts, 10'000'000));
+    w.session_limit = row.prompts;
+    w.warmup_s = 0;
+    const double waves = static_cast<double>(row.prompts) / std::max(1.0, row.concurrency);
+    w.window_s = (waves + 1) * 0.1 * static_cast<double>(row.osl);
+  } else {
+    w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
+    // Long answers outlast the base window: warm-up and window hold at least one and two request
+    // lifetimes at 25 ms per output token (slower than any mapped row's measured TPOT, 1k/8k rows included).
+    w.warmup_s = std::max(w.warmup_s, 0.025 * static_cast<double>(row.osl));
+    w.window_s = std::max(w.window_s, 0.05 * static_cast<double>(row.osl));
+  }
   e.record_requests = true;
   e.record_steps = false;
   return out;
@@ -162,15 +175,21 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   RunResult r = run_point(e, trace, e.workload.levels[0]);
   // A slow prediction (e.g. a fit trying a large host time) can outlast the window sized for
-  // 25 ms per token: widen warm-up and window 4x, up to twice, before giving up.
-  for (int widen = 0; widen < 2 && r.summary.requests == 0; ++widen) {
+  // it: widen warm-up and window 4x, up to twice, before giving up. A finite run must finish.
+  const long long limit = e.workload.session_limit;
+  const auto short_of = [&](const RunResult& x) {
+    return x.summary.requests == 0 || (limit > 0 && x.summary.requests < limit);
+  };
+  for (int widen = 0; widen < 2 && short_of(r); ++widen) {
     e.workload.warmup_s *= 4;
     e.workload.window_s *= 4;
     r = run_point(e, trace, e.workload.levels[0]);
   }
-  if (r.summary.requests == 0) {
+  if (short_of(r)) {
     throw core::Error(core::SourceLocation{row.run.file, row.run.line, "concurrency"},
-                      "no request completed in the measurement window; lengthen the base experiment's window");
+                      limit > 0 ? "the finite run of " + std::to_string(limit) + " prompts did not finish in " +
+                                      std::to_string(e.workload.window_s) + " simulated s"
+                                : "no request completed in the measurement window; lengthen the base experiment's window");
   }
   return predictions(r, serving::first_chunk_output_token(row.engine, row.run.stream_interval_tokens));
 }

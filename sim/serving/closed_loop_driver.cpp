@@ -26,14 +26,18 @@ void ClosedLoopDriver::start() {
   core::RngStream turn_rng(opt_.seed, "closed-loop/start-turn");
   for (int a = 0; a < opt_.agents; ++a) {
     const std::size_t s = next_session();
+    if (s == kNone) break;  // fewer sessions than agents
+    ++playing_;
     const std::size_t first =
         opt_.random_start ? static_cast<std::size_t>(turn_rng.uniform_index(trace_.sessions[s].turns.size())) : 0;
     const double offset = opt_.start_spread_s > 0 ? start_rng_.uniform() * opt_.start_spread_s : 0.0;
     sim_.after(core::to_ticks(offset), [this, a, s, first] { play(a, s, first); });
   }
+  if (opt_.session_limit > 0 && playing_ == 0) finished_at_s_ = sim_.now_s();  // nothing to send
 }
 
 std::size_t ClosedLoopDriver::next_session() {
+  if (opt_.session_limit > 0 && static_cast<long long>(next_in_order_) >= opt_.session_limit) return kNone;
   const std::size_t s = order_[next_in_order_ % order_.size()];
   ++next_in_order_;
   return s;
@@ -42,8 +46,16 @@ std::size_t ClosedLoopDriver::next_session() {
 void ClosedLoopDriver::play(int agent, std::size_t session, std::size_t first_turn) {
   player_.play(session, first_turn, agent, [this, agent] {
     const std::size_t s = next_session();
-    sim_.after(0, [this, agent, s] { play(agent, s, 0); });
+    if (s == kNone) {
+      stop_agent();
+    } else {
+      sim_.after(0, [this, agent, s] { play(agent, s, 0); });
+    }
   });
+}
+
+void ClosedLoopDriver::stop_agent() {
+  if (--playing_ == 0) finished_at_s_ = sim_.now_s();
 }
 
 }  // namespace agentsim::serving

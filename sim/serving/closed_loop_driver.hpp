@@ -1,7 +1,9 @@
 #pragma once
 // Closed-loop agents: each agent sends turn k+1 only after turn k's answer
 // finished and the turn's recorded gap passed. When its session ends, the agent
-// takes the next root session of a pool shuffled once per seed. Sub-agents of
+// takes the next root session of a pool shuffled once per seed (cycling through it; with
+// `session_limit` the run is finite: once that many root sessions began, an agent whose
+// session ends stops, as a benchmark client sending a fixed number of prompts does). Sub-agents of
 // that session run as SessionTreePlayer describes, under the same agent id:
 // `agents` counts root agents, and sub-agents add to the requests in flight.
 #include <cstdint>
@@ -22,6 +24,7 @@ struct ClosedLoopOptions {
   double start_spread_s = 0;         // agents start uniformly in [0, spread)
   bool random_start = false;         // each agent's first session starts at a uniform turn
   GapCaps gap_caps;                  // recorded gaps cut to these (< 0 = as recorded)
+  long long session_limit = 0;       // > 0: root sessions begun in all, then agents stop
 };
 
 class ClosedLoopDriver : public SessionDriver {
@@ -37,9 +40,11 @@ class ClosedLoopDriver : public SessionDriver {
   long long turns_truncated() const override { return player_.turns_truncated(); }
   // Sessions begun, sub-agents included.
   long long sessions_started() const { return player_.sessions_started(); }
+  double finished_at_s() const override { return finished_at_s_; }
 
  private:
-  std::size_t next_session();
+  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::size_t next_session();  // kNone once session_limit root sessions began
   void play(int agent, std::size_t session, std::size_t first_turn);
 
   core::Simulator& sim_;
@@ -49,6 +54,9 @@ class ClosedLoopDriver : public SessionDriver {
   core::RngStream start_rng_;
   std::vector<std::size_t> order_;  // root sessions, shuffled per seed
   std::size_t next_in_order_ = 0;
+  int playing_ = 0;              // agents whose chain of sessions has not stopped
+  double finished_at_s_ = -1;    // when the last one stopped (session_limit only)
+  void stop_agent();
 };
 
 }  // namespace agentsim::serving

@@ -87,6 +87,7 @@ TEST(MeasuredSources, ServingPointsRow) {
   EXPECT_TRUE(std::isnan(metric(*r, "tpot_s_median")));
   EXPECT_EQ(r->stream_interval_tokens, 10);  // InferenceX (IX870), SGLang on H200: dsr1_fp8_h200.sh's interval
   EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);     // and its client's --random-range-ratio
+  EXPECT_EQ(r->prompts, 80);                 // and its --num-prompts, 10 x concurrency
   // Line 4 (IX828, isl "see notes") is skipped with its reason.
   ASSERT_EQ(set.skipped.size(), 1u);
   EXPECT_EQ(set.skipped[0].line, 4);
@@ -128,6 +129,8 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_EQ(t->stream_interval_tokens, 10);
   EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);
   EXPECT_DOUBLE_EQ(t->range_ratio, 0.8);
+  EXPECT_EQ(r->prompts, 160);  // a finite run of 10 x concurrency prompts
+  EXPECT_EQ(t->prompts, 10 * static_cast<long long>(t->concurrency));
   // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
   ASSERT_EQ(set.skipped.size(), 2u);
   EXPECT_EQ(set.skipped[0].line, 3);
@@ -184,6 +187,8 @@ TEST(MeasuredSources, StreamIntervalIsInferenceXsTenTokensAndOneElsewhere) {
   EXPECT_EQ(file.runs[1].stream_interval_tokens, 1);
   EXPECT_DOUBLE_EQ(file.runs[0].range_ratio, 0.8);  // InferenceX's client spread; elsewhere exact lengths
   EXPECT_DOUBLE_EQ(file.runs[1].range_ratio, 1.0);
+  EXPECT_EQ(file.runs[0].prompts, 10 * static_cast<long long>(file.runs[0].concurrency));
+  EXPECT_EQ(file.runs[1].prompts, 0);  // not stated: the steady state is predicted
   EXPECT_EQ(file.runs[1].engine, file.runs[0].engine);  // only the source differs
 }
 

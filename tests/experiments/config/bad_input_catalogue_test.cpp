@@ -292,6 +292,11 @@ std::vector<Row> rows() {
         {"m.csv", kMeasuredHead.substr(0, kMeasuredHead.size() - 1) + ",range_ratio\n" +
                       "a,src,hgx-h200,llama-3.1-8b,tp=1,1,128,128,1,100,,,,,,,1.5\n"}},
        "validate exp.yaml --measured m.csv", "m.csv:2: range_ratio: expected a range ratio in (0, 1]"},
+      {"MeasuredZeroPrompts", "out of range",
+       {{"exp.yaml", kExp},
+        {"m.csv", kMeasuredHead.substr(0, kMeasuredHead.size() - 1) + ",prompts\n" +
+                      "a,src,hgx-h200,llama-3.1-8b,tp=1,1,128,128,1,100,,,,,,,0\n"}},
+       "validate exp.yaml --measured m.csv", "m.csv:2: prompts: expected a prompt count in [1, 1000000000]"},
       {"MeasuredBadPlan", "wrong type",
        {{"exp.yaml", kExp}, {"m.csv", kMeasuredHead + "a,src,hgx-h200,llama-3.1-8b,tp8,1,128,128,1,100,,,,,,\n"}},
        "validate exp.yaml --measured m.csv", "m.csv:2: plan: plan 'tp8': 'tp8' is not key=value (expected e.g. tp=8,ep=8,pp=1,dp=1)"},

@@ -64,6 +64,7 @@ TEST_F(ExperimentErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of(valid_body() + "  windw: \"5s\"\n"),
             "FILE:11: workload.windw: unknown key (did you mean 'window'?); valid keys: trace, format, "
             "concurrency, max_concurrency, concurrency_tolerance, max_probes, warmup, window, start_spread, mode, session_rates, time_scales, random_start, "
+            "session_limit, "
             "human_gap_cap, tool_gap_cap, generator, sessions");
 }
 

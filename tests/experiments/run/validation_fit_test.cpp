@@ -163,23 +163,29 @@ TEST(ValidationFit, RecoversTheParameterTheRowsWereGeneratedWith) {
   EXPECT_NEAR(fit_parameter(runs, grids, {0, 1, 2}), truth, 1e-6);
 }
 
+// A Llama-3.1-8B row on one H200 at concurrency 4, no metrics.
+calib::MeasuredRun h200_row(const std::string& id, long long isl, long long osl) {
+  calib::MeasuredRun r;
+  for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
+  r.id = id;
+  r.file = "rows.csv";
+  r.system = "hgx-h200";
+  r.model = "llama-3.1-8b";
+  r.plan = "tp=1";
+  r.gpus = 1;
+  r.isl = isl;
+  r.osl = osl;
+  r.concurrency = 4;
+  return r;
+}
+
 // A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
 // rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly. No
 // row reuses a cached prompt.
 TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   const Catalog catalog = load_catalog(kRoot);
   const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
-  calib::MeasuredRun r;
-  for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
-  r.id = "row";
-  r.file = "rows.csv";
-  r.system = "hgx-h200";
-  r.model = "llama-3.1-8b";
-  r.plan = "tp=1";
-  r.gpus = 1;
-  r.isl = 1024;
-  r.osl = 8192;
-  r.concurrency = 4;
+  calib::MeasuredRun r = h200_row("row", 1024, 8192);
   r.range_ratio = 0.8;
   calib::MeasuredRun exact = r;
   exact.id = "exact";
@@ -193,6 +199,32 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   // (4 x concurrency of them here), so no repeated one may be served from the prefix cache.
   EXPECT_TRUE(base.serving.prefix_caching);
   for (const auto& row : rows.rows) EXPECT_FALSE(row.experiment.serving.prefix_caching);
+}
+
+// A row whose client sent a stated number of prompts runs as that finite run (InferenceX: 10 x
+// concurrency, the first at once): no warm-up, every prompt answered, rates over the run's
+// duration; a row without one keeps the steady-state window.
+TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
+  const Catalog catalog = load_catalog(kRoot);
+  const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
+  calib::MeasuredRun r = h200_row("finite", 512, 64);
+  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
+  r.prompts = 40;
+  calib::MeasuredRun steady = r;
+  steady.id = "steady";
+  steady.prompts = 0;
+  const PreparedRows rows = prepare_rows(base, catalog, {r, steady}, {});
+  ASSERT_EQ(rows.rows.size(), 2u);
+  const WorkloadConfig& w = rows.rows[0].experiment.workload;
+  EXPECT_EQ(w.session_limit, 40);
+  EXPECT_EQ(w.generated_sessions, 40);
+  EXPECT_EQ(w.warmup_s, 0.0);
+  EXPECT_EQ(rows.rows[1].experiment.workload.session_limit, 0);
+  EXPECT_GT(rows.rows[1].experiment.workload.warmup_s, 0.0);
+  // Predicted: every prompt answered within the run (predict_row refuses a run that did not finish).
+  const auto engine = rows.rows[0].experiment.serving.engine_overhead;
+  const std::vector<double> p = predict_row(rows.rows[0], engine);
+  EXPECT_GT(p[calib::measured_metric_index("output_tok_s_per_gpu")], 0);
 }
 
 }  // namespace

@@ -62,6 +62,44 @@ TEST_F(Replay, ClosedLoopIsDeterministicPerSeed) {
   EXPECT_FALSE(same(a, closed(5, false))) << "random start points change the first prompts";
 }
 
+// A finite run (session_limit): exactly that many root sessions begin, each agent stops when none
+// are left, and the simulation runs out of events once the last answer is done.
+TEST_F(Replay, ClosedLoopWithASessionLimitBeginsThatManySessionsAndDrains) {
+  wl::Trace pool;
+  pool.sessions.resize(5);
+  for (auto& s : pool.sessions) s.turns.push_back(wl::Turn(2000, 50, 0.0));
+  struct Outcome {
+    long long sessions;
+    std::vector<metrics::RequestRecord> requests;
+    double finished_at_s;
+  };
+  auto run = [&](long long limit, double until_s) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    Replica replica(sim, model, system, options(), rec);
+    ClosedLoopOptions co;
+    co.agents = 3;
+    co.session_limit = limit;
+    ClosedLoopDriver d(sim, replica, pool, co);
+    d.start();
+    sim.run_until(core::to_ticks(until_s));
+    return Outcome{d.sessions_started(), rec.requests(), d.finished_at_s()};
+  };
+  const Outcome seven = run(7, 3600);  // more than the pool: sessions reused in order, 7 begun in all
+  EXPECT_EQ(seven.sessions, 7);
+  ASSERT_EQ(seven.requests.size(), 7u);
+  double last = 0;
+  for (const auto& r : seven.requests) last = std::max(last, r.last_token_s);
+  EXPECT_LT(last, 60.0) << "seven 50-token answers on three agents drain in seconds";
+  EXPECT_EQ(seven.finished_at_s, last) << "the run finishes with its last answer";
+  const Outcome two = run(2, 3600);  // fewer sessions than agents: only that many agents send
+  EXPECT_EQ(two.requests.size(), 2u);
+  EXPECT_GT(two.finished_at_s, 0.0);
+  const Outcome cycling = run(0, 60);  // without a limit the loop never finishes
+  EXPECT_LT(cycling.finished_at_s, 0.0);
+  EXPECT_GT(cycling.requests.size(), 7u);
+}
+
 TEST(ReplayGap, EachKindHasItsOwnCap) {
   wl::Turn human(10, 1, 300.0);
   human.gap_kind = wl::GapKind::kHuman;
