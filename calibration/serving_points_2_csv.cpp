@@ -1,5 +1,6 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
 #include "calibration/inferencex_client.hpp"
+#include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -38,6 +39,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
     if (r.random_prompts) r.stream_interval_tokens = inferencex_stream_interval_tokens(r);  // its recipe's
+    if (r.random_prompts && r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);  // and KV format
     if (r.random_prompts) r.range_ratio = kInferenceXRangeRatio;  // its client's length spread
     r.gpus = static_cast<int>(required_count(csv, col("gpus"), why));
     r.isl = required_count(csv, col("isl"), why);

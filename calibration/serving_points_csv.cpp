@@ -2,6 +2,7 @@
 #include <set>
 
 #include "calibration/inferencex_client.hpp"
+#include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -32,6 +33,7 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file) {
     // IX<n> source ids are InferenceX issues and PRs (PROVENANCE.md there): the recipe's interval.
     if (r.source.starts_with("IX")) {
       r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
+      if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
       r.range_ratio = kInferenceXRangeRatio;  // its client's length spread
     }
     r.gpus = static_cast<int>(required_count(csv, col("n_gpus"), why));

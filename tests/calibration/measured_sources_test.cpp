@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
 #include "calibration/measured_sources.hpp"
@@ -88,6 +89,7 @@ TEST(MeasuredSources, ServingPointsRow) {
   EXPECT_EQ(r->stream_interval_tokens, 10);  // InferenceX (IX870), SGLang on H200: dsr1_fp8_h200.sh's interval
   EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);     // and its client's --random-range-ratio
   EXPECT_EQ(r->prompts, 80);                 // and its --num-prompts, 10 x concurrency
+  EXPECT_EQ(r->kv_dtype, "");                // and its KV format: dsr1_fp8_h200.sh sets none (BF16)
   // Line 4 (IX828, isl "see notes") is skipped with its reason.
   ASSERT_EQ(set.skipped.size(), 1u);
   EXPECT_EQ(set.skipped[0].line, 4);
@@ -131,6 +133,9 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_DOUBLE_EQ(t->range_ratio, 0.8);
   EXPECT_EQ(r->prompts, 160);  // a finite run of 10 x concurrency prompts
   EXPECT_EQ(t->prompts, 10 * static_cast<long long>(t->concurrency));
+  // The recipes' KV format: TensorRT-LLM's kv_cache_config dtype fp8; SGLang on H200 sets none.
+  EXPECT_EQ(t->kv_dtype, "fp8");
+  EXPECT_EQ(r->kv_dtype, "");
   // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
   ASSERT_EQ(set.skipped.size(), 2u);
   EXPECT_EQ(set.skipped[0].line, 3);
@@ -190,6 +195,25 @@ TEST(MeasuredSources, StreamIntervalIsInferenceXsTenTokensAndOneElsewhere) {
   EXPECT_EQ(file.runs[0].prompts, 10 * static_cast<long long>(file.runs[0].concurrency));
   EXPECT_EQ(file.runs[1].prompts, 0);  // not stated: the steady state is predicted
   EXPECT_EQ(file.runs[1].engine, file.runs[0].engine);  // only the source differs
+}
+
+// The recipes' KV-cache format (calibration/inferencex_kv_dtype.hpp) by engine and system.
+TEST(MeasuredSources, InferenceXKvFormatIsTheRecipes) {
+  MeasuredRun r;
+  r.model = "deepseek-r1";
+  const auto kv = [&](const char* engine, const char* system) {
+    r.engine = engine;
+    r.system = system;
+    return inferencex_kv_dtype(r);
+  };
+  EXPECT_EQ(kv("sglang", "hgx-b200"), "fp8");  // --kv-cache-dtype fp8_e4m3
+  EXPECT_EQ(kv("sglang", "mi300x-8"), "fp8");
+  EXPECT_EQ(kv("sglang", "mi355x-8"), "fp8");
+  EXPECT_EQ(kv("trtllm", "hgx-h200"), "fp8");  // kv_cache_config: dtype: fp8
+  EXPECT_EQ(kv("sglang", "hgx-h200"), "");     // not set: the model's BF16
+  EXPECT_EQ(kv("vllm", "hgx-h100"), "");
+  r.model = "gpt-oss-120b";
+  EXPECT_EQ(kv("trtllm", "hgx-b200"), "");     // only the DeepSeek-R1 recipes were read
 }
 
 // The recipes' intervals (calibration/inferencex_stream_interval.hpp) by engine, system and precision.

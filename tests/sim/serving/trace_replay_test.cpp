@@ -140,7 +140,7 @@ TEST_F(Replay, PoissonArrivalsAreDeterministicAndNearTheRate) {
     core::Simulator sim;
     metrics::Recorder rec;
     Replica replica(sim, model, system, options(), rec);
-    PoissonSessionDriver d(sim, replica, trace(), PoissonOptions{0.5, seed, model.max_context, 10.0});
+    PoissonSessionDriver d(sim, replica, trace(), PoissonOptions{0.5, seed, model.max_context, {10.0}});
     d.start();
     sim.run_until(core::to_ticks(400.0));
     return std::make_pair(d.sessions_started(), rec.requests());

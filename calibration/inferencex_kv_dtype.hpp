@@ -1,0 +1,25 @@
+#pragma once
+// The KV-cache format an InferenceX run's server was launched with, from its recipe in
+// github.com/SemiAnalysisAI/InferenceX (benchmarks/single_node/fixed_seq_len/, the DeepSeek-R1
+// scripts at the snapshot this project read, 2026-08):
+//   SGLang on B200, FP8 and FP4 (dsr1_fp8_b200.sh, dsr1_fp4_b200.sh, _mtp): `--kv-cache-dtype
+//     fp8_e4m3` (in the B200 scripts since 2025-09)
+//   SGLang on MI300X, MI325X, MI355X (dsr1_fp8_mi300x.sh, dsr1_fp8_mi325x.sh, dsr1_fp8_mi355x.sh,
+//     dsr1_fp4_mi355x.sh, _mtp): `--kv-cache-dtype fp8_e4m3` (since the SGLang images of
+//     2025-12-16; earlier AMD runs were vLLM)
+//   TensorRT-LLM (dsr1_fp8_h200_trt.sh, dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, _mtp):
+//     `kv_cache_config: dtype: fp8`
+//   SGLang on H200 (dsr1_fp8_h200.sh, _mtp): not set, the model's BF16
+//   vLLM gpt-oss (gptoss_fp4_h100.sh, gptoss_fp4_mi300x.sh): not set
+// A row's own precision text ("FP8 KV") takes precedence (MeasuredRun::kv_dtype already set).
+#include <string>
+
+#include "calibration/measured_runs.hpp"
+
+namespace agentsim::calib {
+
+// For a row already mapped to catalog model, system and engine: "fp8", or "" (the catalog
+// model's KV format) for a model, engine or system the table above does not list as FP8.
+std::string inferencex_kv_dtype(const MeasuredRun& r);
+
+}  // namespace agentsim::calib
