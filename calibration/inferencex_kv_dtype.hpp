@@ -5,8 +5,9 @@
 //   SGLang on B200, FP8 and FP4 (dsr1_fp8_b200.sh, dsr1_fp4_b200.sh, _mtp): `--kv-cache-dtype
 //     fp8_e4m3` (in the B200 scripts since 2025-09)
 //   SGLang on MI300X, MI325X, MI355X (dsr1_fp8_mi300x.sh, dsr1_fp8_mi325x.sh, dsr1_fp8_mi355x.sh,
-//     dsr1_fp4_mi355x.sh, _mtp): `--kv-cache-dtype fp8_e4m3` (since the SGLang images of
-//     2025-12-16; earlier AMD runs were vLLM)
+//     dsr1_fp4_mi355x.sh, _mtp): `--kv-cache-dtype fp8_e4m3` (added with the SGLang images of
+//     2025-12-16, on MI300X again by InferenceX PR #544 of 2026-01-23; the mapped AMD rows ran
+//     the later v0.5.9 and v0.5.12 images)
 //   TensorRT-LLM (dsr1_fp8_h200_trt.sh, dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, _mtp):
 //     `kv_cache_config: dtype: fp8`
 //   SGLang on H200 (dsr1_fp8_h200.sh, _mtp): not set, the model's BF16
