@@ -183,7 +183,7 @@ std::vector<RunResult> decode_runs(const std::string& bytes) {
 
 namespace {
 
-constexpr std::uint64_t kPodMagic = 0x61676e74706f6431ULL;  // "agntpod1"
+constexpr std::uint64_t kPodMagic = 0x61676e74706f6432ULL;  // "agntpod2" (finished_at_s added)
 
 template <class S, class F>
 void window_fields(S& w, F&& f) {
@@ -214,6 +214,7 @@ std::string encode_pod(const PodOutcome& pod) {
   w.pod(pod.turns_truncated);
   w.pod(pod.events);
   w.pod(pod.replicas);
+  w.pod(pod.finished_at_s);
   w.obj(pod.counters, [](const auto& v, auto f) { cache_fields(v, f); });
   w.pod<std::uint64_t>(pod.counters.tiers.size());
   for (const auto& t : pod.counters.tiers) {
@@ -243,6 +244,7 @@ PodOutcome decode_pod(const std::string& bytes) {
   pod.turns_truncated = in.pod<long long>();
   pod.events = in.pod<unsigned long long>();
   pod.replicas = in.pod<int>();
+  pod.finished_at_s = in.pod<double>();
   pod.counters = in.obj<metrics::CacheCounters>([](auto& v, auto f) { cache_fields(v, f); });
   const auto tiers = in.pod<std::uint64_t>();
   if (tiers > 64) throw core::Error("pod buffer malformed");

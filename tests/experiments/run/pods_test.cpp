@@ -135,9 +135,15 @@ TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
 
 // What MPI ranks do (experiments/run/sweep_executor.cpp run_points): each pod simulated alone, moved
 // as bytes, merged in pod order, gives the run's exact bytes.
+// A finite run (workload.session_limit) ends its window with the last answer of any pod, which
+// each pod's bytes must carry.
 TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
-  for (const char* mode : {"closed-loop", "poisson"}) {
-    const Experiment e = parse(body(3, "3", 13, mode));
+  for (const std::string mode : {"closed-loop", "poisson", "finite"}) {
+    Experiment e = parse(body(3, "3", 13, mode == "finite" ? "closed-loop" : mode));
+    if (mode == "finite") {
+      e.workload.session_limit = 3;
+      e.workload.window_s = 36000;
+    }
     const wl::Trace sessions = load_sessions(e);
     const double level = e.workload.levels.front();
     const RunSpec spec = resolve_run(e, first_valid_plan(e), sessions.block_size_tokens);
@@ -148,6 +154,9 @@ TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
     }
     const RunResult merged = merge_pods(e, spec, level, std::move(parts));
     ASSERT_GT(whole.summary.requests, 0) << mode;
+    if (mode == "finite") {
+      ASSERT_LT(whole.summary.window_s, 36000.0) << "the finite run finished early";
+    }
     EXPECT_TRUE(encode_runs({whole}) == encode_runs({merged})) << mode;
   }
 }
