@@ -248,19 +248,42 @@ void expect_own_schema_error(const std::string& csv, const std::string& where) {
   }
 }
 
+// Rows a (the optional column `extra` set to `value`) and b (it left empty), in agentsim's own
+// schema with one metric (mean TTFT 0.3 s).
+std::vector<MeasuredRun> own_schema_pair(const std::string& extra, const std::string& value) {
+  std::istringstream in("id,source,system,model,plan,gpus,isl,osl,concurrency," + extra +
+                        ",output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
+                        "tpot_s_median,power_w_per_gpu\n"
+                        "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8," + value + ",,,,0.3,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,0.3,,,\n");
+  return read_measured_runs(in, "m.csv");
+}
+
 // agentsim's own schema states the interval in an optional column: empty is 1, below 1 an error.
 TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
   const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,stream_interval_tokens,"
                              "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
                              "tpot_s_median,power_w_per_gpu\n";
-  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,10,,,,0.3,,,\n" +
-                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,0.3,,,\n");
-  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  const std::vector<MeasuredRun> runs = own_schema_pair("stream_interval_tokens", "10");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].stream_interval_tokens, 10);
   EXPECT_EQ(runs[1].stream_interval_tokens, 1);
   expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,0,,,,0.3,,,\n",
                           "m.csv:2: stream_interval_tokens");
+}
+
+// The client's length spread and prompt count are optional columns too: empty means exact lengths
+// (1) and a steady state (0 prompts); a stated prompt count makes validation run the finite run.
+TEST(MeasuredSources, OwnSchemaRangeRatioAndPromptsColumns) {
+  const std::vector<MeasuredRun> ratio = own_schema_pair("range_ratio", "0.8");
+  ASSERT_EQ(ratio.size(), 2u);
+  EXPECT_DOUBLE_EQ(ratio[0].range_ratio, 0.8);
+  EXPECT_DOUBLE_EQ(ratio[1].range_ratio, 1.0);
+  const std::vector<MeasuredRun> prompts = own_schema_pair("prompts", "80");
+  ASSERT_EQ(prompts.size(), 2u);
+  EXPECT_EQ(prompts[0].prompts, 80);
+  EXPECT_EQ(prompts[1].prompts, 0);
+  EXPECT_THROW(own_schema_pair("prompts", "8.5"), core::Error);  // a count, not a number
 }
 
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like

@@ -179,25 +179,29 @@ calib::MeasuredRun h200_row(const std::string& id, long long isl, long long osl)
   return r;
 }
 
+// The rows as validate.yaml's base experiment runs them.
+PreparedRows prepared(const std::vector<calib::MeasuredRun>& runs) {
+  return prepare_rows(load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot), load_catalog(kRoot),
+                      runs, {});
+}
+
 // A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
 // rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly. No
 // row reuses a cached prompt.
 TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
-  const Catalog catalog = load_catalog(kRoot);
-  const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
   calib::MeasuredRun r = h200_row("row", 1024, 8192);
   r.range_ratio = 0.8;
   calib::MeasuredRun exact = r;
   exact.id = "exact";
   exact.range_ratio = 1.0;
-  const PreparedRows rows = prepare_rows(base, catalog, {r, exact}, {});
+  const PreparedRows rows = prepared({r, exact});
   ASSERT_EQ(rows.rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows.rows[0].experiment.workload.generator.range_ratio, 0.8);
   EXPECT_DOUBLE_EQ(rows.rows[1].experiment.workload.generator.range_ratio, 1.0);
   EXPECT_EQ(rows.rows[0].experiment.workload.generator.output_tokens.median, 8192);
   // A benchmark sends each prompt once; the closed loop cycles through the generated sessions
   // (4 x concurrency of them here), so no repeated one may be served from the prefix cache.
-  EXPECT_TRUE(base.serving.prefix_caching);
+  EXPECT_TRUE(load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot).serving.prefix_caching);
   for (const auto& row : rows.rows) EXPECT_FALSE(row.experiment.serving.prefix_caching);
 }
 
@@ -205,15 +209,13 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
 // concurrency, the first at once): no warm-up, every prompt answered, rates over the run's
 // duration; a row without one keeps the steady-state window.
 TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
-  const Catalog catalog = load_catalog(kRoot);
-  const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
   calib::MeasuredRun r = h200_row("finite", 512, 64);
   r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
   r.prompts = 40;
   calib::MeasuredRun steady = r;
   steady.id = "steady";
   steady.prompts = 0;
-  const PreparedRows rows = prepare_rows(base, catalog, {r, steady}, {});
+  const PreparedRows rows = prepared({r, steady});
   ASSERT_EQ(rows.rows.size(), 2u);
   const WorkloadConfig& w = rows.rows[0].experiment.workload;
   EXPECT_EQ(w.session_limit, 40);
