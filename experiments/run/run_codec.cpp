@@ -15,7 +15,7 @@ constexpr std::uint64_t kMagic = 0x61676e7473696d32ULL;  // "agntsim2": fields e
 // Each struct is encoded field by field, never as raw memory: its padding bytes are
 // indeterminate, and copying them would make equal runs encode to unequal bytes.
 // The sizeof checks fail when a field is added, so the lists below get updated with it.
-static_assert(sizeof(metrics::Summary) == 27 * 8, "update summary_fields");
+static_assert(sizeof(metrics::Summary) == 27 * sizeof(double), "update summary_fields");
 static_assert(sizeof(metrics::RequestRecord) == 64, "update request_fields");
 static_assert(sizeof(metrics::StepRecord) == 104, "update step_fields");
 static_assert(sizeof(RunPower) == 80, "update power_fields");
@@ -58,7 +58,7 @@ class Writer {
   }
   template <class T, class Fields>
   void obj(const T& v, Fields fields) {
-    fields(v, [this](const auto& x) { pod(x); });
+    fields(v, [this](const auto& x) { this->pod(x); });
   }
   template <class T, class Fields>
   void vec(const std::vector<T>& v, Fields fields) {
@@ -93,7 +93,7 @@ class Reader {
   template <class T, class Fields>
   T obj(Fields fields) {
     T v{};
-    fields(v, [this](auto& x) { x = pod<std::remove_reference_t<decltype(x)>>(); });
+    fields(v, [this](auto& x) { x = this->pod<std::remove_reference_t<decltype(x)>>(); });
     return v;
   }
   // `min_item_bytes` bounds the count by what is left, so a corrupt count cannot allocate wildly.
