@@ -49,6 +49,9 @@ struct FittedTable {
   // was derived from ("b200": its efficiencies against this accelerator's datasheet peak),
   // and where the numbers came from (source files, rows, quality levels).
   std::string derived_from;
+  // Optional: the measured sibling whose rows fill this table below its own smallest size, and
+  // that size ("h100-sxm below m 1024"); the rows keep their fraction of each roofline.
+  std::string extended_from;
   std::string provenance;
 
   // Shape values in axis order. Outside the measured range each axis is held at

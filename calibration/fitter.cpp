@@ -127,6 +127,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
   out.provenance = attribute(fam.per_dtype ? "provenance_" + out.dtype : "provenance");
   if (out.provenance.empty()) out.provenance = attribute("provenance");
   out.derived_from = attribute("derived_from");
+  out.extended_from = attribute("extended_from_" + (fam.per_dtype ? out.dtype : node_suffix));
   // GEMM families with an HBM bandwidth: the roofline fraction, so a small-M GEMM that streams
   // its weights at 60% of HBM bandwidth is priced at 60% on both sides of the roofline.
   const bool gemm = fam.name == "gemm" || fam.name == "grouped_gemm";
@@ -139,12 +140,11 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
   auto value_of = [&](std::size_t r) { return row_value(t, fam, out, r); };
 
   const auto monotone = parse_monotone(t, fam, file_path);
-  for (const std::string& name : fam.axes) {
+  for (const std::string& name : fitted_axes(fam)) {
     EfficiencyAxis ax;
     ax.name = name;
     ax.monotone = monotone.contains(name) ? monotone.at(name) : 0;
-    const auto& col = t.column(name);
-    for (std::size_t r : train) ax.knots.push_back(col[r]);
+    for (std::size_t r : train) ax.knots.push_back(t.axis_value(name, r));
     std::sort(ax.knots.begin(), ax.knots.end());
     ax.knots.erase(std::unique(ax.knots.begin(), ax.knots.end()), ax.knots.end());
     ax.log_offsets.assign(ax.knots.size(), 0.0);
@@ -176,7 +176,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     for (std::size_t a = 0; a < out.axes.size(); ++a) {
       const auto& knots = out.axes[a].knots;
       if (knots.size() == 1) continue;
-      const auto [j, w] = locate(knots, t.column(out.axes[a].name)[train[i]]);
+      const auto [j, w] = locate(knots, t.axis_value(out.axes[a].name, train[i]));
       if (const long c = col_of(a, j); c >= 0) A(row, c) += 1 - w;
       if (const long c = col_of(a, j + 1); c >= 0) A(row, c) += w;
       knot_weight[a][j] += 1 - w;
@@ -219,7 +219,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     double sum = 0;
     for (std::size_t i = 0; i < train.size(); ++i) {
       std::vector<double> shape;
-      for (const auto& ax : out.axes) shape.push_back(t.column(ax.name)[train[i]]);
+      for (const auto& ax : out.axes) shape.push_back(t.axis_value(ax.name, train[i]));
       const double without_constant = std::log(out.lookup(shape).value) - out.log_constant;
       sum += std::log(value_of(train[i])) - without_constant;
     }
@@ -230,7 +230,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     std::vector<double> fitted, measured;
     for (std::size_t r : rows) {
       std::vector<double> shape;
-      for (const auto& ax : out.axes) shape.push_back(t.column(ax.name)[r]);
+      for (const auto& ax : out.axes) shape.push_back(t.axis_value(ax.name, r));
       fitted.push_back(out.lookup(shape).value);
       measured.push_back(value_of(r));
     }

@@ -7,38 +7,44 @@ namespace agentsim::calib {
 
 const std::vector<KernelFamily>& kernel_families() {
   static const std::vector<KernelFamily> families = {
-      {"gemm", Quantity::kCompute, {"m", "n", "k"}, "flops", "achieved_flops_per_s", true,
+      {"gemm", Quantity::kCompute, {"m", "n", "k"}, {}, "flops", "achieved_flops_per_s", true,
        "D[m,n] = A[m,k] x B[k,n]; m is tokens (down to 1 for decode). With an hbm_bw_Bps table "
        "attribute the fitted value is the roofline fraction: max(flops / peak, gemm_bytes / hbm_bw_Bps) / time"},
-      {"grouped_gemm", Quantity::kCompute, {"groups", "m", "n", "k"}, "flops", "achieved_flops_per_s", true,
-       "MoE experts: `groups` GEMMs of m tokens each"},
-      {"mem_read", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"grouped_gemm", Quantity::kCompute, {"groups", "m", "n", "k"}, {"weight_bytes", "m", "n", "k"}, "flops",
+       "achieved_flops_per_s", true,
+       "MoE experts: `groups` GEMMs of m tokens each. Fitted by the weight bytes one call streams "
+       "(groups x n x k at the dtype), not by groups: a fused MoE call's fixed costs amortise over what it "
+       "streams, and a tensor-parallel call (many expert slices) lands where an expert-parallel call of as "
+       "many tokens streams as much"},
+      {"mem_read", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "streaming read (sum) of a buffer"},
-      {"mem_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"mem_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "copy of a buffer; bytes = read + written"},
-      {"attention_decode", Quantity::kMemory, {"batch", "context"}, "bytes", "achieved_bytes_per_s", false,
+      {"attention_decode", Quantity::kMemory, {"batch", "context"}, {}, "bytes", "achieved_bytes_per_s", false,
        "one new token per sequence against a paged KV cache; bytes = KV read"},
-      {"attention_prefill", Quantity::kCompute, {"batch", "seq"}, "flops", "achieved_flops_per_s", false,
+      {"attention_prefill", Quantity::kCompute, {"batch", "seq"}, {}, "flops", "achieved_flops_per_s", false,
        "causal self-attention over seq new tokens"},
-      {"h2d_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"h2d_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "pinned host to device copy"},
-      {"d2h_copy", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"d2h_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "device to pinned host copy"},
-      {"launch_latency", Quantity::kLatency, {"kernels"}, "", "seconds_per_kernel", false,
+      {"launch_latency", Quantity::kLatency, {"kernels"}, {}, "", "seconds_per_kernel", false,
        "back-to-back launches of an empty kernel"},
-      {"graph_replay_latency", Quantity::kLatency, {"kernels"}, "", "seconds_per_kernel", false,
+      {"graph_replay_latency", Quantity::kLatency, {"kernels"}, {}, "", "seconds_per_kernel", false,
        "replay of a CUDA graph of empty kernels, per kernel"},
-      {"nccl_all_reduce", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"nccl_all_reduce", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "bytes = bus bytes (2(n-1)/n x size)"},
-      {"custom_all_reduce", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"custom_all_reduce", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "an engine's own all-reduce kernel (CUDA IPC one-/two-shot); bytes = bus bytes (2(n-1)/n x size)"},
-      {"nccl_all_gather", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"nccl_all_gather", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "bytes = bus bytes ((n-1)/n x size)"},
-      {"nccl_all_to_all", Quantity::kMemory, {"size_bytes"}, "bytes", "achieved_bytes_per_s", false,
+      {"nccl_all_to_all", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "bytes = bus bytes ((n-1)/n x size)"},
   };
   return families;
 }
+
+const std::vector<std::string>& fitted_axes(const KernelFamily& f) { return f.fit_axes.empty() ? f.axes : f.fit_axes; }
 
 const KernelFamily& kernel_family(const std::string& name) {
   std::vector<std::string> names;

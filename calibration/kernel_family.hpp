@@ -17,12 +17,18 @@ enum class Quantity {
 struct KernelFamily {
   std::string name;               // dataset name, e.g. "gemm"
   Quantity quantity;
-  std::vector<std::string> axes;  // shape columns, all > 0, fitted on log2 scale
+  std::vector<std::string> axes;  // shape columns, all > 0
+  // The axes the fit takes as factors, on log2 scale; empty: `axes`. May name a derived axis
+  // (MeasurementTable::axis_value): grouped_gemm's "weight_bytes".
+  std::vector<std::string> fit_axes;
   std::string work_column;        // "flops" or "bytes"; empty for latency families
   std::string achieved_column;    // achieved rate per second, or seconds per op for latency
   bool per_dtype = false;         // has a dtype_bits column; fitted once per dtype
   std::string help;
 };
+
+// The axes a fitted table of `f` is keyed by.
+const std::vector<std::string>& fitted_axes(const KernelFamily& f);
 
 // Every known family, in a fixed order.
 const std::vector<KernelFamily>& kernel_families();

@@ -38,6 +38,9 @@ const std::map<std::string, std::vector<std::string>>& expected_columns() {
       {"collectives.csv",
        {"gpu_family", "op", "library", "gpu", "gpus", "nodes", "topology", "dtype", "message_bytes", "message_label",
         "latency_us", "algbw_GBps", "busbw_GBps", "source", "quality", "notes"}},
+      {"aiter_tuned.csv",
+       {"gpu_family", "gpu", "library", "kernel_or_op", "dtype", "layout_or_scaling", "num_groups", "m", "n", "k",
+        "achieved_tflops", "achieved_GBps", "latency_us", "speedup_vs_baseline", "source", "quality", "notes"}},
       {"fused_moe.csv",
        {"gpu_family", "gpu", "library", "kernel_or_op", "dtype", "layout_or_scaling", "num_groups", "m", "n", "k",
         "achieved_tflops", "achieved_GBps", "latency_us", "speedup_vs_baseline", "source", "quality", "notes"}},
@@ -118,6 +121,7 @@ struct Row {
   bool shaped = true;        // false: the source gives no shape (a headline), axes are placeholders
   std::string gpu, quality, source, file;
   int line = 0;
+  std::string borrowed_from;  // a same-vendor sibling's row below this accelerator's own sizes (extend_below_range)
 };
 
 struct FileInfo {
@@ -192,6 +196,11 @@ class Importer {
   // An all-reduce table has no group axis: per node count, only the largest group measured
   // (an 8-GPU node's); bus bytes 2(n - 1)/n scale it to smaller tensor-parallel groups.
   void keep_largest_groups();
+  // A measured table that starts above a same-vendor sibling's smallest measured size takes the
+  // sibling's rows below its own, at the same fraction of this accelerator's roofline (the link's
+  // bandwidth for collectives): a GEMM's m, an all-reduce's message, a fused MoE call's expert
+  // width n. Small sizes then come from a measurement of small sizes, not the edge value of large ones.
+  void extend_below_range();
   CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
                              const std::string& profile_dir) const;
   // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
@@ -202,6 +211,7 @@ class Importer {
   const std::vector<hw::System>& systems_;
   std::map<std::string, FileInfo> files_;
   std::map<std::string, std::map<std::string, std::vector<Row>>> rows_;  // accelerator -> family -> rows
+  std::map<std::string, std::map<std::string, std::vector<Row>>> own_rows_;  // rows_ before extend_below_range
   PublishedImport out_;
 };
 
@@ -461,6 +471,21 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       }
       return s;
     };
+    // Where a sibling lent rows below this accelerator's own sizes: whose, and below what.
+    auto lent = [&](auto keep) {
+      std::string sib;
+      const std::size_t axis = family == "grouped_gemm" ? 2 : 0;  // as extend_below_range
+      double edge = 0;
+      for (const auto& [key, r] : best) {
+        if (!keep(r)) continue;
+        if (!r.borrowed_from.empty()) sib = r.borrowed_from;
+        else if (edge == 0 || r.axes[axis] < edge) edge = r.axes[axis];
+      }
+      if (sib.empty()) return std::string();
+      char size[32];
+      std::snprintf(size, sizeof size, "%.6g", edge);
+      return sib + " below " + fam.axes[axis] + " " + size;
+    };
     t.attributes["provenance"] = describe([](const Row&) { return true; });
     t.attributes["source_csv"] = shown_dir_ + "/" + all_rows.front().file;
     t.attributes["source_rows"] = std::to_string(files_.at(all_rows.front().file).rows);
@@ -479,6 +504,8 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         t.attributes["peak_" + dt] = buf;
         t.attributes["peak_source_" + dt] = "datasheet: " + a.name + " dense " + dt + " peak (hardware catalog)";
         t.attributes["provenance_" + dt] = describe([b](const Row& r) { return r.dtype_bits == b; });
+        if (const std::string x = lent([b](const Row& r) { return r.dtype_bits == b; }); !x.empty())
+          t.attributes["extended_from_" + dt] = x;
       }
     } else if (is_all_reduce(family)) {
       std::set<double> node_counts;
@@ -491,6 +518,8 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         t.attributes["peak_source_" + key] =
             nn > 1 ? "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + a.name + "'s system"
                    : "datasheet: " + a.name + " scale-up bandwidth per direction";
+        if (const std::string x = lent([nn](const Row& r) { return r.nodes == nn; }); !x.empty())
+          t.attributes["extended_from_" + key] = x;
       }
     } else {
       std::snprintf(buf, sizeof buf, "%.17g", a.hbm_bw_Bps);
@@ -554,20 +583,90 @@ void Importer::keep_largest_groups() {
   }
 }
 
+void Importer::extend_below_range() {
+  own_rows_ = rows_;  // only measured rows are lent, never rows already borrowed
+  for (auto& [acc, families] : rows_) {
+    const hw::Accelerator& a = *accelerator(acc);
+    for (auto& [family, rows] : families) {
+      // The axis a sibling fills, below this table's smallest value: a GEMM's m, an all-reduce's
+      // message, a fused MoE call's expert width n (tensor-parallel slices of every expert, where
+      // this accelerator measured only expert-parallel calls of whole experts).
+      const bool gemm = family == "gemm", grouped = family == "grouped_gemm";
+      if (!gemm && !grouped && family != "nccl_all_reduce") continue;
+      const std::size_t axis = grouped ? 2 : 0;
+      // Subsets the fitter splits on: a GEMM table per dtype, an all-reduce table per node count.
+      auto subset = [&](const Row& r) { return gemm || grouped ? r.dtype_bits : r.nodes; };
+      std::map<double, double> edges;  // subset -> its own smallest value on the axis
+      for (const Row& r : rows) {
+        if (!r.shaped) continue;
+        const auto [it, fresh] = edges.emplace(subset(r), r.axes[axis]);
+        if (!fresh) it->second = std::min(it->second, r.axes[axis]);
+      }
+      for (const auto& [sub, edge] : edges) {
+        for (const std::string& sib : sibling_order(acc, accs_)) {
+          // Kernels and fabrics are the vendor's own: rows are lent within a vendor only.
+          const hw::Accelerator* b = accelerator(sib);
+          if (b == nullptr || b->vendor != a.vendor) continue;
+          const auto fams = own_rows_.find(sib);
+          if (fams == own_rows_.end()) continue;
+          const auto fam = fams->second.find(family);
+          if (fam == fams->second.end()) continue;
+          std::vector<const Row*> lent;
+          double floor_s = 0;  // the sibling's fastest measured call in this subset (collectives)
+          for (const Row& r : fam->second) {
+            if (!r.shaped || subset(r) != sub) continue;
+            floor_s = floor_s == 0 ? r.time_s : std::min(floor_s, r.time_s);
+            if (r.axes[axis] < edge && (gemm || grouped || r.gpus == rows.front().gpus)) lent.push_back(&r);
+          }
+          if (lent.empty()) continue;
+          for (const Row* r : lent) {
+            Row t = *r;
+            t.borrowed_from = sib;
+            if (gemm || grouped) {
+              // The same fraction of each accelerator's roofline for this shape.
+              const hw::DType d = dtype_of_bits(t.dtype_bits);
+              if (!a.peak_flops.contains(d) || !b->peak_flops.contains(d)) continue;
+              const double pa = a.peak_flops.at(d), pb = b->peak_flops.at(d);
+              const std::vector<double>& x = t.axes;  // {m, n, k} or {groups, m, n, k}
+              const double bytes = grouped ? gemm_bytes(x[0], x[1], x[2], x[3], t.dtype_bits)
+                                           : gemm_bytes(1, x[0], x[1], x[2], t.dtype_bits);
+              const double roof_a = std::max(t.work / pa, bytes / a.hbm_bw_Bps);
+              const double roof_b = std::max(t.work / pb, bytes / b->hbm_bw_Bps);
+              t.time_s = r->time_s * roof_a / roof_b;
+            } else {
+              // Link bandwidth scales the transfer, never below the sibling's latency floor.
+              const double pa = t.nodes > 1 ? scale_out_per_gpu_Bps(acc) : a.scale_up_bw_Bps;
+              const double pb = t.nodes > 1 ? scale_out_per_gpu_Bps(sib) : b->scale_up_bw_Bps;
+              if (!(pa > 0 && pb > 0)) continue;
+              t.time_s = std::max(r->time_s * pb / pa, floor_s);
+            }
+            t.achieved = t.work / t.time_s;
+            rows.push_back(std::move(t));
+          }
+          break;
+        }
+      }
+    }
+  }
+}
+
 PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("gemm.csv", &Importer::gemm_row);
   read_file("fused_moe.csv", &Importer::gemm_row);
+  read_file("aiter_tuned.csv", &Importer::gemm_row);
   read_file("attention.csv", &Importer::attention_row);
   read_file("collectives.csv", &Importer::collective_row);
   read_file("custom_all_reduce.csv", &Importer::collective_row);
   read_file("memory.csv", &Importer::memory_row);
   read_file("overheads.csv", &Importer::overhead_row);
   keep_largest_groups();
+  extend_below_range();
 
   for (const auto& [acc, families] : rows_) {
-    CalibrationFile f = build_file(acc, families, profile_dir);
-    EfficiencyProfile p = fit_profile(f);
-    out_.measured[acc] = std::move(f);
+    // The profile is fitted on the rows with any a sibling lent; the calibration file written
+    // beside it holds this accelerator's own measurements only.
+    EfficiencyProfile p = fit_profile(build_file(acc, families, profile_dir));
+    out_.measured[acc] = build_file(acc, own_rows_.at(acc), profile_dir);
     out_.profiles[acc] = std::move(p);
   }
   // Every accelerator gets a profile: measured tables, then the tables of its nearest

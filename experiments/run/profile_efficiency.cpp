@@ -7,7 +7,14 @@
 namespace agentsim::exp {
 namespace {
 
-enum Field { kFieldM, kFieldN, kFieldK, kFieldGroups, kFieldBatch, kFieldContext, kFieldBytes, kFieldOne };
+// Where a table's numbers come from beyond its own measurements, for notes:
+// ", derived from b200 table", ", rows of h100-sxm below m 1024".
+std::string lineage(const calib::FittedTable& t) {
+  return (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table") +
+         (t.extended_from.empty() ? "" : ", rows of " + t.extended_from);
+}
+
+enum Field { kFieldM, kFieldN, kFieldK, kFieldGroups, kFieldBatch, kFieldContext, kFieldBytes, kFieldWeightBytes, kFieldOne };
 
 int field_of(const std::string& axis) {
   if (axis == "m") return kFieldM;
@@ -17,6 +24,7 @@ int field_of(const std::string& axis) {
   if (axis == "batch") return kFieldBatch;
   if (axis == "context" || axis == "seq") return kFieldContext;
   if (axis == "size_bytes") return kFieldBytes;
+  if (axis == "weight_bytes") return kFieldWeightBytes;
   return kFieldOne;
 }
 
@@ -29,6 +37,7 @@ double field_value(const serving::KernelShape& s, int f) {
     case kFieldBatch: return s.batch;
     case kFieldContext: return s.context;
     case kFieldBytes: return s.bytes;
+    case kFieldWeightBytes: return s.weight_bytes;
     default: return 1.0;
   }
 }
@@ -80,7 +89,7 @@ ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const 
   s.table = &t;
   s.scale = t.peak / datasheet_peak;
   if (t.mem_bw_Bps > 0 && acc_.hbm_bw_Bps > 0) s.mem_scale = t.mem_bw_Bps / acc_.hbm_bw_Bps;
-  const std::string derived = t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table";
+  const std::string derived = lineage(t);
   s.note = prefix + table + " table" + derived;
   std::string ranges;
   for (std::size_t a = 0; a < t.axes.size() && a < s.axis.size(); ++a) {
@@ -156,8 +165,7 @@ CollectiveEfficiency ProfileEfficiency::table_collective(const std::string& name
   const double bus_bytes = (op == "all_reduce" ? 2.0 : 1.0) * (n - 1) / n * x;
   out.time_s = bus_bytes / (l.value * t.peak);
   out.extrapolated = l.extrapolated;
-  out.note = name + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table") +
-             (l.extrapolated ? " (extrapolated: " + l.note + ")" : "");
+  out.note = name + " table" + lineage(t) + (l.extrapolated ? " (extrapolated: " + l.note + ")" : "");
   return out;
 }
 
@@ -180,7 +188,7 @@ serving::MeasuredCollective ProfileEfficiency::all_reduce(double bytes, int grou
     if (!custom && bytes < knots.front()) continue;
     const CollectiveEfficiency c = table_collective(name, "all_reduce", std::max(bytes, knots.front()), group);
     if (!(c.bus_bw_efficiency > 0) || (best.time_s > 0 && !(c.time_s < best.time_s))) continue;
-    best = {c.time_s, name + " table" + (t.derived_from.empty() ? "" : ", derived from " + t.derived_from + " table")};
+    best = {c.time_s, name + " table" + lineage(t)};
   }
   return best;
 }

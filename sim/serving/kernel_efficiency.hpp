@@ -20,6 +20,7 @@ struct KernelShape {
   hw::DType dtype = hw::DType::kBf16;
   double m = 1, n = 1, k = 1;  // GEMM rows (tokens), output and reduction widths; grouped: per group
   double groups = 1;           // grouped GEMM: expert weight slices the priced (busiest) device streams
+  double weight_bytes = 0;     // grouped GEMM: the expert weight bytes one call streams
   double batch = 1;            // sequences (attention)
   double context = 1;          // tokens attended per query (attention)
   double flops = 0;            // work of one call

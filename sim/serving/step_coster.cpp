@@ -167,7 +167,10 @@ class StepCoster::Pricer {
       ks.groups = std::max(1.0, a.experts);
       ks.m = std::max(1.0, tokens * plan.devices_per_stage() / plan.ep / ks.groups);
       ks.k = h;
-      ks.n = std::max(1.0, a.weight_read / L / ks.groups / h);
+      ks.weight_bytes = a.weight_read / L;
+      // Elements per slice row at the experts' stored format (FP4 packs two per byte).
+      const double stored = hw::bytes_per_element(t_.work_.dtype(wl::Format::kExperts));
+      ks.n = std::max(1.0, ks.weight_bytes / ks.groups / h / (stored > 0 ? stored : 1.0));
     } else if (id == wl::Op::kAttnCore) {
       const double chunks = static_cast<double>(tok_.prefill_chunks);
       ks.kind = decode_seqs > 0 && tok_.prefill_chunks == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;

@@ -3,6 +3,7 @@
 // datasheet peaks, never through the fitter.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -54,10 +55,10 @@ double efficiency(const std::string& acc, const std::string& table, const std::v
 TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
   const auto& files = imported().files;
-  ASSERT_EQ(files.size(), 7u);
+  ASSERT_EQ(files.size(), 8u);
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 747u);  // PROVENANCE.md: 157 + 15 + 164 + 301 + 36 + 50 + 24
+  EXPECT_EQ(rows, 1321u);  // PROVENANCE.md: 157 + 25 + 564 + 164 + 301 + 36 + 50 + 24
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
@@ -138,7 +139,8 @@ TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_published_unmapped";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"attention.csv", "collectives.csv", "custom_all_reduce.csv", "fused_moe.csv", "memory.csv", "overheads.csv"})
+  for (const char* f : {"aiter_tuned.csv", "attention.csv", "collectives.csv", "custom_all_reduce.csv", "fused_moe.csv",
+                        "memory.csv", "overheads.csv"})
     fs::copy_file(kKernels + "/" + f, dir / f);
   std::ifstream in(kKernels + "/gemm.csv");
   std::string header;
@@ -156,7 +158,8 @@ TEST(PublishedImport, UnknownColumnNamesFileLineAndColumn) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_published_badcol";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  for (const char* f : {"gemm.csv", "fused_moe.csv", "collectives.csv", "memory.csv", "overheads.csv"}) fs::copy_file(kKernels + "/" + f, dir / f);
+  for (const char* f : {"gemm.csv", "fused_moe.csv", "aiter_tuned.csv", "collectives.csv", "memory.csv", "overheads.csv"})
+    fs::copy_file(kKernels + "/" + f, dir / f);
   std::ifstream in(kKernels + "/attention.csv");
   std::stringstream ss;
   ss << in.rdbuf();
@@ -203,8 +206,8 @@ TEST(PublishedImport, FusedMoeRowsAreThePublishedLatenciesAndPriceFp4ExpertsOnNv
   const auto& files = imported().files;
   const auto f = std::find_if(files.begin(), files.end(), [](const auto& x) { return x.file == "fused_moe.csv"; });
   ASSERT_NE(f, files.end());
-  EXPECT_EQ(f->rows, 15u);
-  EXPECT_EQ(f->used, 15u);
+  EXPECT_EQ(f->rows, 25u);
+  EXPECT_EQ(f->used, 25u);
   // Each row's geometry (num_groups, m, n, k) gives the script's FLOPs, so FLOPs / published TFLOPS
   // is the published latency: the transcription is checked against the PR's own two columns.
   std::ifstream in(kKernels + "/fused_moe.csv");
@@ -216,21 +219,29 @@ TEST(PublishedImport, FusedMoeRowsAreThePublishedLatenciesAndPriceFp4ExpertsOnNv
     EXPECT_NEAR(flops / (num("achieved_tflops") * 1e12) / (num("latency_us") * 1e-6), 1.0, 1e-4) << "line " << r.line();
     ++rows;
   }
-  EXPECT_EQ(rows, 15u);
+  EXPECT_EQ(rows, 25u);
   const auto& p = imported().profiles;
   const FittedTable& b300 = p.at("b300").table("grouped_gemm_fp4");
   EXPECT_TRUE(b300.derived_from.empty());
   // The 1-token row: one expert (22 MB of FP4 weights) in 25.7 us, 11% of the B300's 8 TB/s; the
   // 128-token row: all 32 local experts in 143.6 us, 60%. Roofline fractions, so the fit holds both.
   EXPECT_EQ(b300.mem_bw_Bps, loaded().catalog.accelerators.get("b300").hbm_bw_Bps);
+  // The table is keyed by the weight bytes a call streams (g experts x 6144 x 7168 at FP4), not by g.
   auto fraction = [&](double tokens) {
     const double g = 32 * (1 - std::pow(31.0 / 32, tokens)), m = tokens / g;
-    return b300.lookup({g, m, 6144, 7168}).value;
+    return b300.lookup({g * 6144 * 7168 * 0.5, m, 6144, 7168}).value;
   };
   EXPECT_NEAR(fraction(1), 0.107, 0.03);
   EXPECT_NEAR(fraction(128), 0.60, 0.1);
   EXPECT_LT(fraction(1), fraction(128) / 3);
   for (const char* nv : {"b200", "gb200", "gb300"}) EXPECT_EQ(p.at(nv).table("grouped_gemm_fp4").derived_from, "b300") << nv;
+  // The MXFP8 rows: Blackwell's FP8 expert table is this kernel's, no longer H100's DeepGEMM rows
+  // (which start at 256 tokens per expert); one token streams one expert (44 MB) in 38.2 us.
+  EXPECT_TRUE(p.at("b300").table("grouped_gemm_fp8").derived_from.empty());
+  for (const char* nv : {"b200", "gb200", "gb300"}) EXPECT_EQ(p.at(nv).table("grouped_gemm_fp8").derived_from, "b300") << nv;
+  const FittedTable& fp8 = p.at("b300").table("grouped_gemm_fp8");
+  const double one = fp8.lookup({6144.0 * 7168, 1, 6144, 7168}).value;
+  EXPECT_NEAR(one, (6144.0 * 7168 + 7168 + 6144 * 2) / fp8.mem_bw_Bps / 38.176e-6, 0.3 * one);
   // Accelerators without FP4 math get no FP4 table (they compute FP4 weights at FP8).
   for (const char* no_fp4 : {"h100-sxm", "h200", "mi300x"}) EXPECT_FALSE(p.at(no_fp4).tables.contains("grouped_gemm_fp4")) << no_fp4;
 }
@@ -278,6 +289,72 @@ TEST(PublishedImport, DerivedCollectiveScalesTheTransferNotTheLatencyFloor) {
   EXPECT_NEAR(time_s("h200", 131072) / time_s("h100-sxm", 131072), 1.0, 1e-9);
 }
 
+// H200's own FP8 GEMM rows (Azure's cuBLASLt sweep) start at m = 1024; below that the table
+// takes H100's measured rows (vLLM PR #23280's block-FP8 sweep at n 2112, k 7168) at the same
+// fraction of each roofline, instead of holding its m = 1024 efficiency down to one token.
+TEST(PublishedImport, ATableStartingAboveItsSiblingsSizesTakesTheSiblingsRowsBelowIt) {
+  const auto& p = imported().profiles;
+  const FittedTable& h200 = p.at("h200").table("gemm_fp8");
+  EXPECT_EQ(h200.extended_from, "h100-sxm below m 1024");
+  EXPECT_TRUE(h200.derived_from.empty());
+  EXPECT_EQ(h200.axes.front().knots.front(), 1);
+  // gemm.csv, vLLM Triton w8a8 block FP8 on H100, m 1: 1.298436 TFLOPS for 2 x 2112 x 7168 FLOPs
+  // (23.3 us). The shape is memory-bound on both rooflines (15 MB of FP8 weights), so H200's
+  // time is H100's x 3.35 / 4.8 TB/s (the catalog's HBM bandwidths).
+  const double flops = 2.0 * 2112 * 7168;
+  const double h100_s = flops / 1.298436e12;
+  const hw::Accelerator& a = loaded().catalog.accelerators.get("h200");
+  const hw::Accelerator& b = loaded().catalog.accelerators.get("h100-sxm");
+  const double want_s = h100_s * b.hbm_bw_Bps / a.hbm_bw_Bps;
+  const double got_s = flops / (h200.lookup({1, 2112, 7168}).value * h200.peak);
+  EXPECT_NEAR(got_s / want_s, 1.0, 0.3);  // the separable fit's error at this row (H100's own: 23% rms)
+  // At its own sizes the table is still its own: the written calibration file holds H200's rows only.
+  const auto& m = imported().measured.at("h200").tables.at("gemm").column("m");
+  EXPECT_EQ(*std::min_element(m.begin(), m.end()), 1024);
+  // Collectives stay within their vendor: MI325X's RCCL rows start at 4 GiB, MI300X's (the same
+  // xGMI fabric and link bandwidth) fill below; 1 MiB costs MI300X's published 28.39 us.
+  const FittedTable& ar = p.at("mi325x").table("nccl_all_reduce_1node");
+  EXPECT_EQ(ar.extended_from, "mi300x below size_bytes 4.29497e+09");
+  const double bytes = 1048576, bus = 2.0 * 7 / 8 * bytes;
+  EXPECT_NEAR(bus / (ar.lookup({bytes}).value * ar.peak) / 28.39e-6, 1.0, 0.15);
+  // A table whose own rows reach the smallest sizes takes nothing.
+  EXPECT_TRUE(p.at("h100-sxm").table("gemm_fp8").extended_from.empty());
+}
+
+// aiter_tuned.csv: AMD's own tuned-kernel times (aiter@e404860, DeepSeek-V3 shapes). MI355X's FP8
+// and FP4 tables are measured, no longer derived; hand-picked rows sit on the fitted tables.
+TEST(PublishedImport, AiterTunedRowsAreMeasuredAmdTables) {
+  const auto& files = imported().files;
+  const auto f = std::find_if(files.begin(), files.end(), [](const auto& x) { return x.file == "aiter_tuned.csv"; });
+  ASSERT_NE(f, files.end());
+  EXPECT_EQ(f->rows, 564u);
+  EXPECT_EQ(f->used, 564u);
+  const auto& p = imported().profiles;
+  for (const char* t : {"gemm_fp8", "gemm_fp4", "grouped_gemm_fp8", "grouped_gemm_fp4"})
+    EXPECT_TRUE(p.at("mi355x").table(t).derived_from.empty()) << t;
+  EXPECT_TRUE(p.at("mi300x").table("grouped_gemm_fp8").derived_from.empty());
+  // gfx950 (cu_num 256), a8w8 blockscale, M 1, N 2112, K 7168: 22.4396 us (15 MB of FP8 weights at
+  // 675 GB/s: a launch-bound call, 8% of MI355X's 8 TB/s). The separable fit over 264 launch-,
+  // bandwidth- and compute-bound rows states a 33% rms error; at this row it must still price a
+  // launch-bound call, several times the 1.9 us the weights take at HBM bandwidth.
+  const double flops = 2.0 * 2112 * 7168;
+  const FittedTable& g = p.at("mi355x").table("gemm_fp8");
+  const double one_token_s = flops / (g.lookup({1, 2112, 7168}).value * g.peak);
+  EXPECT_NEAR(one_token_s / 22.4396e-6, 1.0, 0.5);
+  EXPECT_GT(one_token_s, 3 * 2112.0 * 7168 / 8e12);
+  // gfx950 fused MoE, FP8, DeepSeek-V3 at TP 8 (inter_dim 256, 257 experts with the shared one
+  // fused, top-9), 64 tokens: 212.9873 us. Geometry as PROVENANCE.md: 256 x (1 - (1 - 8/256)^64) + 1
+  // experts streamed, 64 x 9 pairs, n = 768, k = 7168.
+  const double groups = 256 * (1 - std::pow(1 - 8.0 / 256, 64)) + 1, m = 64.0 * 9 / groups;
+  const FittedTable& moe = p.at("mi355x").table("grouped_gemm_fp8");
+  const double weight_bytes = groups * 768 * 7168;
+  const double bytes = weight_bytes + groups * (m * 7168 + m * 768 * 2);
+  const double roof_s = std::max(2 * m * 768 * 7168 * groups / moe.peak, bytes / moe.mem_bw_Bps);
+  EXPECT_NEAR(roof_s / moe.lookup({weight_bytes, m, 768, 7168}).value / 212.9873e-6, 1.0, 0.25);
+  // MI300X measured expert-parallel calls only (inter_dim 2048); MI355X lends its narrower slices.
+  EXPECT_EQ(p.at("mi300x").table("grouped_gemm_fp8").extended_from, "mi355x below n 6144");
+}
+
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {
   // calibration/data/profiles/ is this command's output; rerun it after changing the CSVs or the importer.
   for (const auto& a : loaded().accs) {
@@ -287,6 +364,7 @@ TEST(PublishedImport, ShippedProfilesMatchTheImport) {
     for (const auto& [name, t] : now.tables) {
       const FittedTable& s = shipped.table(name);
       EXPECT_EQ(s.derived_from, t.derived_from) << a.name << " " << name;
+      EXPECT_EQ(s.extended_from, t.extended_from) << a.name << " " << name;
       EXPECT_NEAR(s.log_constant, t.log_constant, 1e-9) << a.name << " " << name;
       EXPECT_EQ(s.peak, t.peak) << a.name << " " << name;
     }

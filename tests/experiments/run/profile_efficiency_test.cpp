@@ -117,10 +117,10 @@ double peak(const std::string& acc, hw::DType d) { return catalog().accelerators
 
 TEST(PublishedImport, DerivedTablesNameTheirSibling) {
   const auto& p = imported().profiles;
-  // No published GEMM rows for B300, GB300 or MI355X.
+  // No published GEMM rows for B300, GB300 or MI325X.
   EXPECT_EQ(p.at("b300").table("gemm_bf16").derived_from, "b200");
   EXPECT_EQ(p.at("gb300").table("gemm_fp8").derived_from, "gb200");
-  EXPECT_EQ(p.at("mi355x").table("gemm_fp8").derived_from, "mi300x");
+  EXPECT_EQ(p.at("mi325x").table("gemm_fp8").derived_from, "mi300x");
   EXPECT_EQ(p.at("h200").table("gemm_bf16").derived_from, "h100-sxm");
   EXPECT_TRUE(p.at("h100-sxm").table("gemm_bf16").derived_from.empty());
   // A derived table keeps the sibling's efficiencies against its own datasheet peak.
@@ -162,11 +162,12 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
   ks.kind = serving::KernelKind::kGroupedGemm;
   ks.dtype = hw::DType::kFp8;
   ks.groups = 220;
+  ks.weight_bytes = 220.0 * 512 * 7168;  // FP8: a byte per weight
   ks.m = 2;
   ks.n = 512;
   ks.k = 7168;
   ks.bytes = 1e9;
-  const double roof = g.lookup({220, 2, 512, 7168}).value;
+  const double roof = g.lookup({ks.weight_bytes, 2, 512, 7168}).value;
   EXPECT_NEAR(eff.memory(ks).value, roof, 1e-12);
   EXPECT_NEAR(eff.compute(ks).value, roof, 1e-12);
   EXPECT_GT(roof, 0.3);  // DeepGEMM's masked MoE rows: 0.6-0.7 of the roofline
@@ -177,8 +178,8 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
 
 // The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
 // the engines' own kernel (custom_all_reduce_1node) up to its largest measured size (4 MiB; below
-// its first, 2 KiB, that size's time), NCCL's table above it; MI325X's NCCL rows start at 4 GiB and it has no custom table (an NVIDIA
-// CUDA-IPC kernel is never derived onto AMD), so a 1 MiB all-reduce is left to the topology model.
+// its first, 2 KiB, that size's time), NCCL's table above it; MI325X's RCCL rows start at 4 GiB and it has no custom table (an NVIDIA
+// CUDA-IPC kernel is never derived onto AMD), so below 4 GiB its table holds MI300X's RCCL rows (same xGMI fabric).
 TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   const auto& p = imported().profiles;
   const exp::ProfileEfficiency h200(p.at("h200"), catalog().accelerators.get("h200"), {});
@@ -204,8 +205,11 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   EXPECT_EQ(tiny.source, "custom_all_reduce_1node table, derived from h100-sxm table");
   EXPECT_DOUBLE_EQ(tiny.time_s, h200.all_reduce(2048, 8).time_s);
   EXPECT_LT(tiny.time_s, h200.collective("all_reduce", 1, 1024, 8).time_s);
+  // MI325X's own RCCL rows start at 4 GiB; below, its table holds MI300X's rows (same fabric).
   const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
-  EXPECT_LT(mi325x.all_reduce(1 << 20, 8).time_s, 0);
+  const serving::MeasuredCollective small = mi325x.all_reduce(1 << 20, 8);
+  EXPECT_GT(small.time_s, 0);
+  EXPECT_EQ(small.source, "nccl_all_reduce_1node table, rows of mi300x below size_bytes 4.29497e+09");
   EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
 }
 
