@@ -589,18 +589,20 @@ void Importer::extend_below_range() {
     const hw::Accelerator& a = *accelerator(acc);
     for (auto& [family, rows] : families) {
       // The axis a sibling fills, below this table's smallest value: a GEMM's m, an all-reduce's
-      // message, a fused MoE call's expert width n (tensor-parallel slices of every expert, where
-      // this accelerator measured only expert-parallel calls of whole experts).
+      // message, a fused MoE call's expert width n (tensor-parallel slices of every expert, at most
+      // half the narrowest, where this accelerator measured only expert-parallel calls).
       const bool gemm = family == "gemm", grouped = family == "grouped_gemm";
       if (!gemm && !grouped && family != "nccl_all_reduce") continue;
       const std::size_t axis = grouped ? 2 : 0;
       // Subsets the fitter splits on: a GEMM table per dtype, an all-reduce table per node count.
       auto subset = [&](const Row& r) { return gemm || grouped ? r.dtype_bits : r.nodes; };
       std::map<double, double> edges;  // subset -> its own smallest value on the axis
+      std::map<double, double> group;  // subset -> its GPUs (an all-reduce table's one group size)
       for (const Row& r : rows) {
         if (!r.shaped) continue;
         const auto [it, fresh] = edges.emplace(subset(r), r.axes[axis]);
         if (!fresh) it->second = std::min(it->second, r.axes[axis]);
+        group[subset(r)] = r.gpus;
       }
       for (const auto& [sub, edge] : edges) {
         for (const std::string& sib : sibling_order(acc, accs_)) {
@@ -616,7 +618,10 @@ void Importer::extend_below_range() {
           for (const Row& r : fam->second) {
             if (!r.shaped || subset(r) != sub) continue;
             floor_s = floor_s == 0 ? r.time_s : std::min(floor_s, r.time_s);
-            if (r.axes[axis] < edge && (gemm || grouped || r.gpus == rows.front().gpus)) lent.push_back(&r);
+            // A fused MoE call lends only tensor-parallel slices: at most half this table's narrowest
+            // expert (a sibling's per-GEMM rows, n = 4096 against a fused call's 6144, are not slices).
+            const bool below = grouped ? r.axes[axis] <= edge / 2 : r.axes[axis] < edge;
+            if (below && (gemm || grouped || r.gpus == group[sub])) lent.push_back(&r);
           }
           if (lent.empty()) continue;
           for (const Row* r : lent) {

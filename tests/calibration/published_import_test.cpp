@@ -317,8 +317,14 @@ TEST(PublishedImport, ATableStartingAboveItsSiblingsSizesTakesTheSiblingsRowsBel
   EXPECT_EQ(ar.extended_from, "mi300x below size_bytes 4.29497e+09");
   const double bytes = 1048576, bus = 2.0 * 7 / 8 * bytes;
   EXPECT_NEAR(bus / (ar.lookup({bytes}).value * ar.peak) / 28.39e-6, 1.0, 0.15);
-  // A table whose own rows reach the smallest sizes takes nothing.
+  // Each node count's table is filled from the same node count's rows (16 GPUs: MI300X's 2 x 8).
+  EXPECT_EQ(p.at("mi325x").table("nccl_all_reduce_2node").extended_from, "mi300x below size_bytes 4.29497e+09");
+  EXPECT_EQ(p.at("mi325x").table("nccl_all_reduce_2node").axes.front().knots.front(), 8);
+  // A table whose own rows reach the smallest sizes takes nothing; a fused MoE table takes only
+  // tensor-parallel slices (n at most half its own), not H100's per-GEMM DeepGEMM rows (n 4096
+  // against the fused calls' 6144).
   EXPECT_TRUE(p.at("h100-sxm").table("gemm_fp8").extended_from.empty());
+  EXPECT_TRUE(p.at("b300").table("grouped_gemm_fp8").extended_from.empty());
 }
 
 // aiter_tuned.csv: AMD's own tuned-kernel times (aiter@e404860, DeepSeek-V3 shapes). MI355X's FP8
