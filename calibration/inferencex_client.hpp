@@ -11,10 +11,17 @@
 //   dsr1_fp4_b200.sh, dsr1_fp8_h200.sh): 10 x concurrency prompts, the first `concurrency` sent at
 //   once, then one per completed answer; throughput is all tokens over the benchmark's duration,
 //   so the opening burst and the final drain are in it. MeasuredRun::prompts.
+#include "calibration/measured_runs.hpp"
 
 namespace agentsim::calib {
 
 inline constexpr double kInferenceXRangeRatio = 0.8;
 inline constexpr long long kInferenceXPromptsPerConcurrency = 10;
+
+// An InferenceX row as its benchmark ran, for a row already mapped (model, system, engine,
+// precision, concurrency): its recipe's stream interval (inferencex_stream_interval.hpp) and
+// KV-cache format where the row's text names none (inferencex_kv_dtype.hpp), and the client's
+// length spread and prompt count above. The one place every InferenceX adapter takes them from.
+void apply_inferencex_run(MeasuredRun& r);
 
 }  // namespace agentsim::calib

@@ -1,7 +1,5 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
 #include "calibration/inferencex_client.hpp"
-#include "calibration/inferencex_kv_dtype.hpp"
-#include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
 namespace agentsim::calib {
@@ -38,14 +36,11 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
-    if (r.random_prompts) r.stream_interval_tokens = inferencex_stream_interval_tokens(r);  // its recipe's
-    if (r.random_prompts && r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);  // and KV format
-    if (r.random_prompts) r.range_ratio = kInferenceXRangeRatio;  // its client's length spread
     r.gpus = static_cast<int>(required_count(csv, col("gpus"), why));
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
-    if (r.random_prompts) r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
+    if (r.random_prompts) apply_inferencex_run(r);  // its recipe's and its client's settings
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
     r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);

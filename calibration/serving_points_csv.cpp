@@ -2,8 +2,6 @@
 #include <set>
 
 #include "calibration/inferencex_client.hpp"
-#include "calibration/inferencex_kv_dtype.hpp"
-#include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_row.hpp"
 
 namespace agentsim::calib {
@@ -30,17 +28,12 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file) {
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
-    // IX<n> source ids are InferenceX issues and PRs (PROVENANCE.md there): the recipe's interval.
-    if (r.source.starts_with("IX")) {
-      r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
-      if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
-      r.range_ratio = kInferenceXRangeRatio;  // its client's length spread
-    }
     r.gpus = static_cast<int>(required_count(csv, col("n_gpus"), why));
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
-    if (r.source.starts_with("IX")) r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
+    // IX<n> source ids are InferenceX issues and PRs (PROVENANCE.md there): its recipe's and client's settings.
+    if (r.source.starts_with("IX")) apply_inferencex_run(r);
     r.speculative = false;  // this set names no speculative method: none ran
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tput_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tput_per_gpu"), 1, why);
