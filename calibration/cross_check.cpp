@@ -11,7 +11,7 @@ namespace agentsim::calib {
 double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTable& et, bool* extrapolated) {
   const KernelFamily& fam = kernel_family(t.family);
   std::vector<double> shape;
-  for (const auto& ax : et.axes) shape.push_back(t.axis_value(ax.name, row));
+  for (const auto& ax : et.axes) shape.push_back(fitted_axis_value(t, ax.name, row));
   const EfficiencyLookup e = et.lookup(shape);
   if (extrapolated) *extrapolated = e.extrapolated;
   if (fam.quantity == Quantity::kLatency) return e.value * t.column("kernels")[row];

@@ -144,7 +144,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     EfficiencyAxis ax;
     ax.name = name;
     ax.monotone = monotone.contains(name) ? monotone.at(name) : 0;
-    for (std::size_t r : train) ax.knots.push_back(t.axis_value(name, r));
+    for (std::size_t r : train) ax.knots.push_back(fitted_axis_value(t, name, r));
     std::sort(ax.knots.begin(), ax.knots.end());
     ax.knots.erase(std::unique(ax.knots.begin(), ax.knots.end()), ax.knots.end());
     ax.log_offsets.assign(ax.knots.size(), 0.0);
@@ -176,7 +176,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     for (std::size_t a = 0; a < out.axes.size(); ++a) {
       const auto& knots = out.axes[a].knots;
       if (knots.size() == 1) continue;
-      const auto [j, w] = locate(knots, t.axis_value(out.axes[a].name, train[i]));
+      const auto [j, w] = locate(knots, fitted_axis_value(t, out.axes[a].name, train[i]));
       if (const long c = col_of(a, j); c >= 0) A(row, c) += 1 - w;
       if (const long c = col_of(a, j + 1); c >= 0) A(row, c) += w;
       knot_weight[a][j] += 1 - w;
@@ -219,7 +219,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     double sum = 0;
     for (std::size_t i = 0; i < train.size(); ++i) {
       std::vector<double> shape;
-      for (const auto& ax : out.axes) shape.push_back(t.axis_value(ax.name, train[i]));
+      for (const auto& ax : out.axes) shape.push_back(fitted_axis_value(t, ax.name, train[i]));
       const double without_constant = std::log(out.lookup(shape).value) - out.log_constant;
       sum += std::log(value_of(train[i])) - without_constant;
     }
@@ -230,7 +230,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     std::vector<double> fitted, measured;
     for (std::size_t r : rows) {
       std::vector<double> shape;
-      for (const auto& ax : out.axes) shape.push_back(t.axis_value(ax.name, r));
+      for (const auto& ax : out.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
       fitted.push_back(out.lookup(shape).value);
       measured.push_back(value_of(r));
     }

@@ -1,5 +1,6 @@
 #include "calibration/kernel_family.hpp"
 
+#include "calibration/measurement_table.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/suggest.hpp"
 
@@ -45,6 +46,12 @@ const std::vector<KernelFamily>& kernel_families() {
 }
 
 const std::vector<std::string>& fitted_axes(const KernelFamily& f) { return f.fit_axes.empty() ? f.axes : f.fit_axes; }
+
+double fitted_axis_value(const MeasurementTable& t, const std::string& axis, std::size_t row) {
+  if (axis == "weight_bytes")
+    return t.column("groups")[row] * t.column("n")[row] * t.column("k")[row] * t.column("dtype_bits")[row] / 8;
+  return t.column(axis)[row];
+}
 
 const KernelFamily& kernel_family(const std::string& name) {
   std::vector<std::string> names;

@@ -7,6 +7,8 @@
 
 namespace agentsim::calib {
 
+struct MeasurementTable;
+
 // What a family's fitted table predicts.
 enum class Quantity {
   kCompute,  // efficiency = achieved FLOP/s / peak FLOP/s
@@ -19,7 +21,7 @@ struct KernelFamily {
   Quantity quantity;
   std::vector<std::string> axes;  // shape columns, all > 0
   // The axes the fit takes as factors, on log2 scale; empty: `axes`. May name a derived axis
-  // (MeasurementTable::axis_value): grouped_gemm's "weight_bytes".
+  // (fitted_axis_value): grouped_gemm's "weight_bytes".
   std::vector<std::string> fit_axes;
   std::string work_column;        // "flops" or "bytes"; empty for latency families
   std::string achieved_column;    // achieved rate per second, or seconds per op for latency
@@ -29,6 +31,9 @@ struct KernelFamily {
 
 // The axes a fitted table of `f` is keyed by.
 const std::vector<std::string>& fitted_axes(const KernelFamily& f);
+// A fitted axis's value at row `row` of `t`: its column, or for the derived axis "weight_bytes"
+// groups x n x k x dtype_bits / 8 (the expert weight bytes a grouped GEMM call streams).
+double fitted_axis_value(const MeasurementTable& t, const std::string& axis, std::size_t row);
 
 // Every known family, in a fixed order.
 const std::vector<KernelFamily>& kernel_families();

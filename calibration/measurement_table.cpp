@@ -30,10 +30,4 @@ const std::vector<double>& MeasurementTable::column(const std::string& name) con
   return it->second;
 }
 
-double MeasurementTable::axis_value(const std::string& axis, std::size_t row) const {
-  if (axis == "weight_bytes")
-    return column("groups")[row] * column("n")[row] * column("k")[row] * column("dtype_bits")[row] / 8;
-  return column(axis)[row];
-}
-
 }  // namespace agentsim::calib

@@ -19,8 +19,6 @@ struct MeasurementTable {
   void add_row(const std::vector<std::pair<std::string, double>>& values);
   // The column's values; throws core::Error naming the family if absent.
   const std::vector<double>& column(const std::string& name) const;
-  // A fit axis at `row`: a column, or "weight_bytes" = groups x n x k x dtype_bits / 8.
-  double axis_value(const std::string& axis, std::size_t row) const;
 };
 
 // A whole calibration file: device attributes and one table per family.

@@ -86,6 +86,11 @@ bool contains_ci(const std::string& s, const std::string& part) {
 bool is_all_reduce(const std::string& family) { return family == "nccl_all_reduce" || family == "custom_all_reduce"; }
 bool is_collective(const std::string& family) { return family.starts_with("nccl_") || family == "custom_all_reduce"; }
 
+// The axis a same-vendor sibling lends rows below a measured table's smallest value on
+// (Importer::extend_below_range): a fused MoE call's expert width n, else the first axis (a
+// GEMM's m, an all-reduce's message size).
+std::size_t lent_axis(const std::string& family) { return family == "grouped_gemm" ? 2 : 0; }
+
 // The math format a gemm/attention dtype label names, in bits (0 when none we price).
 double dtype_bits_of(const std::string& label) {
   if (starts_with_ci(label, "FP4")) return 4;
@@ -474,7 +479,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
     // Where a sibling lent rows below this accelerator's own sizes: whose, and below what.
     auto lent = [&](auto keep) {
       std::string sib;
-      const std::size_t axis = family == "grouped_gemm" ? 2 : 0;  // as extend_below_range
+      const std::size_t axis = lent_axis(family);
       double edge = 0;
       for (const auto& [key, r] : best) {
         if (!keep(r)) continue;
@@ -593,7 +598,7 @@ void Importer::extend_below_range() {
       // half the narrowest, where this accelerator measured only expert-parallel calls).
       const bool gemm = family == "gemm", grouped = family == "grouped_gemm";
       if (!gemm && !grouped && family != "nccl_all_reduce") continue;
-      const std::size_t axis = grouped ? 2 : 0;
+      const std::size_t axis = lent_axis(family);
       // Subsets the fitter splits on: a GEMM table per dtype, an all-reduce table per node count.
       auto subset = [&](const Row& r) { return gemm || grouped ? r.dtype_bits : r.nodes; };
       std::map<double, double> edges;  // subset -> its own smallest value on the axis

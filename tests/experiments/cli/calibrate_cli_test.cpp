@@ -73,7 +73,7 @@ TEST_F(CalibrateCli, CpuQuickCalibrateFitAndCrossCheck) {
     for (std::size_t r = 0; r < t.rows(); ++r) {
       if (t.column("held_out")[r] != 0) continue;
       std::vector<double> shape;
-      for (const auto& ax : et.axes) shape.push_back(t.axis_value(ax.name, r));
+      for (const auto& ax : et.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
       const EfficiencyLookup e = et.lookup(shape);
       EXPECT_FALSE(e.extrapolated) << name << " row " << r << ": " << e.note;
       EXPECT_LE(std::abs(e.value / measured[r] - 1), et.fit_error.max_rel_error + 1e-9) << name << " row " << r;
