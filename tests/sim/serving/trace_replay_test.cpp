@@ -26,19 +26,28 @@ struct Replay : ::testing::Test {
     o.kv_capacity_tokens = kv_capacity_tokens(model, system, 8, 0.9);
     return o;
   }
-  std::vector<metrics::RequestRecord> closed(std::uint64_t seed, bool random_start) {
+  // A closed loop over `pool` on one replica, simulated until `until_s`.
+  struct Outcome {
+    long long sessions;
+    std::vector<metrics::RequestRecord> requests;
+    double finished_at_s;
+  };
+  Outcome run_closed(const wl::Trace& pool, const ClosedLoopOptions& co, double until_s) const {
     core::Simulator sim;
     metrics::Recorder rec;
     Replica replica(sim, model, system, options(), rec);
+    ClosedLoopDriver d(sim, replica, pool, co);
+    d.start();
+    sim.run_until(core::to_ticks(until_s));
+    return Outcome{d.sessions_started(), rec.requests(), d.finished_at_s()};
+  }
+  std::vector<metrics::RequestRecord> closed(std::uint64_t seed, bool random_start) const {
     ClosedLoopOptions co;
     co.agents = 8;
     co.seed = seed;
     co.max_context_tokens = model.max_context;
     co.random_start = random_start;
-    ClosedLoopDriver d(sim, replica, trace(), co);
-    d.start();
-    sim.run_until(core::to_ticks(120.0));
-    return rec.requests();
+    return run_closed(trace(), co, 120.0).requests;
   }
 };
 
@@ -68,22 +77,11 @@ TEST_F(Replay, ClosedLoopWithASessionLimitBeginsThatManySessionsAndDrains) {
   wl::Trace pool;
   pool.sessions.resize(5);
   for (auto& s : pool.sessions) s.turns.push_back(wl::Turn(2000, 50, 0.0));
-  struct Outcome {
-    long long sessions;
-    std::vector<metrics::RequestRecord> requests;
-    double finished_at_s;
-  };
   auto run = [&](long long limit, double until_s) {
-    core::Simulator sim;
-    metrics::Recorder rec;
-    Replica replica(sim, model, system, options(), rec);
     ClosedLoopOptions co;
     co.agents = 3;
     co.session_limit = limit;
-    ClosedLoopDriver d(sim, replica, pool, co);
-    d.start();
-    sim.run_until(core::to_ticks(until_s));
-    return Outcome{d.sessions_started(), rec.requests(), d.finished_at_s()};
+    return run_closed(pool, co, until_s);
   };
   const Outcome seven = run(7, 3600);  // more than the pool: sessions reused in order, 7 begun in all
   EXPECT_EQ(seven.sessions, 7);
