@@ -34,13 +34,14 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   core::CsvReader csv(in, file);
   {
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
-                                           "concurrency", "notes", "engine", "stream_interval_tokens", "range_ratio",
-                                           "prompts"};
+                                           "concurrency", "notes", "engine", "stream_interval_tokens",
+                                           "scheduler_recv_interval", "range_ratio", "prompts"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
   const bool has_engine = csv.has_column("engine");
   const bool has_interval = csv.has_column("stream_interval_tokens");
+  const bool has_recv = csv.has_column("scheduler_recv_interval");
   const bool has_range = csv.has_column("range_ratio");
   const bool has_prompts = csv.has_column("prompts");
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
@@ -74,6 +75,12 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       const long long n = csv.integer(c);
       if (n < 1 || n > 1'000'000) throw csv.error_at(c, "expected a stream interval in [1, 1000000] output tokens");
       r.stream_interval_tokens = static_cast<int>(n);
+    }
+    if (has_recv && !csv.field(csv.column("scheduler_recv_interval")).empty()) {
+      const std::size_t c = csv.column("scheduler_recv_interval");
+      const long long n = csv.integer(c);
+      if (n < 1 || n > 1'000'000) throw csv.error_at(c, "expected a receive interval in [1, 1000000] decode steps");
+      r.recv_interval_steps = static_cast<int>(n);
     }
     if (has_range && !csv.field(csv.column("range_ratio")).empty()) {
       const std::size_t c = csv.column("range_ratio");

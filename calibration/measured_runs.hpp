@@ -49,6 +49,10 @@ struct MeasuredRun {
   // (inferencex_stream_interval.hpp). Which token the client's first chunk (its TTFT) waits
   // for is the engine's rule: serving::first_chunk_output_token.
   int stream_interval_tokens = 1;
+  // SGLang's --scheduler-recv-interval the server was launched with (serving::ReplicaOptions::
+  // recv_interval_steps); 1 = SGLang's default, and every other engine. InferenceX rows: their
+  // recipe's (inferencex_recv_interval.hpp).
+  int recv_interval_steps = 1;
   // The client's random-range-ratio: each request's prompt and output lengths uniform integers in
   // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);
   // 1 = every request exactly isl/osl. InferenceX rows: 0.8.

@@ -43,6 +43,7 @@ struct ServingConfig {
   serving::Admission admission = serving::Admission::kReserveFull;  // kAdmissionNames
   serving::Preemption preemption = serving::Preemption::kRecompute;  // kPreemptionNames (on_demand only)
   bool fast_forward = true;              // closed-form decode-only stretches
+  int recv_interval_steps = 1;           // `scheduler_recv_interval` (serving::ReplicaOptions)
   // KV cache.
   long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
   double runtime_reserve_bytes = 0;      // per device, besides weights and activations

@@ -23,6 +23,8 @@ constexpr std::array kServingKeys = {
     OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
     OptionSpec{"preemption", "string", "recompute", "on_demand KV shortage: recompute or swap (to host)"},
     OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
+    OptionSpec{"scheduler_recv_interval", "integer", "1",
+               "SGLang's --scheduler-recv-interval: while a batch decodes, arrivals reach the scheduler every this many decode steps"},
     OptionSpec{"kv_cache", "map", "", "block size, prefix caching, lower tiers, retention"},
     OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
     OptionSpec{"replicas", "integer or fill", "fill",
@@ -87,6 +89,7 @@ ServingConfig decode_serving(const YamlNode* srv) {
   s.admission = named_or(*srv, "admission", s.admission, serving::kAdmissionNames);
   s.preemption = named_or(*srv, "preemption", s.preemption, serving::kPreemptionNames);
   s.fast_forward = bool_key(*srv, "fast_forward", true);
+  s.recv_interval_steps = static_cast<int>(bounded_int(*srv, "scheduler_recv_interval", 1, 1, 1 << 20));
   if (auto kv = srv->find("kv_cache")) {
     kv->check_keys(kKvKeys);
     s.block_tokens = bounded_int(*kv, "block_tokens", 16, 1, 1 << 20);

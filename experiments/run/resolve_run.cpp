@@ -126,6 +126,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.max_batch_tokens = e.serving.max_batch_tokens * limit_ranks;
   ro.max_sequences = e.serving.max_sequences * limit_ranks;
   ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
+  ro.recv_interval_steps = e.serving.recv_interval_steps;
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
   ro.kv_capacity_tokens =

@@ -91,6 +91,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // prompts), while the closed loop cycles through the generated sessions: a repeated one must not
   // find its prompt in the prefix cache.
   e.serving.prefix_caching = false;
+  e.serving.recv_interval_steps = row.recv_interval_steps;  // the server's launch flag (SGLang)
   w.concurrency = {static_cast<int>(row.concurrency)};
   w.levels = {row.concurrency};
   w.random_start = false;

@@ -11,7 +11,7 @@ long long first_chunk_output_token(Engine engine, int stream_interval_tokens) {
     throw core::Error("stream interval must be at least 1 output token, got " + std::to_string(stream_interval_tokens));
   }
   switch (engine) {
-    case Engine::kSglang: return stream_interval_tokens;
+    case Engine::kSglang:  // the v0.5 line: `% stream_interval == 1` above an interval of 1
     case Engine::kTrtllm:
     case Engine::kVllm: return 1;
   }

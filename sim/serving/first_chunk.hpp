@@ -8,13 +8,14 @@
 namespace agentsim::serving {
 
 // 1-based index of the output token that leaves in the first chunk; `stream_interval_tokens`
-// must be >= 1 (core::Error otherwise).
-//   sglang: stream_interval_tokens. Its scheduler streams a request's output only when
-//     `req.finished() or (req.stream and len(req.output_ids) % self.stream_interval == 0)`
-//     (python/sglang/srt/managers/scheduler.py of the v0.4 line, scheduler_output_processor_mixin.py
-//     of the v0.5 line), with no exception for the first token. Later SGLang tests
-//     `% stream_interval == 1`, sending the first token at once; which versions behave which
-//     way is not established here (docs/calibration.md, "Measured runs").
+// must be >= 1 (core::Error otherwise). Every engine below sends the first token at once:
+//   sglang: 1. The v0.5 line's scheduler (scheduler_output_processor_mixin.py, "origin
+//     stream_interval logic") streams when `len(req.output_ids) % stream_interval == 1` for an
+//     interval above 1 (`== 0` for 1): the first token, then every interval. The measured rows
+//     agree: InferenceX's B200 FP8 runs (`--stream-interval 30`; the images rows record: v0.5.9, v0.5.12) report
+//     median TTFTs below 29 decode steps at their own TPOT (e.g. 0.157 s at concurrency 1 against
+//     29 x 7.2 ms = 0.209 s), which a first chunk at token 30 cannot give. (The v0.4 line streamed
+//     at `% stream_interval == 0`, its first chunk at token stream_interval; no mapped row runs it.)
 //   trtllm: 1. PyExecutor (tensorrt_llm/_torch/pyexecutor/py_executor.py, _handle_responses)
 //     responds when `request.py_decoding_iter == 1 or request.is_finished or
 //     request.py_decoding_iter % self.stream_interval == 0`, since NVIDIA/TensorRT-LLM PR #5836

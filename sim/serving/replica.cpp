@@ -96,10 +96,43 @@ void Replica::submit_prefilled(const Request& r, const metrics::RequestRecord& r
 
 void Replica::enqueue(Active a) {
   pending_prefill_ += a.prompt - a.prefilled;
+  const long long n = opt_.recv_interval_steps;
+  if (n > 1 && (busy_ || (kick_pending_ && !running_.empty()))) {
+    // The scheduler is running a batch (or ending one): the request waits for its next
+    // receive, and a run in flight ends there (the first step end at a multiple of n decode
+    // steps). An idle scheduler receives at once.
+    inbox_.push_back(std::move(a));
+    load_changed();
+    if (run_.active) {
+      const long long j = seg_.steps_covering(run_.i0, run_.k, sim_.now() - run_.start);
+      cut_run(j + (n - (recv_count_ + j) % n) % n);
+    }
+    return;
+  }
   waiting_.push_back(std::move(a));
   load_changed();
   interrupt();
   kick();
+}
+
+void Replica::receive() {
+  for (Active& a : inbox_) waiting_.push_back(std::move(a));
+  inbox_.clear();
+}
+
+void Replica::count_recv(long long decode_steps, bool prefill) {
+  const long long n = opt_.recv_interval_steps;
+  if (n <= 1) return;
+  if (prefill) {  // a prefill step weighs more than any interval: receive next
+    recv_count_ = 0;
+    recv_due_ = true;
+    return;
+  }
+  recv_count_ += decode_steps;
+  // Runs never pass a receive with requests waiting (enqueue cuts them, maybe_start_step caps
+  // them): only the run's last step can be the one that receives.
+  recv_due_ = recv_count_ % n == 0;
+  recv_count_ %= n;
 }
 
 void Replica::kick() {
@@ -116,7 +149,10 @@ void Replica::kick() {
 void Replica::interrupt() {
   if (!run_.active) return;
   // The step in progress finishes; the rest of the run is given up.
-  const long long j = seg_.steps_covering(run_.i0, run_.k, sim_.now() - run_.start);
+  cut_run(seg_.steps_covering(run_.i0, run_.k, sim_.now() - run_.start));
+}
+
+void Replica::cut_run(long long j) {
   if (j >= run_.k) return;
   sim_.cancel(run_.event);
   run_.k = j;
@@ -246,6 +282,10 @@ void Replica::open_step_record() {
 
 void Replica::maybe_start_step() {
   if (busy_) return;
+  // The scheduler's receive: due after the step that completed the interval (or a prefill
+  // step), and at once when it has no batch (its idle loop spins through the interval).
+  if (!inbox_.empty() && (recv_due_ || running_.empty())) receive();
+  recv_due_ = false;
   pending_swap_out_s_ = 0;
   ensure_decode_kv();
 
@@ -314,7 +354,13 @@ void Replica::maybe_start_step() {
       if (running_[i].prefilled == running_[i].prompt) add_decode(i);
     }
   }
-  if (batch.empty()) return;
+  if (batch.empty()) {
+    if (!inbox_.empty()) {  // nothing to run: the idle scheduler receives
+      receive();
+      kick();
+    }
+    return;
+  }
 
   open_step_record();
   metrics::StepRecord& step = step_;
@@ -331,7 +377,9 @@ void Replica::maybe_start_step() {
       seg_.plan(coster_, batch, k);
       seg_valid_ = true;
     }
-    const long long run = run_steps(sim_.now(), k);
+    long long run = run_steps(sim_.now(), k);
+    // Requests waiting to be received: the run ends at the next receive.
+    if (!inbox_.empty()) run = std::min(run, opt_.recv_interval_steps - recv_count_);
     // The record's parts: the mean over its steps (accounting multiplies by `steps`).
     const StepParts parts = seg_.mean_parts(seg_.next_step, std::max(1LL, run));
     step.compute_s = parts.compute_s;
@@ -392,6 +440,7 @@ void Replica::end_step() {
     a.rec.last_token_s = now;
   }
   recorder_.add(step);
+  count_recv(1, !prefill_slots.empty());
   busy_ = false;
   retire_finished();
   kick();
@@ -408,6 +457,7 @@ void Replica::end_run() {
   run_.step.steps = static_cast<int>(run_.k);
   run_.step.end_s = now;
   recorder_.add(run_.step);
+  count_recv(run_.k, false);
   busy_ = false;
   retire_finished();
   kick();

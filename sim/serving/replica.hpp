@@ -59,6 +59,11 @@ struct ReplicaOptions {
   // Prefill chunks share a step with the decodes (true) or, when any prefill work is ready,
   // run in a step of their own while the decodes wait (false: SGLang's default scheduler).
   bool mixed_batches = true;
+  // SGLang's --scheduler-recv-interval (SchedulerRecvSkipper): while the running batch decodes,
+  // requests that arrived reach the scheduler only every this many decode steps (a speculative
+  // verify step counts as one); after a step with prefill work, or when nothing runs, at the next
+  // step boundary. 1 = at every step boundary (vLLM, TensorRT-LLM, SGLang's default).
+  int recv_interval_steps = 1;
 };
 
 // KV tokens that fit: (HBM of `tp` devices x mem_fraction - weights) / KV per token.
@@ -81,9 +86,10 @@ class Replica : public RequestSink {
   void submit_prefilled(const Request& r, const metrics::RequestRecord& rec, CompletionFn done);
   void set_handoff(HandoffFn fn) { handoff_ = std::move(fn); }
 
-  std::size_t waiting() const { return waiting_.size(); }
+  // Queued: admitted to the scheduler's queue, or arrived and not yet received (recv interval).
+  std::size_t waiting() const { return waiting_.size() + inbox_.size(); }
   std::size_t running() const { return running_.size(); }
-  long long load() const { return static_cast<long long>(waiting_.size() + running_.size()); }
+  long long load() const { return static_cast<long long>(waiting() + running_.size()); }
   // Keeps `board`'s value at `slot` equal to load() from now on (least-loaded routing
   // without scanning every replica); null stops it. `board` must outlive the replica.
   void mirror_load(core::MinTree* board, std::size_t slot);
@@ -125,6 +131,12 @@ class Replica : public RequestSink {
   void enqueue(Active a);
   void kick();
   void interrupt();
+  // Ends the run in flight after its step `j` (1-based, >= the step in progress), if shorter.
+  void cut_run(long long j);
+  // Counts finished steps towards the next receive (recv_interval_steps).
+  void count_recv(long long decode_steps, bool prefill);
+  // Moves the arrived requests into the scheduler's queue.
+  void receive();
   void maybe_start_step();
   void open_step_record();
   bool ensure_decode_kv();
@@ -155,6 +167,9 @@ class Replica : public RequestSink {
   long long pending_prefill_ = 0;
   double pending_swap_out_s_ = 0;  // swap-out time charged to the step being built
   std::deque<Active> waiting_;
+  std::deque<Active> inbox_;      // arrived, not yet received (recv_interval_steps > 1)
+  long long recv_count_ = 0;      // decode steps since the last receive
+  bool recv_due_ = false;         // the scheduler receives at this step boundary
   std::vector<Active> running_;  // in admission order
   std::vector<Active> leaving_;  // scratch of retire_finished
   DecodeSegment seg_;            // fast-forward's priced decode-only segment

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "calibration/inferencex_kv_dtype.hpp"
+#include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
 #include "calibration/measured_sources.hpp"
@@ -237,6 +238,30 @@ TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
   EXPECT_EQ(inferencex_stream_interval_tokens(r), 1);  // gptoss_fp4_h100.sh sets none
 }
 
+// The recipes' receive intervals (calibration/inferencex_recv_interval.hpp): SGLang on B200 only,
+// by concurrency, and the FP8 script's TP 4 branch at 10.
+TEST(MeasuredSources, InferenceXRecvIntervalFollowsTheRecipe) {
+  MeasuredRun r;
+  r.model = "deepseek-r1";
+  r.engine = "sglang";
+  r.system = "hgx-b200";
+  r.plan = "tp=8,ep=1";
+  r.experts_dtype = "fp8";
+  r.concurrency = 4;
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 10);  // dsr1_fp8_b200.sh, CONC < 16
+  r.concurrency = 16;
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 30);  // CONC >= 16
+  r.plan = "tp=4,ep=1";
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 10);  // the TP 4 branch
+  r.experts_dtype = "fp4";
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 30);  // dsr1_fp4_b200.sh: by concurrency at any TP
+  r.system = "hgx-h200";
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 1);   // dsr1_fp8_h200.sh sets none
+  r.system = "hgx-b200";
+  r.engine = "trtllm";
+  EXPECT_EQ(inferencex_recv_interval_steps(r), 1);
+}
+
 // agentsim's own schema refuses `csv` (read as m.csv) with a message containing `where`.
 void expect_own_schema_error(const std::string& csv, const std::string& where) {
   std::istringstream in(csv);
@@ -270,6 +295,16 @@ TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
   EXPECT_EQ(runs[1].stream_interval_tokens, 1);
   expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,0,,,,0.3,,,\n",
                           "m.csv:2: stream_interval_tokens");
+}
+
+// The server's scheduler receive interval (SGLang) is an optional column: empty is 1, below 1 an error.
+TEST(MeasuredSources, OwnSchemaSchedulerRecvIntervalColumn) {
+  const std::vector<MeasuredRun> runs = own_schema_pair("scheduler_recv_interval", "30");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].recv_interval_steps, 30);
+  EXPECT_EQ(runs[1].recv_interval_steps, 1);
+  EXPECT_THROW(own_schema_pair("scheduler_recv_interval", "0"), core::Error);
+  EXPECT_THROW(own_schema_pair("scheduler_recv_interval", "2.5"), core::Error);
 }
 
 // The client's length spread and prompt count are optional columns too: empty means exact lengths

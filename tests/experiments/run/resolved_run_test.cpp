@@ -267,6 +267,24 @@ TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
   EXPECT_LT(vll.replica.kv_capacity_tokens, trt.replica.kv_capacity_tokens);
 }
 
+// `serving.scheduler_recv_interval` reaches every replica (SGLang's launch flag; 1 when absent), and
+// a value below 1 is refused at its key.
+TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {
+  auto spec_for = [](const std::string& serving) {
+    const Experiment e = parse("name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: {tp: 8}\nserving: " + serving +
+                               "\nworkload:\n  trace: " + kTrace + "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+    return resolve_run(e, first_valid_plan(e), 16);
+  };
+  EXPECT_EQ(spec_for("{engine: sglang, scheduler_recv_interval: 30}").replica.recv_interval_steps, 30);
+  EXPECT_EQ(spec_for("{engine: sglang}").replica.recv_interval_steps, 1);
+  try {
+    spec_for("{engine: sglang, scheduler_recv_interval: 0}");
+    FAIL() << "accepted";
+  } catch (const core::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("scheduler_recv_interval"), std::string::npos) << err.what();
+  }
+}
+
 // The engines catalog (experiments/catalog/engines.yaml) follows the catalogs' citation rule:
 // every number cites its source or says assumed with its derivation.
 TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {

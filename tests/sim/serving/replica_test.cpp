@@ -164,5 +164,104 @@ TEST_F(ReplicaFixture, KvCapacityBlocksAdmissionAndOversizedRequestsAreRejected)
   EXPECT_GE(reqs[2].first_token_s, reqs[1].last_token_s);
 }
 
+// SGLang's --scheduler-recv-interval: a request that arrives while a batch decodes reaches the
+// scheduler at the next multiple of the interval in decode steps; with an interval of 1 at the
+// end of the step in progress. A arrives alone (an idle scheduler receives at once), B in the
+// middle of A's second decode step. Stepping and fast-forward place B's prefill identically.
+TEST_F(ReplicaFixture, ArrivalsWaitForTheSchedulersNextReceive) {
+  auto run = [&](int interval, bool fast_forward, double b_at_s, std::vector<metrics::StepRecord>& steps) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    ReplicaOptions o = options();
+    o.recv_interval_steps = interval;
+    o.fast_forward = fast_forward;
+    Replica replica(sim, model, system, o, rec);
+    replica.submit(req(0, 100, 30), [](const metrics::RequestRecord&) {});
+    if (b_at_s > 0) sim.at(core::to_ticks(b_at_s), [&] { replica.submit(req(1, 200, 5), [](const metrics::RequestRecord&) {}); });
+    sim.run_until_idle();
+    steps = rec.steps();
+    return rec.requests();
+  };
+  std::vector<metrics::StepRecord> alone;
+  run(1, false, 0, alone);
+  ASSERT_GE(alone.size(), 6u);
+  EXPECT_EQ(alone[0].start_s, 0.0) << "an idle scheduler receives at once";
+  EXPECT_GT(alone[0].prefill_tokens, 0);
+  const double b_at = 0.5 * (alone[2].start_s + alone[2].end_s);  // inside A's second decode step
+  for (const auto& [interval, boundary] : {std::pair{1, 2}, std::pair{4, 4}, std::pair{3, 3}}) {
+    SCOPED_TRACE("interval " + std::to_string(interval));
+    std::vector<metrics::StepRecord> stepped, ff;
+    const auto r_step = run(interval, false, b_at, stepped);
+    const auto r_ff = run(interval, true, b_at, ff);
+    // B's prefill is the first step with prefill work after A's; it starts at the end of A's
+    // decode step `boundary` (A runs alone until then, so its steps are the lone run's).
+    std::size_t first = 0;
+    for (std::size_t i = 1; i < stepped.size() && first == 0; ++i) first = stepped[i].prefill_tokens > 0 ? i : 0;
+    ASSERT_EQ(first, static_cast<std::size_t>(boundary) + 1);
+    EXPECT_EQ(stepped[first].start_s, alone[static_cast<std::size_t>(boundary)].end_s);
+    ASSERT_EQ(r_ff.size(), r_step.size());
+    for (std::size_t i = 0; i < r_step.size(); ++i) {
+      EXPECT_EQ(r_ff[i].first_token_s, r_step[i].first_token_s) << i;
+      EXPECT_EQ(r_ff[i].last_token_s, r_step[i].last_token_s) << i;
+    }
+  }
+}
+
+// A step with prefill work makes the next step boundary a receive (SGLang weighs it above
+// any interval): B, arriving during A's prefill step, joins the very next step.
+TEST_F(ReplicaFixture, APrefillStepReceivesAtItsEnd) {
+  core::Simulator sim;
+  metrics::Recorder rec;
+  ReplicaOptions o = options();
+  o.recv_interval_steps = 30;
+  o.fast_forward = false;
+  Replica replica(sim, model, system, o, rec);
+  replica.submit(req(0, 4000, 10), [](const metrics::RequestRecord&) {});
+  sim.at(core::to_ticks(1e-3), [&] { replica.submit(req(1, 100, 10), [](const metrics::RequestRecord&) {}); });
+  sim.run_until_idle();
+  ASSERT_GE(rec.steps().size(), 2u);
+  EXPECT_GT(rec.steps()[0].end_s, 1e-3) << "B arrives during A's prefill";
+  EXPECT_EQ(rec.steps()[1].prefill_tokens, 100);
+  EXPECT_EQ(replica.waiting(), 0u);
+}
+
+// A closed loop of agents whose answers end at different steps: with a receive interval, runs
+// end at receives and the next prompts wait for them; stepping and fast-forward agree on every
+// request to the tick, and the interval delays first tokens on average.
+TEST_F(ReplicaFixture, ReceiveIntervalKeepsFastForwardExact) {
+  wl::Trace pool;
+  for (int i = 0; i < 12; ++i) {
+    pool.sessions.push_back(wl::Session{"s" + std::to_string(i), {wl::Turn{300 + 50 * i, 20 + 7 * i, 0.0}}});
+  }
+  auto run = [&](int interval, bool fast_forward) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    ReplicaOptions o = options();
+    o.recv_interval_steps = interval;
+    o.fast_forward = fast_forward;
+    Replica replica(sim, model, system, o, rec);
+    ClosedLoopOptions co;
+    co.agents = 6;
+    ClosedLoopDriver driver(sim, replica, pool, co);
+    driver.start();
+    sim.run_until(core::to_ticks(3.0));
+    return rec.requests();
+  };
+  const auto ff = run(7, true), stepped = run(7, false), every = run(1, true);
+  ASSERT_GT(stepped.size(), 20u);
+  ASSERT_EQ(ff.size(), stepped.size());
+  for (std::size_t i = 0; i < ff.size(); ++i) {
+    EXPECT_EQ(ff[i].arrival_s, stepped[i].arrival_s) << i;
+    EXPECT_EQ(ff[i].first_token_s, stepped[i].first_token_s) << i;
+    EXPECT_EQ(ff[i].last_token_s, stepped[i].last_token_s) << i;
+  }
+  auto mean_ttft = [](const std::vector<metrics::RequestRecord>& rs) {
+    double s = 0;
+    for (const auto& r : rs) s += r.first_token_s - r.arrival_s;
+    return s / static_cast<double>(rs.size());
+  };
+  EXPECT_GT(mean_ttft(stepped), mean_ttft(every) * 1.2) << "waiting for receives lengthens TTFT";
+}
+
 }  // namespace
 }  // namespace agentsim::serving
