@@ -231,7 +231,9 @@ TEST_F(ReplicaFixture, APrefillStepReceivesAtItsEnd) {
 TEST_F(ReplicaFixture, ReceiveIntervalKeepsFastForwardExact) {
   wl::Trace pool;
   for (int i = 0; i < 12; ++i) {
-    pool.sessions.push_back(wl::Session{"s" + std::to_string(i), {wl::Turn{300 + 50 * i, 20 + 7 * i, 0.0}}});
+    std::string name = "s";
+    name += std::to_string(i);
+    pool.sessions.push_back(wl::Session{name, {wl::Turn{300 + 50 * i, 20 + 7 * i, 0.0}}});
   }
   auto run = [&](int interval, bool fast_forward) {
     core::Simulator sim;
