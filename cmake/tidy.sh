@@ -23,11 +23,5 @@ done
 echo "tidy: ${#keep[@]} file(s)"
 [ ${#keep[@]} -eq 0 ] && exit 0
 jobs=$(nproc 2>/dev/null || echo 2)
-# The test programs precompile GoogleTest with g++ (`-include .../cmake_pch.hxx`); clang cannot read
-# g++'s .gch, so clang-tidy gets the compile commands without that include (every test file
-# includes gtest itself).
-db=$(mktemp -d)
-trap 'rm -rf "$db"' EXIT
-sed -E 's# -include [^ ]*/cmake_pch\.hxx##g; s# -Winvalid-pch##g' build/compile_commands.json > "$db/compile_commands.json"
-printf '%s\n' "${keep[@]}" | xargs -P "$jobs" -n 4 clang-tidy -p "$db" --quiet --warnings-as-errors='*' \
+printf '%s\n' "${keep[@]}" | xargs -P "$jobs" -n 4 clang-tidy -p build --quiet --warnings-as-errors='*' \
   --extra-arg=-Wno-unknown-warning-option
