@@ -9,6 +9,7 @@
 #include "tests/support/citation_rule.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,7 @@ namespace agentsim::hw {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 struct ShippedHardware {
   core::Registry<Accelerator> accelerators{"accelerator"};

@@ -13,7 +13,6 @@
 namespace agentsim::hw {
 namespace {
 
-const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 
 std::vector<int> first(int n) {
   std::vector<int> g(static_cast<std::size_t>(n));
@@ -22,9 +21,9 @@ std::vector<int> first(int n) {
 }
 
 struct Topologies {
-  Topology hgx = build_topology(catalog().systems.get("hgx-h200"));
-  Topology nvl72 = build_topology(catalog().systems.get("gb300-nvl72"));
-  Topology two_hgx = build_topology(ClusterHardware{"2xhgx-h200", catalog().systems.get("hgx-h200"), 2, ScaleOutFabric{}});
+  Topology hgx = build_topology(test::hw_fixtures().systems.get("hgx-h200"));
+  Topology nvl72 = build_topology(test::hw_fixtures().systems.get("gb300-nvl72"));
+  Topology two_hgx = build_topology(ClusterHardware{"2xhgx-h200", test::hw_fixtures().systems.get("hgx-h200"), 2, ScaleOutFabric{}});
 };
 const Topologies& topologies() {
   static const Topologies t;

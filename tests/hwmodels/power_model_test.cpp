@@ -7,10 +7,9 @@
 namespace agentsim::hw {
 namespace {
 
-const test::HwFixtures& catalog() { return test::hw_fixtures(); }
 
 // H200 from the catalog: idle 80 W, TDP 700 W, decode fraction 0.35.
-const Accelerator& h200() { return catalog().accelerators.get("h200"); }
+const Accelerator& h200() { return test::hw_fixtures().accelerators.get("h200"); }
 
 TEST(AcceleratorPower, IdleDrawsIdlePower) {
   EXPECT_EQ(accelerator_activity(h200(), StepTimes{}), 0.0);
@@ -42,7 +41,7 @@ TEST(AcceleratorPower, MemoryBoundDecodeDrawsFarBelowTdp) {
 TEST(SystemPower, HgxH200AtTdpStaysUnderItsNameplate) {
   // DC: GPUs 8 x 700 + CPUs 2 x 350 + DIMMs 300 + NICs 8 x 25 + NVSwitch 400
   // + fans 1500 = 8700 W; wall = 8700 / 0.94 = 9255.3 W < 10.2 kW nameplate.
-  const System& s = catalog().systems.get("hgx-h200");
+  const System& s = test::hw_fixtures().systems.get("hgx-h200");
   const SystemPower p = system_power_at_tdp(s);
   EXPECT_DOUBLE_EQ(p.accelerators_w, 5600.0);
   EXPECT_NEAR(p.wall_w, 8700.0 / 0.94, 1e-9);
@@ -54,7 +53,7 @@ TEST(SystemPower, HgxH200AtTdpStaysUnderItsNameplate) {
 TEST(SystemPower, Gb300RackAtTdpMatchesPublishedDraw) {
   // GPUs 72 x 1400 + Grace 36 x 250 + NICs 72 x 35 + 9 switch trays x 400
   // + 3000 = 118,920 W DC; / 0.95 = 125,179 W vs the published ~125 kW.
-  const System& s = catalog().systems.get("gb300-nvl72");
+  const System& s = test::hw_fixtures().systems.get("gb300-nvl72");
   const SystemPower p = system_power_at_tdp(s);
   EXPECT_DOUBLE_EQ(p.switches_w, 3600.0);
   EXPECT_NEAR(p.wall_w, 118920.0 / 0.95, 1e-6);
@@ -62,7 +61,7 @@ TEST(SystemPower, Gb300RackAtTdpMatchesPublishedDraw) {
 }
 
 TEST(SystemPower, EverySystemAtTdpFitsItsNameplate) {
-  for (const auto& [name, s] : catalog().systems.entries()) {
+  for (const auto& [name, s] : test::hw_fixtures().systems.entries()) {
     const SystemPower p = system_power_at_tdp(s);
     EXPECT_LE(p.wall_w, s.power.nameplate_w) << name;
     EXPECT_GT(p.wall_w, 0.6 * s.power.nameplate_w) << name << ": overheads look missing";
@@ -74,7 +73,7 @@ TEST(EnergyMeter, RuntimePowerIsEnergyOverTheWindow) {
   // (700 W) and idle the other 0.5 s (80 W): mean 390 W per GPU.
   // Wall: (8 x 390 + CPUs 2 x 350 x 0.5 + 300 + 200 + 400 + 1500) / 0.94
   //     = 5870 / 0.94 = 6244.68 W; x PUE 1.2 = 7493.6 W.
-  const System& s = catalog().systems.get("hgx-h200");
+  const System& s = test::hw_fixtures().systems.get("hgx-h200");
   EnergyMeter meter(s, 1, PowerOptions{1.2, 0.5});
   meter.add_step(StepTimes{0.5, 0.1, 0, 0}, 8);
   const SystemPower p = meter.runtime(1.0);

@@ -7,8 +7,7 @@
 namespace agentsim::hw {
 namespace {
 
-const test::HwFixtures& catalog() { return test::hw_fixtures(); }
-const System& sys(const std::string& name) { return catalog().systems.get(name); }
+const System& sys(const std::string& name) { return test::hw_fixtures().systems.get(name); }
 
 TEST(HgxTopology, GpuToGpuCrossesTheNvSwitchOnce) {
   const Topology t = build_topology(sys("hgx-h200"));

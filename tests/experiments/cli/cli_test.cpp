@@ -1,5 +1,6 @@
 // End-to-end tests of the agentsim binary: determinism, outputs, exit codes.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include "tests/support/cli_runner.hpp"
 
@@ -14,7 +15,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 using Result = agentsim::test_support::CliResult;
 using agentsim::test_support::run;

@@ -1,6 +1,7 @@
 // End-to-end sweeps through the agentsim binary: outputs and their schema,
 // resume, describe, plan (thread/rank invariance and kills: sweep_robustness_test.cpp).
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 #include <unistd.h>
 
 #include <sys/wait.h>
@@ -17,7 +18,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 using Result = agentsim::test_support::CliResult;
 using agentsim::test_support::slurp;

@@ -1,5 +1,6 @@
 // agentsim validate: every shipped measured row is predicted and compared.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include "tests/support/cli_runner.hpp"
 
@@ -17,7 +18,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 using agentsim::test_support::run;
 

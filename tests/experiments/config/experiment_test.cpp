@@ -1,6 +1,7 @@
 #include "experiments/config/experiment.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -11,8 +12,8 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 
 class ExperimentErrors : public ::testing::Test {
  protected:

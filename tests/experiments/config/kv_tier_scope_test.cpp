@@ -2,6 +2,7 @@
 // node's tier is split over its replicas by device share and its links are shared by all
 // of its GPUs at once.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/resolve_run.hpp"
@@ -12,10 +13,10 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 
-Experiment parse(const std::string& scope) {
+Experiment parse_scope(const std::string& scope) {
   return parse_experiment("name: scope\n"
                           "model: llama-3.1-8b\n"
                           "system: hgx-h200\n"
@@ -32,8 +33,8 @@ Experiment parse(const std::string& scope) {
 }
 
 TEST(KvTierScope, NodeSizesAreSplitByDeviceShareAndLinksSharedByTheWholeNode) {
-  const Experiment rep = parse("");
-  const Experiment node = parse(", tier_scope: node");
+  const Experiment rep = parse_scope("");
+  const Experiment node = parse_scope(", tier_scope: node");
   const wl::Trace sessions = load_sessions(rep);
   const auto r = resolve_run(rep, first_valid_plan(rep), sessions.block_size_tokens).replica.kv;
   const auto n = resolve_run(node, first_valid_plan(node), sessions.block_size_tokens).replica.kv;
@@ -57,7 +58,7 @@ TEST(KvTierScope, NodeSizesAreSplitByDeviceShareAndLinksSharedByTheWholeNode) {
 
 TEST(KvTierScope, UnknownScopeIsAnError) {
   try {
-    parse(", tier_scope: rack");
+    parse_scope(", tier_scope: rack");
     FAIL() << "accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("serving.kv_cache.tier_scope: unknown tier_scope 'rack'; valid: replica, node"),

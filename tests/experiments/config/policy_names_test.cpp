@@ -3,6 +3,7 @@
 // deployment.overlap maps to its enum, printing reads the same table, and an unknown
 // name is an error at file:line:key with a did-you-mean and the valid names.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <map>
 #include <string>
@@ -13,8 +14,8 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 const std::string kFile = kRoot + "/names.yaml";
 
 // One experiment naming every policy; `values` replaces a key's default name.

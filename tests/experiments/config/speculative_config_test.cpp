@@ -2,6 +2,7 @@
 // drafters: auto runs the model's drafter (none for models that ship none), off runs none,
 // a map gives one; bad values name the key; a speculating sweep's outputs do not depend on -j.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -16,7 +17,7 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 class SpeculativeConfig : public ::testing::Test {
  protected:

@@ -8,6 +8,7 @@
 #include "sim/core/rng.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -17,8 +18,8 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 
 class SweepDecoding : public ::testing::Test {
  protected:

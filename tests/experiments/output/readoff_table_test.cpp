@@ -7,6 +7,7 @@
 #include "experiments/run/run_codec.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -18,7 +19,7 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 // Two hgx-h200 plans (tp=4, tp=8) from a real decode, with runs supplied by hand.
 class HandMade : public ::testing::Test {

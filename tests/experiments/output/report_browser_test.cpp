@@ -2,6 +2,7 @@
 // no console errors, every plot laid out, readable ticks, one curve per system with
 // labelled read-offs, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +15,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 const std::string kBin = AGENTSIM_BINARY;
 
 std::string sh(const std::string& cmd, int* code) {
@@ -56,7 +57,7 @@ std::string experiment(const std::string& name, const std::string& extra) {
 std::string render(const fs::path& page, std::string* console) {
   const fs::path log = dir() / "chromium.log";
   int code = -1;
-  const std::string dom =
+  std::string dom =
       sh("/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
          "--disable-component-update --disable-sync --no-first-run --enable-logging=stderr --v=0 "
          "--user-data-dir=" +

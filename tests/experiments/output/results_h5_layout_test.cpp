@@ -2,6 +2,7 @@
 // attributes from the doc itself, then opens a real run's file with the HDF5 C++ API and checks
 // every documented dataset, column and attribute, and that /runs holds summary.csv's numbers.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 #include <unistd.h>
 
 #include <H5Cpp.h>
@@ -17,7 +18,7 @@
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 struct DocDataset {
   std::string path;                  // e.g. "runs", "requests/0000"
@@ -36,7 +37,7 @@ std::vector<DocDataset> documented_datasets(std::vector<std::string>* attributes
       continue;
     }
     if (!in_layout) continue;
-    if (line.rfind("#", 0) == 0) break;
+    if (line.rfind('#', 0) == 0) break;
     section += line + "\n";
     if (line.rfind("| `/", 0) != 0) continue;
     std::vector<std::string> cells;

@@ -2,6 +2,7 @@
 // within 2% of concurrency; a fixed list that stops too early leaves the same target outside the
 // swept range. The single-agent read-off is the concurrency-1 run's p50 per-agent speed.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 #include <unistd.h>
 
 #include <cmath>
@@ -17,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using agentsim::core::CsvReader;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 class AutoConcurrency : public ::testing::Test {
  protected:

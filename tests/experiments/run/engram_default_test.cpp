@@ -3,6 +3,7 @@
 // model's engram.placement_default (host for V4.1 Flash).
 // Project headers before gtest: <signal.h> (via gtest) defines a si_value macro.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <array>
 #include <cstdio>
@@ -18,7 +19,7 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 std::string run_cli(const std::string& args, int* rc) {
   const std::string cmd = std::string(AGENTSIM_BINARY) + " --root " + kRoot + " " + args + " 2>&1";

@@ -3,6 +3,7 @@
 // power has no idle tail; a run that does not finish within its window keeps the window; the key
 // is closed-loop only and non-negative.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <algorithm>
 #include <string>
@@ -14,7 +15,7 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 std::string body(const std::string& limit, const std::string& window, const std::string& mode = "closed-loop") {
   return "name: finite\n"
@@ -38,10 +39,10 @@ std::string body(const std::string& limit, const std::string& window, const std:
          "    human_gap_s: {median: 1, p90: 1}\n";
 }
 
-Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/finite.yaml", kRoot); }
+Experiment parse_finite(const std::string& text) { return parse_experiment(text, kRoot + "/finite.yaml", kRoot); }
 
 TEST(FiniteRun, EverySessionOnceAndTheWindowEndsWithTheLastAnswer) {
-  const Experiment e = parse(body("20", "3600s"));
+  const Experiment e = parse_finite(body("20", "3600s"));
   ASSERT_EQ(e.workload.session_limit, 20);
   const wl::Trace sessions = load_sessions(e);
   RunResult r;
@@ -66,21 +67,21 @@ TEST(FiniteRun, EverySessionOnceAndTheWindowEndsWithTheLastAnswer) {
 }
 
 TEST(FiniteRun, AnUnfinishedRunKeepsItsWindow) {
-  const Experiment e = parse(body("20", "5s"));
+  const Experiment e = parse_finite(body("20", "5s"));
   const RunResult r = run_point(e, load_sessions(e), 4);
   EXPECT_DOUBLE_EQ(r.summary.window_s, 5.0);
   EXPECT_LT(r.summary.requests, 20);
 }
 
 TEST(FiniteRun, ClosedLoopOnlyAndNotNegative) {
-  EXPECT_THROW(parse(body("20", "60s", "poisson")), core::Error);
+  EXPECT_THROW(parse_finite(body("20", "60s", "poisson")), core::Error);
   try {
-    parse(body("-1", "60s"));
+    parse_finite(body("-1", "60s"));
     FAIL() << "expected an error";
   } catch (const core::Error& err) {
     EXPECT_EQ(err.where().key_path, "workload.session_limit") << err.what();
   }
-  EXPECT_EQ(parse(body("0", "60s")).workload.session_limit, 0);
+  EXPECT_EQ(parse_finite(body("0", "60s")).workload.session_limit, 0);
 }
 
 }  // namespace

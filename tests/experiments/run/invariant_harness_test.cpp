@@ -22,6 +22,7 @@
 // the seed; a sanitizer build runs fewer). Every violation found becomes a case in
 // InvariantRegressions below.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,7 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 const Catalog& catalog() {
   static const Catalog c = load_catalog(kRoot);
@@ -244,12 +245,11 @@ Checked check_case(const Case& c) {
     fail("computed prompt tokens " + num(s.computed_input_tok_s * window) + " != the steps' " + num(prefill_computed));
   }
   double inside = 0;  // output tokens of requests that started and ended inside the window
-  double cached = 0, prompt = 0;
+  double cached = 0;
   // Tokens one sequence can gain in a step: 1, or draft + 1 when speculating.
   const long long gain = 1 + std::max(0, spec.replica.cost.spec.draft_tokens);
   for (const auto& q : r.requests) {
     if (q.rejected) continue;
-    prompt += static_cast<double>(q.input_tokens);
     cached += static_cast<double>(q.cached_tokens);
     // At least one prompt token is computed (the first output token needs it).
     if (q.cached_tokens < 0 || q.cached_tokens > std::max(0LL, q.input_tokens - 1)) {

@@ -7,6 +7,7 @@
 #include "sim/serving/kv_block_cache.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <malloc.h>
 #if defined(__SANITIZE_ADDRESS__)
@@ -30,7 +31,7 @@ namespace fs = std::filesystem;
 using agentsim::test_support::run;
 namespace exp = agentsim::exp;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 class MemoryEstimate : public ::testing::Test {
  protected:

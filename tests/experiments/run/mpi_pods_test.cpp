@@ -3,6 +3,7 @@
 // results.h5: each run's pods are tasks sharded over ranks and threads, merged in pod order.
 // Compiled only where MPI is found (tests/CMakeLists.txt); cmake/install_deps.sh installs it.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <unistd.h>
 
@@ -17,7 +18,7 @@ using agentsim::test_support::run;
 using agentsim::test_support::run_shell;
 using agentsim::test_support::slurp;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 TEST(MpiPods, OutputsAreByteIdenticalForAnyRankAndThreadCount) {
   const fs::path dir = fs::temp_directory_path() / ("agentsim_mpi_pods_" + std::to_string(::getpid()));

@@ -2,6 +2,7 @@
 // each an ordinary one-pod cluster with its share of replicas and agents and its own
 // seed; results do not depend on how many threads run the pods; bad values are errors.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/resolve_run.hpp"
@@ -14,8 +15,8 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 
 std::string body(int replicas, const std::string& pods, unsigned long long seed, const std::string& mode = "closed-loop",
                  const std::string& extra = "", int agents = 4) {
@@ -33,16 +34,16 @@ std::string body(int replicas, const std::string& pods, unsigned long long seed,
          "  window: \"60s\"\n";
 }
 
-Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/pods.yaml", kRoot); }
+Experiment parse_pods(const std::string& text) { return parse_experiment(text, kRoot + "/pods.yaml", kRoot); }
 
 TEST(Pods, TwoPodsAreTheSumOfTheirPodsRunAlone) {
-  const Experiment both = parse(body(2, "2", 7));
+  const Experiment both = parse_pods(body(2, "2", 7));
   const wl::Trace sessions = load_sessions(both);
   const RunResult r = run_point(both, sessions, 4);
   // Pod 0 is the plain cluster with one replica and 2 agents under seed 7; pod 1 the same
   // under its derived seed.
-  const Experiment one = parse(body(1, "1", 7));
-  const Experiment other = parse(body(1, "1", serving::pod_seed(7, 1)));
+  const Experiment one = parse_pods(body(1, "1", 7));
+  const Experiment other = parse_pods(body(1, "1", serving::pod_seed(7, 1)));
   const RunResult a = run_point(one, sessions, 2);
   const RunResult b = run_point(other, sessions, 2);
   ASSERT_GT(a.summary.requests, 0);
@@ -61,7 +62,7 @@ TEST(Pods, TwoPodsAreTheSumOfTheirPodsRunAlone) {
 
 TEST(Pods, ResultsDoNotDependOnThreads) {
   for (const char* mode : {"closed-loop", "poisson"}) {
-    const Experiment e = parse(body(3, "3", 11, mode));
+    const Experiment e = parse_pods(body(3, "3", 11, mode));
     const wl::Trace sessions = load_sessions(e);
     const double level = e.workload.levels.front();
     const RunResult one = run_point(e, sessions, level, 1);
@@ -95,8 +96,8 @@ TEST(Pods, ClassesGroupPodsOfOneShare) {
 }
 
 TEST(Pods, PerReplicaPodsAreOnePodPerReplica) {
-  const Experiment per = parse(body(3, "per_replica", 5));
-  const Experiment three = parse(body(3, "3", 5));
+  const Experiment per = parse_pods(body(3, "per_replica", 5));
+  const Experiment three = parse_pods(body(3, "3", 5));
   const wl::Trace sessions = load_sessions(per);
   const RunResult a = run_point(per, sessions, 6);
   const RunResult b = run_point(three, sessions, 6);
@@ -109,10 +110,10 @@ TEST(Pods, PerReplicaPodsAreOnePodPerReplica) {
 TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
   // 4 replicas, one pod each, 8 agents: every pod holds 2 agents, so pod 0 alone is simulated and
   // counted four times: four times its requests, tokens/s and devices in use, the same percentiles.
-  const Experiment rep = parse(body(4, "per_replica", 7, "closed-loop", ", pod_sampling: representative", 8));
+  const Experiment rep = parse_pods(body(4, "per_replica", 7, "closed-loop", ", pod_sampling: representative", 8));
   const wl::Trace sessions = load_sessions(rep);
   const RunResult r = run_point(rep, sessions, 8);
-  const RunResult pod0 = run_point(parse(body(1, "1", 7)), sessions, 2);
+  const RunResult pod0 = run_point(parse_pods(body(1, "1", 7)), sessions, 2);
   ASSERT_GT(pod0.summary.requests, 0);
   EXPECT_EQ(r.summary.requests, 4 * pod0.summary.requests);
   EXPECT_EQ(r.events, pod0.events);  // simulated once
@@ -128,7 +129,7 @@ TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
   EXPECT_DOUBLE_EQ(r.summary.ttft_s_p50, metrics::percentile(ttft, 50));
   EXPECT_EQ(r.power.accelerators, 4 * pod0.power.accelerators);
   // Simulating every pod gives a different sample of the same system, not a copy.
-  const RunResult all = run_point(parse(body(4, "per_replica", 7, "closed-loop", "", 8)), sessions, 8);
+  const RunResult all = run_point(parse_pods(body(4, "per_replica", 7, "closed-loop", "", 8)), sessions, 8);
   EXPECT_GT(all.events, r.events);
   EXPECT_EQ(all.power.accelerators, r.power.accelerators);
 }
@@ -139,7 +140,7 @@ TEST(Pods, ARepresentativePodStandsForEveryPodOfItsShare) {
 // each pod's bytes must carry.
 TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
   for (const std::string mode : {"closed-loop", "poisson", "finite"}) {
-    Experiment e = parse(body(3, "3", 13, mode == "finite" ? "closed-loop" : mode));
+    Experiment e = parse_pods(body(3, "3", 13, mode == "finite" ? "closed-loop" : mode));
     if (mode == "finite") {
       e.workload.session_limit = 3;
       e.workload.window_s = 36000;
@@ -163,7 +164,7 @@ TEST(Pods, PodsMovedAsBytesAndMergedInPodOrderAreTheRun) {
 
 TEST(Pods, MorePodsThanReplicasOrAnOpenLoopReplayIsAnError) {
   try {
-    parse(body(2, "3", 1));
+    parse_pods(body(2, "3", 1));
     FAIL() << "3 pods of 2 replicas accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("serving.pods: expected at most 2 pods: each pod needs at least one replica"),
@@ -173,7 +174,7 @@ TEST(Pods, MorePodsThanReplicasOrAnOpenLoopReplayIsAnError) {
   std::string open = body(2, "2", 1, "open-loop");
   open.replace(open.find("  concurrency: [4]\n"), 18, "  time_scales: [1]\n");
   try {
-    parse(open);
+    parse_pods(open);
     FAIL() << "pods with an open-loop replay accepted";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("serving.pods: expected pods: 1 with an open-loop workload"), std::string::npos)

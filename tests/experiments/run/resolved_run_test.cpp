@@ -2,6 +2,7 @@
 // 8 GPUs per replica, with GPU counts and power from the plan's devices (tp x dp x pp), the
 // accelerator's efficiency profile reaches `run`, and policy names decode from one table each.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -21,8 +22,8 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
-const std::string kTrace = kRoot + "/workloads/traces/claude-code-sample/requests.csv";
+using agentsim::test_support::kRoot;
+using agentsim::test_support::kTrace;
 
 // llama-3.1-70b on HGX H200 (8 GPUs a system), `replicas` replicas of `plan`, 4 agents, 20 s.
 std::string body(const std::string& plan, int replicas, const std::string& serving_extra = "") {
@@ -38,7 +39,7 @@ std::string body(const std::string& plan, int replicas, const std::string& servi
          "  window: \"20s\"\n";
 }
 
-Experiment parse(const std::string& text) { return parse_experiment(text, kRoot + "/resolved.yaml", kRoot); }
+Experiment parse_resolved(const std::string& text) { return parse_experiment(text, kRoot + "/resolved.yaml", kRoot); }
 
 // The power model written out from its definition (hwmodels/power_model.hpp), not called:
 // an accelerator draws idle + (TDP - idle) x activity; activity-weighted seconds of a step are
@@ -61,7 +62,7 @@ TEST_P(ResolvedRun, GpuCountsAndPowerFollowThePlansDevices) {
   const PlanCase c = GetParam();
   constexpr int kReplicas = 2;
   constexpr int kDevicesPerReplica = 8;  // tp=4 x pp=2, or tp=4 x dp=2
-  const Experiment e = parse(body(c.plan, kReplicas));
+  const Experiment e = parse_resolved(body(c.plan, kReplicas));
   const wl::Trace sessions = load_sessions(e);
 
   const RunSpec spec = resolve_run(e, first_valid_plan(e), sessions.block_size_tokens);
@@ -132,7 +133,7 @@ std::string write_profile() {
 }
 
 TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
-  Experiment plain = parse(body("{tp: 4, pp: 2}", 1));
+  Experiment plain = parse_resolved(body("{tp: 4, pp: 2}", 1));
   plain.systems[0].accelerator.efficiency_profile.clear();  // the shipped h200 names its published profile
   Experiment profiled = plain;
   profiled.systems[0].accelerator.efficiency_profile = write_profile();
@@ -164,14 +165,14 @@ TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
 // Precedence (docs/calibration.md): the shipped h200 profile prices a run unless the
 // experiment writes serving.efficiency, whose constants then price every kernel.
 TEST(ResolvedRunProfile, ExplicitConstantEfficienciesReplaceTheShippedProfile) {
-  const Experiment shipped = parse(body("{tp: 4, pp: 2}", 1));
+  const Experiment shipped = parse_resolved(body("{tp: 4, pp: 2}", 1));
   ASSERT_FALSE(shipped.systems[0].accelerator.efficiency_profile.empty());
   const RunSpec with_profile = resolve_run(shipped, first_valid_plan(shipped));
   ASSERT_NE(with_profile.replica.cost.kernels, nullptr);
   EXPECT_NE(with_profile.replica.cost.kernels->name().find("h200"), std::string::npos);
 
   const Experiment constants =
-      parse(body("{tp: 4, pp: 2}", 1, ", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}"));
+      parse_resolved(body("{tp: 4, pp: 2}", 1, ", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}"));
   const RunSpec with_constants = resolve_run(constants, first_valid_plan(constants));
   EXPECT_EQ(with_constants.replica.cost.kernels, nullptr);
   EXPECT_EQ(with_constants.replica.cost.efficiency.compute, 0.7);
@@ -243,7 +244,7 @@ namespace {
 // whose DP ranks schedule on their own (vLLM, TensorRT-LLM) give each rank the batch limits.
 TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
   auto spec_for = [](const std::string& engine, const std::string& plan) {
-    const Experiment e = parse("name: dp\nmodel: deepseek-r1\nsystem: hgx-h200\ndeployment: " + plan +
+    const Experiment e = parse_resolved("name: dp\nmodel: deepseek-r1\nsystem: hgx-h200\ndeployment: " + plan +
                                "\nserving: {engine: " + engine + ", max_batch_tokens: 8192, max_sequences: 256}\n"
                                "workload:\n  trace: " + kTrace + "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
     return resolve_run(e, first_valid_plan(e), 16);
@@ -271,7 +272,7 @@ TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
 // a value below 1 is refused at its key.
 TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {
   auto spec_for = [](const std::string& serving) {
-    const Experiment e = parse("name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: {tp: 8}\nserving: " + serving +
+    const Experiment e = parse_resolved("name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: {tp: 8}\nserving: " + serving +
                                "\nworkload:\n  trace: " + kTrace + "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
     return resolve_run(e, first_valid_plan(e), 16);
   };
@@ -301,7 +302,7 @@ TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
 // more accelerator time than the window holds" (found by validate --cv with a 29 us
 // per-sequence host time on TensorRT-LLM rows).
 TEST(RunAccounting, StepsRoundedDownToWholeTicksStillFitTheWindow) {
-  const Experiment e = parse(body("{tp: 8}", 1));
+  const Experiment e = parse_resolved(body("{tp: 8}", 1));
   const RunSpec spec = resolve_run(e, first_valid_plan(e));
   // Priced 4.9999994 ms, on the clock 4,999,999 ticks: back to back through the window, the
   // last one straddling its end.

@@ -2,6 +2,7 @@
 // GPUs in every valid plan), prunes invalid ones with the reason, ranks the rest by the analytic
 // bound and keeps the best few; serving.replicas defaults to fill.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 #include <unistd.h>
 
 #include <H5Cpp.h>
@@ -23,7 +24,7 @@ namespace agentsim::exp {
 namespace {
 namespace fs = std::filesystem;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 class SearchAuto : public ::testing::Test {
  protected:

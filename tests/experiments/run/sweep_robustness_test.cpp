@@ -5,6 +5,7 @@
 #include "experiments/run/sweep_executor.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -30,7 +31,7 @@ using agentsim::test_support::run;
 using agentsim::test_support::run_shell;
 using agentsim::test_support::slurp;
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 
 // Every dataset and attribute of an HDF5 file as name -> (type, shape, raw bytes), so two
@@ -156,6 +157,7 @@ pid_t spawn_agentsim(const std::vector<std::string>& args, const fs::path& log) 
   std::vector<std::string> argv_s = {AGENTSIM_BINARY};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
+  argv.reserve(argv_s.size() + 1);
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;

@@ -2,6 +2,7 @@
 // the validate fit: a parameter used to generate synthetic rows is recovered, and
 // leave-one-group-out on rows that all share it recovers it in every fold.
 #include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
 
 #include <cmath>
 #include <fstream>
@@ -18,7 +19,7 @@
 namespace agentsim::exp {
 namespace {
 
-const std::string kRoot = AGENTSIM_SOURCE_DIR;
+using agentsim::test_support::kRoot;
 
 TEST(EngineOverhead, TermsMatchHandValues) {
   serving::EngineOverhead o;

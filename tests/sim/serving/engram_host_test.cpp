@@ -15,8 +15,7 @@
 namespace agentsim::serving {
 namespace {
 
-const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
-const wl::ModelSpec& flash() { return cat().models.get("deepseek-v4.1-flash"); }
+const wl::ModelSpec& flash() { return test::fixture_catalog().models.get("deepseek-v4.1-flash"); }
 
 // V4.1 Flash's rows per token: 48 rows x (256 B + 8 B scales) = 12,672 B.
 constexpr double kRowBytesPerToken = 48.0 * 264.0;
@@ -49,7 +48,7 @@ TEST(EngramHost, TheCatalogPlacesV41FlashEngramOnHost) {
 // (a) By default the rows cross the host link and no Engram bytes are read from HBM;
 // with the tables in HBM, the reverse.
 TEST(EngramHost, DefaultPlacementReadsRowsOverTheHostLinkNotHbm) {
-  const hw::System& s = cat().systems.get("hgx-b200");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-b200");
   const StepBatch b = parse_step_batch("decode=1@100000");
   const StepCost host = step_cost(b, flash(), s, options(s, "tp=8", flash().engram.host_resident));
   EXPECT_GT(host.breakdown.engram_host_transfer_s, 0.0);
@@ -79,8 +78,8 @@ TEST(EngramHost, PcieAndC2cDifferByTheirPerGpuHostBandwidth) {
   const StepBatch b = parse_step_batch("decode=256@8192");
   const double bytes =
       256 * kRowBytesPerToken;  // 3,244,032 B per device (each TP rank reads its tokens' rows)
-  const hw::System& pcie = cat().systems.get("hgx-b200");
-  const hw::System& c2c = cat().systems.get("gb200-nvl72");
+  const hw::System& pcie = test::fixture_catalog().systems.get("hgx-b200");
+  const hw::System& c2c = test::fixture_catalog().systems.get("gb200-nvl72");
   const StepCost a = step_cost(b, flash(), pcie, options(pcie, "tp=8", true, false));
   const StepCost g = step_cost(b, flash(), c2c, options(c2c, "tp=8", true, false));
   EXPECT_DOUBLE_EQ(a.breakdown.host_link_bw_Bps, 64e9);
@@ -116,7 +115,7 @@ TEST(EngramHost, PrefetchHidesTheTransferBehindTheLayersBeforeEachEngramLayer) {
 // first encoder layer, so part stays exposed; the exposure follows the rule above with the
 // step's own per-layer op time.
 TEST(EngramHost, PrefetchInAStepFollowsTheRuleWithTheStepsLayerTime) {
-  const hw::System& s = cat().systems.get("hgx-b200");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-b200");
   const StepBatch b = parse_step_batch("prefill=1x16384@0");
   const StepCost on = step_cost(b, flash(), s, options(s, "tp=8", true, true));
   const StepCost off = step_cost(b, flash(), s, options(s, "tp=8", true, false));
@@ -143,12 +142,12 @@ TEST(EngramHost, TwoGpuPlansAreValidWithEngramOnHost) {
   for (const std::string sys : {"hgx-b200", "hgx-b300", "gb200-nvl72", "gb300-nvl72"}) {
     wl::ParallelPlan p = wl::parse_parallel_plan("tp=2");
     p.engram_on_host = true;
-    const PlanCheck c = check_plan(flash(), cat().systems.get(sys), p);
+    const PlanCheck c = check_plan(flash(), test::fixture_catalog().systems.get(sys), p);
     EXPECT_TRUE(c.ok) << sys << ": " << c.reason;
   }
   wl::ParallelPlan hbm = wl::parse_parallel_plan("tp=2");
   hbm.engram_on_host = false;
-  const PlanCheck c = check_plan(flash(), cat().systems.get("hgx-b200"), hbm);
+  const PlanCheck c = check_plan(flash(), test::fixture_catalog().systems.get("hgx-b200"), hbm);
   EXPECT_FALSE(c.ok);
   // 202.8 GB / 2 = 101.4 GB of tables per device on top of ~149.6 GB of weights > 180 GB x 0.9.
   EXPECT_NE(c.reason.find("incl. Engram tables 101.4 GB in HBM"), std::string::npos) << c.reason;
@@ -158,10 +157,10 @@ TEST(EngramHost, TwoGpuPlansAreValidWithEngramOnHost) {
 TEST(EngramHost, PlansBelowMinGpusAreRejectedAndTheChosenPlanUsesTwo) {
   wl::ParallelPlan one;
   one.engram_on_host = true;
-  const PlanCheck c = check_plan(flash(), cat().systems.get("hgx-b300"), one);
+  const PlanCheck c = check_plan(flash(), test::fixture_catalog().systems.get("hgx-b300"), one);
   EXPECT_FALSE(c.ok);
   EXPECT_NE(c.reason.find("below the model's min_gpus of 2"), std::string::npos) << c.reason;
-  const wl::ParallelPlan chosen = choose_plan(flash(), cat().systems.get("hgx-b200"));
+  const wl::ParallelPlan chosen = choose_plan(flash(), test::fixture_catalog().systems.get("hgx-b200"));
   EXPECT_EQ(chosen.devices(), 2);
   EXPECT_TRUE(chosen.engram_on_host);
 }

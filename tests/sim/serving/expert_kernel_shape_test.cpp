@@ -15,7 +15,6 @@
 namespace agentsim::serving {
 namespace {
 
-const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
 
 // Records the grouped GEMM shapes it is asked about; constant efficiencies otherwise.
 class GroupedShapeRecorder final : public KernelEfficiency {
@@ -35,7 +34,7 @@ KernelShape routed_shape(const std::string& plan_text, const std::string& batch)
   StepCostOptions o;
   o.plan = wl::parse_parallel_plan(plan_text);
   o.kernels = rec;
-  step_cost(parse_step_batch(batch), cat().models.get("deepseek-r1"), cat().systems.get("hgx-b200"), o);
+  step_cost(parse_step_batch(batch), test::fixture_catalog().models.get("deepseek-r1"), test::fixture_catalog().systems.get("hgx-b200"), o);
   EXPECT_FALSE(rec->shapes.empty()) << plan_text;
   return rec->shapes.empty() ? KernelShape{} : rec->shapes.front();
 }

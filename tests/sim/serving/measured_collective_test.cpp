@@ -14,7 +14,6 @@
 namespace agentsim::serving {
 namespace {
 
-const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
 
 // A measured all-reduce table written as a formula: 10 us + bytes / 100 GB/s for messages of
 // at least 4 KiB over 8 ranks, nothing elsewhere (no kernel tables: constants apply to ops).
@@ -31,7 +30,7 @@ class AffineAllReduceTable final : public KernelEfficiency {
 };
 
 TEST(MeasuredCollective, TheAllReduceIsTheTablesTimeAndNoEfficiencyDividesIt) {
-  const hw::System& s = cat().systems.get("hgx-h200");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h200");
   const wl::ParallelPlan plan = wl::parse_parallel_plan("tp=8");
   const AffineAllReduceTable table;
   const CollectivePricer measured(s, plan, CollectiveFidelity::kAnalytical, &table);
@@ -49,7 +48,7 @@ TEST(MeasuredCollective, TheAllReduceIsTheTablesTimeAndNoEfficiencyDividesIt) {
   EXPECT_GT(small.latency_s, 0);
 
   // In a step: one all-reduce row per TP sync, each the table's time even at network efficiency 0.5.
-  const wl::ModelSpec& m = cat().models.get("llama-3.1-8b");
+  const wl::ModelSpec& m = test::fixture_catalog().models.get("llama-3.1-8b");
   StepCostOptions o;
   o.efficiency = {0.7, 0.8, 0.5};
   o.plan = plan;

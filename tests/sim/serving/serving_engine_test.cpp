@@ -12,7 +12,7 @@
 namespace agentsim::serving {
 namespace {
 
-struct Engine : ::testing::Test {
+struct ServingEngine : ::testing::Test {
   const serving::test::FixtureCatalog& catalog = serving::test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-70b");
   const hw::System& system = catalog.systems.get("hgx-h200");
@@ -80,7 +80,7 @@ void expect_same(const std::vector<metrics::RequestRecord>& a, const std::vector
 
 // Stepping prices every step exactly; fast-forward prices runs from affine pieces checked
 // against it (fast_forward_exact_test.cpp), and lands on the same ticks.
-TEST_F(Engine, FastForwardEqualsSteppingOnEveryMetric) {
+TEST_F(ServingEngine, FastForwardEqualsSteppingOnEveryMetric) {
   for (Admission adm : {Admission::kReserveFull, Admission::kOnDemand}) {
     ReplicaOptions o = options();
     o.admission = adm;
@@ -101,7 +101,7 @@ TEST_F(Engine, FastForwardEqualsSteppingOnEveryMetric) {
 // With speculative decoding each step's tokens are drawn per request, and decode stretches
 // are priced step by step even with fast-forward on: every metric still agrees bit for bit,
 // speculation changes the outcome, and the same seed gives the same run.
-TEST_F(Engine, FastForwardEqualsSteppingWithSpeculation) {
+TEST_F(ServingEngine, FastForwardEqualsSteppingWithSpeculation) {
   SpecDecodeOptions spec;
   spec.draft_tokens = 3;
   spec.acceptance = {0.8, 0.6, 0.4};
@@ -135,7 +135,7 @@ TEST_F(Engine, FastForwardEqualsSteppingWithSpeculation) {
 // Two sequences of 100 prompt + 200 answer tokens in 5 blocks of 64 (320 tokens): each
 // admits with 2 blocks; at 29 answer tokens each needs a third, only one is free, so the
 // newer one (B) is preempted and comes back later. Both still finish with every token.
-TEST_F(Engine, OnDemandAdmissionPreemptsWhenKvRunsOut) {
+TEST_F(ServingEngine, OnDemandAdmissionPreemptsWhenKvRunsOut) {
   for (Preemption p : {Preemption::kRecompute, Preemption::kSwap}) {
     core::Simulator sim;
     metrics::Recorder rec;
@@ -164,7 +164,7 @@ TEST_F(Engine, OnDemandAdmissionPreemptsWhenKvRunsOut) {
 }
 
 // A replica's load is waiting + running requests; ties go to the lowest index.
-TEST_F(Engine, RoutersPickAsDerivedByHand) {
+TEST_F(ServingEngine, RoutersPickAsDerivedByHand) {
   core::Simulator sim;
   metrics::Recorder rec;
   ReplicaOptions o = options();
@@ -204,7 +204,7 @@ TEST_F(Engine, RoutersPickAsDerivedByHand) {
   EXPECT_EQ(kva.pick(t0, reps), 2u);
 }
 
-TEST_F(Engine, DisaggregationTransfersKvOverTheTopology) {
+TEST_F(ServingEngine, DisaggregationTransfersKvOverTheTopology) {
   core::Simulator sim;
   metrics::Recorder rec;
   hw::ClusterHardware hc;
