@@ -121,7 +121,7 @@ TEST(SubagentReplay, PoissonHandTimeline) {
   const wl::Trace trace = hand_trace();
   core::Simulator sim;
   FixedRateSink sink(sim, 100.0);
-  PoissonSessionDriver d(sim, sink, trace, PoissonOptions{0.01, 3, 0, -1});
+  PoissonSessionDriver d(sim, sink, trace, PoissonOptions{0.01, 3, 0, GapCaps{}});
   d.start();
   sim.run_until(core::to_ticks(5000.0));
   ASSERT_GT(d.sessions_started(), 1);
