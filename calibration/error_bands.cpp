@@ -22,6 +22,10 @@ std::string regime_name(const std::string& generation, double sequences_per_repl
   return generation + (sequences_per_replica > kThroughputBoundSequences ? "/throughput" : "/latency");
 }
 
+std::string format_regime_name(const std::string& regime, hw::DType weights) {
+  return regime + "/" + std::string(hw::to_string(weights)) + "-weights";
+}
+
 const Band* ErrorBands::find(const std::string& regime, std::string_view metric) const {
   const auto r = by_regime.find(regime);
   if (r == by_regime.end()) return nullptr;

@@ -1,7 +1,8 @@
 #pragma once
 // Error bands from cross-validated residuals. A validated regime is an accelerator
 // generation (vendor and newest math format, e.g. "nvidia-fp4" for Blackwell) and a batch
-// regime (latency- or throughput-bound decode); per regime and headline metric the band is
+// regime (latency- or throughput-bound decode), optionally narrowed to the weights' stored
+// format (format_regime_name); per regime and headline metric the band is
 // the 10th-90th percentile of the signed CV error (predicted - measured) / measured of the
 // rows `agentsim validate --cv` compared. A prediction p maps to [p / (1 + e90), p / (1 + e10)].
 #include <map>
@@ -22,6 +23,10 @@ inline constexpr double kThroughputBoundSequences = 16;
 std::string accelerator_generation(const hw::Accelerator& a);
 // "nvidia-fp4/latency" or "nvidia-fp4/throughput".
 std::string regime_name(const std::string& generation, double sequences_per_replica);
+// The regime narrowed to the format the model's weights are stored in (the routed experts' for
+// an MoE model): "nvidia-fp4/throughput/fp8-weights". Rows count in both; a run takes the
+// narrower band where it has one.
+std::string format_regime_name(const std::string& regime, hw::DType weights);
 
 // The headline metrics a band is kept for (names of calib::kMeasuredMetrics).
 inline constexpr std::string_view kBandMetrics[] = {"output_tok_s_per_gpu", "agent_output_tok_s"};

@@ -19,6 +19,7 @@
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/config/experiment.hpp"
+#include "experiments/run/prediction_bands.hpp"
 #include "experiments/run/validation_fit.hpp"
 #include "experiments/run/validation_runner.hpp"
 #include "sim/core/atomic_write.hpp"
@@ -286,13 +287,13 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       for (std::size_t i = 0; i < n; ++i) {
         const exp::Experiment& ex = prep.rows[i].experiment;
         const double per_replica = runs[i].concurrency / std::max(1, ex.serving.replicas);
-        const std::string regime =
-            calib::regime_name(calib::accelerator_generation(ex.systems[0].accelerator), per_replica);
-        for (std::string_view metric : calib::kBandMetrics) {
-          const std::size_t m = calib::measured_metric_index(metric);
-          const double meas = runs[i].metrics[m];
-          if (std::isnan(meas) || !std::isfinite(cv[i][m])) continue;
-          residuals.push_back({regime, std::string(metric), (cv[i][m] - meas) / meas});
+        for (const std::string& regime : exp::band_regimes(ex.model, ex.systems[0], per_replica)) {
+          for (std::string_view metric : calib::kBandMetrics) {
+            const std::size_t m = calib::measured_metric_index(metric);
+            const double meas = runs[i].metrics[m];
+            if (std::isnan(meas) || !std::isfinite(cv[i][m])) continue;
+            residuals.push_back({regime, std::string(metric), (cv[i][m] - meas) / meas});
+          }
         }
       }
       const calib::ErrorBands b = calib::fit_error_bands(

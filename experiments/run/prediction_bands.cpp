@@ -15,12 +15,26 @@ std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::str
   return std::make_shared<const calib::ErrorBands>(calib::load_error_bands(path));
 }
 
+std::array<std::string, 2> band_regimes(const wl::ModelSpec& model, const hw::System& system, double sequences) {
+  const std::string regime = calib::regime_name(calib::accelerator_generation(system.accelerator), sequences);
+  const hw::DType weights = model.ffn.experts > 0 ? model.precision.experts : model.precision.weights;
+  return {calib::format_regime_name(regime, weights), regime};
+}
+
 PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences) {
   PredictionBand b;
   if (!e.error_bands) return b;
-  const std::string regime = calib::regime_name(calib::accelerator_generation(system.accelerator), sequences);
-  const calib::Band* t = e.error_bands->find(regime, "output_tok_s_per_gpu");
-  const calib::Band* a = e.error_bands->find(regime, "agent_output_tok_s");
+  const std::array<std::string, 2> regimes = band_regimes(e.model, system, sequences);
+  std::string regime = regimes[1];
+  const calib::Band *t = nullptr, *a = nullptr;
+  for (const std::string& r : regimes) {
+    t = e.error_bands->find(r, "output_tok_s_per_gpu");
+    a = e.error_bands->find(r, "agent_output_tok_s");
+    if (t || a) {
+      regime = r;
+      break;
+    }
+  }
   if (!t && !a) {
     b.regime = regime + " (not validated)";
     return b;

@@ -1,14 +1,17 @@
 #pragma once
 // Error bands on a sweep's predictions (calibration/error_bands.hpp): a run's regime is its
-// system's accelerator generation and its mean decode batch per replica step; its headline
+// system's accelerator generation and its mean decode batch per replica step, narrowed to the
+// format the model's weights are stored in where that regime has a band; its headline
 // figures get the [lo, hi] the regime's cross-validated errors imply, and a read-off takes the
 // band of the run nearest the concurrency it was read at. Outside every validated regime the
 // bounds stay NaN (empty CSV cells) and the regime says "not validated".
+#include <array>
 #include <limits>
 #include <memory>
 #include <string>
 
 #include "hwmodels/system.hpp"
+#include "workloads/model/model_spec.hpp"
 
 namespace agentsim::calib {
 struct ErrorBands;
@@ -31,8 +34,13 @@ struct SweepOutcome;
 // The shipped bands, calibration/data/error_bands.yaml under `root` (null when absent).
 std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::string& root);
 
+// The validated regimes a run of `model` on `system` at `sequences` decodes per replica step
+// falls in, narrowest first: with the weights' stored format (the routed experts' for an MoE
+// model), then without. Validation files its residuals under both.
+std::array<std::string, 2> band_regimes(const wl::ModelSpec& model, const hw::System& system, double sequences);
+
 // The band of a run on `system` whose mean decode batch per replica step is `sequences`,
-// from e.error_bands (an empty band without them).
+// from e.error_bands (an empty band without them): the first of band_regimes that has one.
 PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences);
 
 // Fills every run's band and the read-offs' bounds from e.error_bands (nothing without them).

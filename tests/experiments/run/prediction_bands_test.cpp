@@ -1,5 +1,5 @@
 // Error bands on a sweep's predictions: each run takes its regime's band (accelerator
-// generation, mean decode batch per replica step), a read-off the band of the run nearest the
+// generation, mean decode batch per replica step, the weights' format where it has a band), a read-off the band of the run nearest the
 // concurrency it was read at, and a run outside every validated regime says so with empty
 // bounds. Bands and runs are hand-made; the expected numbers are computed by hand.
 #include <gtest/gtest.h>
@@ -91,6 +91,40 @@ TEST(PredictionBands, RunsAndReadoffsTakeTheirRegimesBand) {
   ASSERT_TRUE(csv.next());
   ASSERT_TRUE(csv.next());
   EXPECT_EQ(csv.field(lo), "");
+}
+
+// A run takes the band of its weights' stored format where validation has one (an MoE model's
+// routed experts, a dense model's weights), else its generation's; validation files each row
+// under both names.
+TEST(PredictionBands, TheWeightFormatsBandWinsWhereItHasRows) {
+  const Catalog cat = load_catalog(AGENTSIM_SOURCE_DIR);
+  const hw::System& b200 = cat.systems.get("hgx-b200");
+  wl::ModelSpec moe;
+  moe.ffn.experts = 256;
+  moe.precision.weights = hw::DType::kFp8;
+  moe.precision.experts = hw::DType::kFp4;
+  wl::ModelSpec dense;
+  dense.precision.weights = hw::DType::kFp8;
+  dense.precision.experts = hw::DType::kFp4;  // no routed experts: not the format that counts
+  EXPECT_EQ(band_regimes(moe, b200, 64)[0], "nvidia-fp4/throughput/fp4-weights");
+  EXPECT_EQ(band_regimes(moe, b200, 64)[1], "nvidia-fp4/throughput");
+  EXPECT_EQ(band_regimes(dense, b200, 2)[0], "nvidia-fp4/latency/fp8-weights");
+
+  Experiment e;
+  e.systems = {b200};
+  auto bands = std::make_shared<calib::ErrorBands>();
+  bands->by_regime["nvidia-fp4/throughput"]["output_tok_s_per_gpu"] = {-0.1, 0.5, 60};
+  bands->by_regime["nvidia-fp4/throughput/fp4-weights"]["output_tok_s_per_gpu"] = {-0.1, 0.1, 30};
+  e.error_bands = bands;
+  e.model = moe;
+  const PredictionBand narrow = band_for(e, b200, 64);
+  EXPECT_EQ(narrow.regime, "nvidia-fp4/throughput/fp4-weights (30 rows)");
+  EXPECT_DOUBLE_EQ(narrow.throughput_lo, 1 / 1.1);
+  e.model = dense;  // no fp8-weights band on Blackwell at throughput: the generation's
+  const PredictionBand wide = band_for(e, b200, 64);
+  EXPECT_EQ(wide.regime, "nvidia-fp4/throughput (60 rows)");
+  EXPECT_DOUBLE_EQ(wide.throughput_lo, 1 / 1.5);
+  EXPECT_EQ(band_for(e, b200, 2).regime, "nvidia-fp4/latency (not validated)");
 }
 
 }  // namespace
