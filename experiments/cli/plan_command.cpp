@@ -26,7 +26,7 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     std::vector<std::string> systems;
     std::string experiment;
     std::vector<std::string> sets;
-    long long max_per_replica = 512;
+    long long max_per_replica = 4096;
     std::string rack_power = "41kW";
     int jobs = 0;
   };
