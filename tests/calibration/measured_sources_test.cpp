@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
@@ -217,13 +218,19 @@ TEST(MeasuredSources, InferenceXKvFormatIsTheRecipes) {
   EXPECT_EQ(kv("trtllm", "hgx-b200"), "");     // only the DeepSeek-R1 recipes were read
 }
 
-// The recipes' intervals (calibration/inferencex_stream_interval.hpp) by engine, system and precision.
-TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
+// A DeepSeek-R1 row of `engine` on `system` with `experts` weights: where the recipe tests start.
+MeasuredRun r1_row(const std::string& engine, const std::string& system, const std::string& experts) {
   MeasuredRun r;
   r.model = "deepseek-r1";
-  r.engine = "sglang";
-  r.system = "hgx-b200";
-  r.experts_dtype = "fp8";
+  r.engine = engine;
+  r.system = system;
+  r.experts_dtype = experts;
+  return r;
+}
+
+// The recipes' intervals (calibration/inferencex_stream_interval.hpp) by engine, system and precision.
+TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
+  MeasuredRun r = r1_row("sglang", "hgx-b200", "fp8");
   EXPECT_EQ(inferencex_stream_interval_tokens(r), 30);  // dsr1_fp8_b200.sh
   r.experts_dtype = "fp4";
   EXPECT_EQ(inferencex_stream_interval_tokens(r), 10);  // dsr1_fp4_b200.sh
@@ -241,12 +248,8 @@ TEST(MeasuredSources, InferenceXStreamIntervalFollowsTheRecipe) {
 // The recipes' receive intervals (calibration/inferencex_recv_interval.hpp): SGLang on B200 only,
 // by concurrency, and the FP8 script's TP 4 branch at 10.
 TEST(MeasuredSources, InferenceXRecvIntervalFollowsTheRecipe) {
-  MeasuredRun r;
-  r.model = "deepseek-r1";
-  r.engine = "sglang";
-  r.system = "hgx-b200";
+  MeasuredRun r = r1_row("sglang", "hgx-b200", "fp8");
   r.plan = "tp=8,ep=1";
-  r.experts_dtype = "fp8";
   r.concurrency = 4;
   EXPECT_EQ(inferencex_recv_interval_steps(r), 10);  // dsr1_fp8_b200.sh, CONC < 16
   r.concurrency = 16;
