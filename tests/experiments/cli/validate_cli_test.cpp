@@ -45,6 +45,18 @@ TEST(ValidateCli, EveryShippedRowGetsPredictedAndCompared) {
   EXPECT_EQ(j["worst"].size(), 5u);
 }
 
+// Without --cv nothing is fitted: the text table says its figures are the catalog's and has no
+// cross-validated column (it printed "nan%" there before).
+TEST(ValidateCli, WithoutCrossValidationTheTableIsTheCatalogs) {
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " + kRoot +
+                               "/experiments/validation/measured_runs.csv -j 2");
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("(catalog defaults; --cv fits and cross-validates)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("MAPE CV"), std::string::npos) << out;
+  EXPECT_EQ(out.find("nan"), std::string::npos) << out;
+  EXPECT_NE(out.find("output_tok_s_per_gpu"), std::string::npos) << out;
+}
+
 // A directory of every schema: rows read, mapped and skipped (with reasons) add up, the fit
 // reports one parameter per engine, and every mapped row has an in-sample and a CV prediction.
 TEST(ValidateCli, DirectoryWithCrossValidation) {
