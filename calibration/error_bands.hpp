@@ -25,7 +25,7 @@ std::string accelerator_generation(const hw::Accelerator& a);
 std::string regime_name(const std::string& generation, double sequences_per_replica);
 // The regime narrowed to the format the model's weights are stored in (the routed experts' for
 // an MoE model): "nvidia-fp4/throughput/fp8-weights". Rows count in both; a run takes the
-// narrower band where it has one.
+// narrower regime where it has every band the wider one has (exp::band_for).
 std::string format_regime_name(const std::string& regime, hw::DType weights);
 
 // The headline metrics a band is kept for (names of calib::kMeasuredMetrics).

@@ -25,16 +25,15 @@ PredictionBand band_for(const Experiment& e, const hw::System& system, double se
   PredictionBand b;
   if (!e.error_bands) return b;
   const std::array<std::string, 2> regimes = band_regimes(e.model, system, sequences);
-  std::string regime = regimes[1];
-  const calib::Band *t = nullptr, *a = nullptr;
-  for (const std::string& r : regimes) {
-    t = e.error_bands->find(r, "output_tok_s_per_gpu");
-    a = e.error_bands->find(r, "agent_output_tok_s");
-    if (t || a) {
-      regime = r;
-      break;
-    }
-  }
+  const auto find = [&](const std::string& r, std::string_view metric) { return e.error_bands->find(r, metric); };
+  const calib::Band *nt = find(regimes[0], "output_tok_s_per_gpu"), *na = find(regimes[0], "agent_output_tok_s");
+  const calib::Band *gt = find(regimes[1], "output_tok_s_per_gpu"), *ga = find(regimes[1], "agent_output_tok_s");
+  // The narrower regime where it has a band for every metric the generation's has, so that
+  // narrowing never drops a bound.
+  const bool narrow = (nt || na) && (nt || !gt) && (na || !ga);
+  const std::string& regime = narrow ? regimes[0] : regimes[1];
+  const calib::Band* t = narrow ? nt : gt;
+  const calib::Band* a = narrow ? na : ga;
   if (!t && !a) {
     b.regime = regime + " (not validated)";
     return b;

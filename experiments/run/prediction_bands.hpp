@@ -40,7 +40,8 @@ std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::str
 std::array<std::string, 2> band_regimes(const wl::ModelSpec& model, const hw::System& system, double sequences);
 
 // The band of a run on `system` whose mean decode batch per replica step is `sequences`,
-// from e.error_bands (an empty band without them): the first of band_regimes that has one.
+// from e.error_bands (an empty band without them): the narrower of band_regimes where it has a
+// band for every metric the wider has, else the wider.
 PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences);
 
 // Fills every run's band and the read-offs' bounds from e.error_bands (nothing without them).

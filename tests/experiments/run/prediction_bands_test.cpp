@@ -125,6 +125,19 @@ TEST(PredictionBands, TheWeightFormatsBandWinsWhereItHasRows) {
   EXPECT_EQ(wide.regime, "nvidia-fp4/throughput (60 rows)");
   EXPECT_DOUBLE_EQ(wide.throughput_lo, 1 / 1.5);
   EXPECT_EQ(band_for(e, b200, 2).regime, "nvidia-fp4/latency (not validated)");
+
+  // A narrower regime without the agent-speed band the generation's has is not taken: narrowing
+  // never drops a bound.
+  bands->by_regime["nvidia-fp4/throughput"]["agent_output_tok_s"] = {0.0, 1.0, 60};
+  e.model = moe;
+  const PredictionBand kept = band_for(e, b200, 64);
+  EXPECT_EQ(kept.regime, "nvidia-fp4/throughput (60 rows)");
+  EXPECT_DOUBLE_EQ(kept.throughput_lo, 1 / 1.5);
+  EXPECT_DOUBLE_EQ(kept.agent_lo, 0.5);
+  bands->by_regime["nvidia-fp4/throughput/fp4-weights"]["agent_output_tok_s"] = {0.0, 0.2, 30};
+  const PredictionBand both = band_for(e, b200, 64);
+  EXPECT_EQ(both.regime, "nvidia-fp4/throughput/fp4-weights (30 rows)");
+  EXPECT_DOUBLE_EQ(both.agent_lo, 1 / 1.2);
 }
 
 }  // namespace
