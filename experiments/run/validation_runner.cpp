@@ -54,6 +54,9 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     throw core::Error(at("plan"), err.detail());
   }
   plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
+  // vLLM, SGLang and TensorRT-LLM replay decode steps from CUDA/HIP graphs by default (up to
+  // the engine's captured batch, engines.yaml graph_max_sequences); prefill and mixed steps launch eagerly.
+  plan.deployment.cuda_graph = true;
   if (row.speculative && !e.model.speculative.present()) {
     throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");
   }

@@ -230,5 +230,22 @@ TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
   EXPECT_GT(p[calib::measured_metric_index("output_tok_s_per_gpu")], 0);
 }
 
+// Every engine the rows name (vLLM, SGLang, TensorRT-LLM) replays decode steps from CUDA/HIP
+// graphs by default, so a row runs with the graph-replay launch floor: at concurrency 4 its
+// decode steps, and so its TPOT, are shorter than the same row launched eagerly.
+TEST(ValidationRows, DecodeReplaysFromGraphsAsTheEnginesDo) {
+  calib::MeasuredRun r = h200_row("graph", 512, 64);
+  const PreparedRows rows = prepared({r});
+  ASSERT_EQ(rows.rows.size(), 1u);
+  ASSERT_TRUE(rows.rows[0].experiment.plans[0].deployment.cuda_graph);
+  ValidationRow eager = rows.rows[0];
+  eager.experiment.plans[0].deployment.cuda_graph = false;
+  const auto engine = rows.rows[0].experiment.serving.engine_overhead;
+  const std::size_t tpot = calib::measured_metric_index("tpot_s_median");
+  const double graph_s = predict_row(rows.rows[0], engine)[tpot], eager_s = predict_row(eager, engine)[tpot];
+  EXPECT_LT(graph_s, eager_s);
+  EXPECT_GT(graph_s, 0);
+}
+
 }  // namespace
 }  // namespace agentsim::exp
