@@ -1,5 +1,6 @@
 // Invariants on random experiments: a property-based harness. Each case draws a random valid
-// experiment (model, system, plan, serving options, replay mode, KV tiers, pods, speculation)
+// experiment (model, system, plan, overlap, speculation, host time: a constant or an engine's
+// model, serving options, replay mode, KV tiers, pods)
 // small enough to run in a fraction of a second, runs it, and checks conservation laws that
 // must hold for every run, whatever the options:
 //   - tokens: the window's output tokens are the sampled tokens of the window's steps; every
@@ -19,8 +20,8 @@
 //     (prompt tokens computed per second of the fastest step);
 //   - results byte-identical for -j1 and -j2 (pods on threads).
 // CI runs a fixed-seed batch (AGENTSIM_INVARIANT_CASES overrides the count, AGENTSIM_INVARIANT_SEED
-// the seed; a sanitizer build runs fewer). Every violation found becomes a case in
-// InvariantRegressions below.
+// the seed; a sanitizer build runs fewer). A violation a campaign finds becomes a regression test
+// in this file; none has been found yet (README, "Invariants on random experiments").
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
 
@@ -72,6 +73,7 @@ struct Case {
   bool speculative = false;
   int draft = 0;          // tokens a step may add to a sequence beyond one
   int pods = 1;
+  std::string host;       // per-step host time: "constant" or the engine whose model prices it
 };
 
 template <class T>
@@ -121,11 +123,20 @@ Case random_case(std::uint64_t seed) {
     c.draft = -1;  // the model's own drafter (auto): bounded below from the catalog
   }
   if (coin(0.3)) y << ", cuda_graph: true";
+  if (coin(0.3)) y << ", overlap: " << pick(rng, std::vector<std::string>{"comm", "two_batch"});
   y << "}\n";
   const int replicas = static_cast<int>(draw.uniform_int(1, 3));
   c.mode = pick(rng, std::vector<std::string>{"closed-loop", "closed-loop", "poisson", "open-loop"});
   c.pods = c.mode == "open-loop" ? 1 : static_cast<int>(draw.uniform_int(1, replicas));
-  y << "serving:\n  step_overhead: \"" << pick(rng, std::vector<std::string>{"1ms", "2ms", "5ms"}) << "\"\n";
+  // Host time per step: a constant, or an engine's model (graph-replayed decode, SGLang's
+  // unmixed prefill steps, per-DP-rank batch limits).
+  if (coin(0.5)) {
+    c.host = "constant";
+    y << "serving:\n  step_overhead: \"" << pick(rng, std::vector<std::string>{"1ms", "2ms", "5ms"}) << "\"\n";
+  } else {
+    c.host = pick(rng, std::vector<std::string>{"vllm", "sglang", "trtllm"});
+    y << "serving:\n  engine: " << c.host << "\n";
+  }
   y << "  max_batch_tokens: " << pick(rng, std::vector<int>{512, 2048, 8192}) << "\n";
   y << "  max_sequences: " << pick(rng, std::vector<int>{4, 32, 256}) << "\n";
   y << "  admission: " << pick(rng, std::vector<std::string>{"reserve", "on_demand"}) << "\n";
@@ -351,7 +362,7 @@ TEST(Invariants, HoldOnRandomExperiments) {
   const long long cases = env_or("AGENTSIM_INVARIANT_CASES", fallback);
   const auto seed = static_cast<std::uint64_t>(env_or("AGENTSIM_INVARIANT_SEED", 20261201));
   long long ran = 0, drawn = 0, requests = 0, preempted = 0, full = 0, drained = 0, tiers = 0, violations = 0;
-  std::map<std::string, int> modes;
+  std::map<std::string, int> modes, hosts;
   for (long long i = 0; ran < cases && drawn < 4 * cases; ++i, ++drawn) {
     const std::uint64_t case_seed = core::derive_seed(seed, "case/" + std::to_string(i));
     const Case c = random_case(case_seed);
@@ -368,10 +379,13 @@ TEST(Invariants, HoldOnRandomExperiments) {
     if (got.ran) {
       ++ran;
       ++modes[c.mode + (c.speculative ? "+spec" : "") + (c.pods > 1 ? "+pods" : "")];
+      ++hosts[c.host];
     }
   }
   std::printf("invariants: %lld experiments run (%lld drawn):", ran, drawn);
   for (const auto& [m, k] : modes) std::printf(" %s %d", m.c_str(), k);
+  std::printf("; host time:");
+  for (const auto& [h, k] : hosts) std::printf(" %s %d", h.c_str(), k);
   std::printf("; %lld requests in windows, %lld runs preempted, %lld filled HBM KV past 90%%, %lld hit a lower tier, "
               "%lld drained open-loop replays checked token for token; %lld violations\n",
               requests, preempted, full, tiers, drained, violations);
