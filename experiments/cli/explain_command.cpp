@@ -27,7 +27,7 @@ namespace {
 struct ExplainArgs {
   std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency;
   std::string step_overhead, engine = "vllm", fidelity = "analytical", engram = "default";
-  bool cuda_graph = false, host_prefetch = false, no_engram_prefetch = false, json = false;
+  bool cuda_graph = false, eager = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
 };
@@ -109,7 +109,9 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   }
   d.collective_fidelity =
       a.fidelity == "flow" ? serving::CollectiveFidelity::kFlow : serving::CollectiveFidelity::kAnalytical;
-  d.cuda_graph = a.cuda_graph;
+  // Unset: the run's default (replayed with the engine model, eager with --step-overhead).
+  if (a.cuda_graph) d.cuda_graph = true;
+  if (a.eager) d.cuda_graph = false;
   if (a.ep_imbalance < 1) throw core::Error("--ep-imbalance must be >= 1");
   d.ep_imbalance = a.ep_imbalance;
   d.micro_batches = a.micro_batches;
@@ -277,7 +279,9 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--plan", args->plan, "tp=..,ep=..,pp=..,dp=.. (default: the valid plan on the fewest devices)");
   sub->add_option("--batch", args->batch, "decode=N@CONTEXT,prefill=NxTOKENS@CACHED")->capture_default_str();
   sub->add_option("--overlap", args->overlap, "none | comm | two_batch")->capture_default_str();
-  sub->add_flag("--cuda-graph", args->cuda_graph, "kernels replayed from CUDA graphs");
+  CLI::Option* graph = sub->add_flag("--cuda-graph", args->cuda_graph,
+                                     "decode kernels replayed from CUDA graphs (default with the engine's model)");
+  sub->add_flag("--eager", args->eager, "decode kernels launched eagerly (default with --step-overhead)")->excludes(graph);
   sub->add_option("--ep-imbalance", args->ep_imbalance, "routing skew beyond uniform (busiest expert rank over the uniform-routing busiest rank)")->capture_default_str();
   sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")->capture_default_str();
   sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step");

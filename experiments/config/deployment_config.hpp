@@ -3,6 +3,7 @@
 // (parallel plan) and the engine options the step cost model prices
 // (overlap, CUDA graphs, expert imbalance, micro-batches, host loads,
 // speculative decoding).
+#include <optional>
 #include <span>
 
 #include "sim/core/yaml_node.hpp"
@@ -19,7 +20,10 @@ enum class SpecMode { kAuto, kOff, kExplicit };
 struct DeploymentConfig {
   wl::ParallelPlan plan;        // tp, ep, pp, attention dp, Engram placement: the one home of the degrees
   serving::Overlap overlap = serving::Overlap::kNone;  // serving::kOverlapNames
-  bool cuda_graph = false;
+  // Decode steps replayed from CUDA/HIP graphs. Unset: replayed when an engine model prices the
+  // host time (every catalog engine replays decode by default, and its fitted host times assume
+  // it), launched eagerly with a constant serving.step_overhead.
+  std::optional<bool> cuda_graph;
   double ep_imbalance = 1.0;
   int micro_batches = 1;
   bool host_prefetch = false;   // KV loads from host

@@ -21,7 +21,7 @@ constexpr std::array kDeploymentKeys = {
     OptionSpec{"engram_on_host", "bool", "model default",
                "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
     OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
-    OptionSpec{"cuda_graph", "bool", "false", "decode kernels replayed from CUDA graphs (reduced launch floor)"},
+    OptionSpec{"cuda_graph", "bool", "engine default", "decode kernels replayed from CUDA/HIP graphs (graph-replay launch floor); default: true when serving.engine's model prices the host time, false with a constant serving.step_overhead"},
     OptionSpec{"ep_imbalance", "number", "1", "routing skew beyond uniform: busiest expert rank's load over the uniform-routing busiest rank, >= 1"},
     OptionSpec{"micro_batches", "integer", "1", "pipeline micro-batches per step"},
     OptionSpec{"host_prefetch", "bool", "false", "KV loads from host prefetched layer by layer"},

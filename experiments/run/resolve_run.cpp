@@ -88,7 +88,7 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   }
   cost.engine = effective_engine_overhead(e.serving);
   cost.overlap = d.overlap;
-  cost.cuda_graph = d.cuda_graph;
+  cost.cuda_graph = d.cuda_graph.value_or(!e.serving.step_overhead_set);
   cost.ep_imbalance = d.ep_imbalance;
   cost.micro_batches = d.micro_batches;
   cost.host_prefetch = d.host_prefetch;

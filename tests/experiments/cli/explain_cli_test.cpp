@@ -34,5 +34,32 @@ TEST(ExplainCli, PrintsTheBreakdownAndRejectsBadPlans) {
   EXPECT_NE(es.str().find("needs 16 devices but the system has 8"), std::string::npos) << es.str();
 }
 
+// Decode replays from CUDA graphs by default with the engine's host-time model (as the catalog's
+// engines run it) and eagerly with --step-overhead; --cuda-graph and --eager override, and
+// together they are refused (exit 2).
+TEST(ExplainCli, CudaGraphFollowsTheHostTimeModelUnlessAFlagSaysOtherwise) {
+  const std::string out = ::testing::TempDir() + "explain_graph.json";
+  auto graph = [&](const std::string& flags) {
+    const std::string cmd = std::string(AGENTSIM_BINARY) +
+                            " explain --model deepseek-r1 --system hgx-h200 --plan tp=8 --batch decode=4@1024 --json " +
+                            flags + " > " + out;
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(out);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string j = ss.str();
+    if (j.find("\"cuda_graph\": true") != std::string::npos) return 1;
+    if (j.find("\"cuda_graph\": false") != std::string::npos) return 0;
+    return -1;
+  };
+  EXPECT_EQ(graph("--engine sglang"), 1);
+  EXPECT_EQ(graph("--engine sglang --eager"), 0);
+  EXPECT_EQ(graph("--step-overhead 2ms"), 0);
+  EXPECT_EQ(graph("--step-overhead 2ms --cuda-graph"), 1);
+  const std::string both = std::string(AGENTSIM_BINARY) +
+                           " explain --model deepseek-r1 --system hgx-h200 --cuda-graph --eager 2> /dev/null";
+  EXPECT_EQ(WEXITSTATUS(std::system(both.c_str())), 2);
+}
+
 }  // namespace
 }  // namespace agentsim::exp

@@ -286,6 +286,34 @@ TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {
   }
 }
 
+// `deployment.cuda_graph` unset follows the host-time model: decode replays from graphs when an
+// engine's model prices the host time (the engines replay by default, and their fitted host times
+// assume it), eager with a constant `serving.step_overhead`; a value given wins either way. The
+// replayed decode step is the shorter (graph-replay launch floor).
+TEST(ResolvedRun, CudaGraphDefaultFollowsTheHostTimeModel) {
+  auto experiment = [](const std::string& deployment, const std::string& serving) {
+    return parse_resolved("name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: " + deployment +
+                          "\nserving: " + serving + "\nworkload:\n  trace: " + kTrace +
+                          "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+  };
+  auto graph = [&](const std::string& deployment, const std::string& serving) {
+    const Experiment e = experiment(deployment, serving);
+    return resolve_run(e, first_valid_plan(e), 16).replica.cost.cuda_graph;
+  };
+  EXPECT_TRUE(graph("{tp: 8}", "{engine: sglang}"));
+  EXPECT_FALSE(graph("{tp: 8}", "{engine: sglang, step_overhead: 2ms}"));
+  EXPECT_FALSE(graph("{tp: 8, cuda_graph: false}", "{engine: sglang}"));
+  EXPECT_TRUE(graph("{tp: 8, cuda_graph: true}", "{step_overhead: 2ms}"));
+  serving::StepBatch decode;
+  decode.decodes.assign(4, serving::DecodeItem{1024});
+  auto step_s = [&](const std::string& deployment) {
+    const Experiment e = experiment(deployment, "{engine: sglang}");
+    const RunSpec spec = resolve_run(e, first_valid_plan(e), 16);
+    return serving::step_cost(decode, e.model, spec.system, spec.replica.cost).total_s;
+  };
+  EXPECT_LT(step_s("{tp: 8}"), step_s("{tp: 8, cuda_graph: false}"));
+}
+
 // The engines catalog (experiments/catalog/engines.yaml) follows the catalogs' citation rule:
 // every number cites its source or says assumed with its derivation.
 TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {

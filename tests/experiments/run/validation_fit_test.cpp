@@ -237,7 +237,7 @@ TEST(ValidationRows, DecodeReplaysFromGraphsAsTheEnginesDo) {
   calib::MeasuredRun r = h200_row("graph", 512, 64);
   const PreparedRows rows = prepared({r});
   ASSERT_EQ(rows.rows.size(), 1u);
-  ASSERT_TRUE(rows.rows[0].experiment.plans[0].deployment.cuda_graph);
+  ASSERT_TRUE(rows.rows[0].experiment.plans[0].deployment.cuda_graph.value_or(false));
   ValidationRow eager = rows.rows[0];
   eager.experiment.plans[0].deployment.cuda_graph = false;
   const auto engine = rows.rows[0].experiment.serving.engine_overhead;
