@@ -55,7 +55,9 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   }
   plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
   // vLLM, SGLang and TensorRT-LLM replay decode steps from CUDA/HIP graphs by default (up to
-  // the engine's captured batch, engines.yaml graph_max_sequences); prefill and mixed steps launch eagerly.
+  // the engine's captured batch, engines.yaml graph_max_sequences); prefill and mixed steps launch
+  // eagerly. Set, not left to the default: a base experiment with a constant step_overhead (run
+  // without --cv) would otherwise price the measured runs' decode eagerly.
   plan.deployment.cuda_graph = true;
   if (row.speculative && !e.model.speculative.present()) {
     throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");

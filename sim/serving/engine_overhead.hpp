@@ -9,7 +9,7 @@
 //           sequences (graph_step: replayed from a CUDA/HIP graph, no per-kernel
 //           launches on the host), fixed_s otherwise (eager prefill or mixed steps,
 //           larger batches). The step cost also takes the launch floor per kernel
-//           from graph_step when serving.cuda_graph is on.
+//           from graph_step when StepCostOptions::cuda_graph (deployment.cuda_graph) is on.
 //
 // Values are the exposed host time: engines that overlap the next step's scheduling
 // with the current step's kernels (SGLang's overlap scheduler, TensorRT-LLM's overlap
@@ -51,7 +51,7 @@ struct EngineOverhead {
     double total_s() const { return fixed_s + sequences_s + tokens_s; }
   };
   Terms terms(const StepBatch& batch) const;
-  // The step replays a captured graph (when serving.cuda_graph is on): decode-only,
+  // The step replays a captured graph (when StepCostOptions::cuda_graph is on): decode-only,
   // within graph_max_sequences.
   bool graph_step(const StepBatch& batch) const;
   double host_s(const StepBatch& batch) const { return terms(batch).total_s(); }
