@@ -15,7 +15,7 @@ StepParts parts_of(const StepCost& c) {
 
 StepCost DecodeSegment::price(long long i) {
   ++evaluations_;
-  return coster_->price_shifted(*base_, i);
+  return coster_->price_shifted(*base_, i, &memo_);
 }
 
 void DecodeSegment::add_piece(long long i0, const StepCost& c, double slope_s) {

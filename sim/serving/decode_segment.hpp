@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/time.hpp"
+#include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_batch.hpp"
 #include "sim/serving/step_cost.hpp"
 
@@ -61,6 +62,7 @@ class DecodeSegment {
   std::vector<Piece> pieces_;
   std::vector<core::Ticks> end_ticks_;  // [0] = 0, [i + 1] = ticks of steps [0, i]
   long long evaluations_ = 0;
+  PriceMemo memo_;  // across plans: segments of one replica repeat most ops' inputs
 };
 
 }  // namespace agentsim::serving

@@ -400,7 +400,7 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const StepCost cost = coster_.price(batch);
+    const StepCost cost = coster_.price(batch, memo_);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

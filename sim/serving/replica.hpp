@@ -23,6 +23,7 @@
 #include "sim/metrics/recorder.hpp"
 #include "sim/serving/decode_segment.hpp"
 #include "sim/serving/kv_manager.hpp"
+#include "sim/serving/price_memo.hpp"
 #include "sim/serving/request.hpp"
 #include "sim/serving/request_sink.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -173,6 +174,7 @@ class Replica : public RequestSink {
   std::vector<Active> running_;  // in admission order
   std::vector<Active> leaving_;  // scratch of retire_finished
   DecodeSegment seg_;            // fast-forward's priced decode-only segment
+  PriceMemo memo_;               // prices of repeated op inputs across stepped steps (price_memo.hpp)
   bool seg_valid_ = false;       // running set unchanged since seg_ was planned
   Run run_;
   // The step in flight (built by maybe_start_step, read by end_step).

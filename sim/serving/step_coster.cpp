@@ -45,9 +45,9 @@ Cause bound_of(const hw::OpTime& t) {
 class StepCoster::Pricer {
  public:
   Pricer(const Tables& t, const StepCostOptions& opt, bool draft, int micro, std::size_t spec_decodes,
-         double floor_s, StepBreakdown* rows, Priced& r)
+         double floor_s, StepBreakdown* rows, PriceMemo* memo, Priced& r)
       : t_(t), opt_(opt), draft_(draft), micro_(micro), spec_decodes_(spec_decodes), floor_s_(floor_s), rows_(rows),
-        r_(r) {}
+        memo_(memo), r_(r) {}
 
   void begin(const wl::StepTokens& tok) {
     tok_ = tok;
@@ -74,17 +74,34 @@ class StepCoster::Pricer {
     double e_compute = opt_.efficiency.compute, e_memory = opt_.efficiency.memory;
     std::string note;
     if (rows_ != nullptr) note = t_.math_note_[s];
-    if (const KernelEfficiency* eff = opt_.kernels.get()) {
-      const KernelShape ks = shape(id, L, dt, a, bytes);
-      if (a.flops > 0) e_compute = look(eff->compute(ks), note);
-      if (bytes > 0) e_memory = look(eff->memory(ks), note);
-    }
-    const hw::Accelerator& acc = t_.system_->accelerator;
-    const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
-    const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
     const double kernels = L * wl::info(id).kernels_per_layer;
-    const hw::OpTime ot =
-        hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
+    // Everything the efficiency lookup and the roofline read (shape() included: only the
+    // attention core's shape reads the contexts).
+    PriceMemo::OpKey key{};
+    const PriceMemo::OpPrice* kept = nullptr;
+    if (memo_ != nullptr) {
+      key = {static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read, a.kv_read, a.kv_write,
+             a.act_read, a.act_write, a.experts, floor_s_, tok_.all_tokens, tok_.decode_tokens,
+             id == wl::Op::kAttnCore ? tok_.context_sum : 0.0, static_cast<double>(tok_.prefill_chunks), 0.0};
+      kept = memo_->op(key);
+    }
+    hw::OpTime ot;
+    if (kept != nullptr) {
+      e_compute = kept->e_compute;
+      e_memory = kept->e_memory;
+      ot = kept->time;
+    } else {
+      if (const KernelEfficiency* eff = opt_.kernels.get()) {
+        const KernelShape ks = shape(id, L, dt, a, bytes);
+        if (a.flops > 0) e_compute = look(eff->compute(ks), note);
+        if (bytes > 0) e_memory = look(eff->memory(ks), note);
+      }
+      const hw::Accelerator& acc = t_.system_->accelerator;
+      const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
+      const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
+      ot = hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
+      if (memo_ != nullptr) memo_->keep_op(key, {e_compute, e_memory, ot});
+    }
     const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
     const double time_s = ot.time_s();
     r_.roof_s += time_s;
@@ -124,8 +141,17 @@ class StepCoster::Pricer {
   void collective(std::size_t kind, wl::CollectiveOp c, std::string_view where, int group, double count,
                   double payload) {
     if (draft_) return;
-    const hw::CollectiveCost cc =
-        opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
+    const PriceMemo::CollectiveKey key{static_cast<double>(c), static_cast<double>(group), payload};
+    const PriceMemo::CollectivePrice* kept = memo_ != nullptr ? memo_->collective(key) : nullptr;
+    hw::CollectiveCost cc;
+    if (kept != nullptr) {
+      cc.latency_s = kept->latency_s;
+      cc.transfer_s = kept->transfer_s;
+      cc.measured = kept->measured;
+    } else {
+      cc = opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
+      if (memo_ != nullptr) memo_->keep_collective(key, {cc.latency_s, cc.transfer_s, cc.measured});
+    }
     double transfer = cc.measured ? cc.transfer_s : cc.transfer_s / opt_.efficiency.network;
     const bool all_to_all = c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kCombine;
     if (all_to_all && t_.work_.plan().ep > 1) transfer *= opt_.ep_imbalance;
@@ -202,6 +228,7 @@ class StepCoster::Pricer {
   std::size_t spec_decodes_;  // decodes verified as k + 1 token chunks (speculative decoding)
   double floor_s_;            // launch floor per kernel of this step
   StepBreakdown* rows_;
+  PriceMemo* memo_;
   Priced& r_;
   wl::StepTokens tok_;
   double lm_scale_ = 1.0;
@@ -213,7 +240,7 @@ StepCoster::StepCoster(const wl::ModelSpec& model, const hw::System& system, Ste
 StepCost StepCoster::price_once(const StepBatch& batch, const wl::ModelSpec& model, const hw::System& system,
                                 const StepCostOptions& opt, bool breakdown) {
   if (batch.empty()) return StepCost{};
-  return Tables(model, system, opt).price(batch, opt, breakdown, 0);
+  return Tables(model, system, opt).price(batch, opt, breakdown, 0, nullptr);
 }
 
 StepCoster::View StepCoster::View::part(int parts, int index) const {
@@ -277,7 +304,7 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
 }
 
 StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOptions& opt, bool spec, bool draft,
-                                             int micro, double floor_s, StepBreakdown* rows) const {
+                                             int micro, double floor_s, StepBreakdown* rows, PriceMemo* memo) const {
   // The batch as StepWork visits it: the prefill chunks, then with speculative
   // decoding one k + 1 token chunk per decode over its cached context (one pass
   // over the KV, k + 1 queries); else the decode contexts.
@@ -297,7 +324,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     long long context(std::size_t i) const { return v.context(i); }
   };
   Priced r;
-  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, floor_s, rows, r);
+  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, floor_s, rows, memo, r);
   const std::uint64_t present =
       work_.visit(Batch{v, spec, static_cast<double>(opt.spec.draft_tokens + 1)}, pricer);
   r.layers = work_.layers(present);
@@ -319,11 +346,15 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
 }
 
 StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown,
-                                   long long shift) const {
+                                   long long shift, PriceMemo* memo) const {
   StepCost c;
   if (batch.empty()) return c;
   StepBreakdown& bd = c.breakdown;
   StepBreakdown* rows = breakdown ? &bd : nullptr;
+  // A breakdown's rows and notes come from pricing itself; without lookup tables pricing an op
+  // costs less than remembering it.
+  if (rows != nullptr || (!opt.kernels && !opt.collectives)) memo = nullptr;
+  if (memo != nullptr) memo->begin_step();
   const int pp = work_.plan().pp;
   const int micro = pp > 1 ? std::max(1, opt.micro_batches) : 1;
   View whole;
@@ -343,10 +374,10 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   std::array<Priced, 2> parts{};
   const std::size_t n_parts = tbo ? 2 : 1;
   if (tbo) {
-    parts[0] = price(mb.part(2, 0), opt, spec, false, micro, floor_s, rows);
-    parts[1] = price(mb.part(2, 1), opt, spec, false, micro, floor_s, rows);
+    parts[0] = price(mb.part(2, 0), opt, spec, false, micro, floor_s, rows, memo);
+    parts[1] = price(mb.part(2, 1), opt, spec, false, micro, floor_s, rows, memo);
   } else {
-    parts[0] = price(mb, opt, spec, false, micro, floor_s, rows);
+    parts[0] = price(mb, opt, spec, false, micro, floor_s, rows, memo);
   }
   double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
   for (std::size_t i = 0; i < n_parts; ++i) {
@@ -387,7 +418,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   if (spec && !batch.decodes.empty()) {
     View dec = whole;
     dec.pre_count = 0;
-    const Priced d = price(dec, opt, false, true, micro, floor_s, nullptr);
+    const Priced d = price(dec, opt, false, true, micro, floor_s, nullptr, memo);
     const double per_layer = d.layers > 0 ? d.layer_ops_s / d.layers : 0.0;
     bd.draft_s = opt.spec.draft_tokens * (opt.spec.draft_layers * per_layer * pp + d.lm_head_s);
     bd.tokens_per_step = opt.spec.expected_tokens_per_step();

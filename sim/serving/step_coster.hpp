@@ -12,6 +12,7 @@
 #include <string>
 
 #include "hwmodels/system.hpp"
+#include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/model/step_work.hpp"
@@ -28,11 +29,14 @@ class StepCoster {
   // several threads at once when opt's kernels and collectives are (both are
   // const lookups).
   StepCost price(const StepBatch& batch, bool breakdown = false) const {
-    return tables_.price(batch, opt_, breakdown, 0);
+    return tables_.price(batch, opt_, breakdown, 0, nullptr);
   }
+  // The same totals, reusing the prices `memo` kept of ops and collectives whose inputs
+  // repeat (the caller's scratch: one memo per thread).
+  StepCost price(const StepBatch& batch, PriceMemo& memo) const { return tables_.price(batch, opt_, false, 0, &memo); }
   // price(batch) with every decode's context `context_shift` tokens longer, without a copy.
-  StepCost price_shifted(const StepBatch& batch, long long context_shift) const {
-    return tables_.price(batch, opt_, false, context_shift);
+  StepCost price_shifted(const StepBatch& batch, long long context_shift, PriceMemo* memo = nullptr) const {
+    return tables_.price(batch, opt_, false, context_shift, memo);
   }
   const StepCostOptions& options() const { return opt_; }
 
@@ -69,15 +73,17 @@ class StepCoster {
   class Tables {
    public:
     Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt);
-    StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown, long long shift) const;
+    StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown, long long shift,
+                   PriceMemo* memo) const;
 
    private:
     friend class Pricer;
     // One part; `spec`: decodes verify k + 1 tokens; `draft`: only the op times
     // the drafting estimate needs (no collectives, no host KV); `floor_s`: launch
-    // floor per kernel; `rows`: the breakdown to append op and collective rows to, or null.
+    // floor per kernel; `rows`: the breakdown to append op and collective rows to, or null;
+    // `memo`: prices kept from earlier steps, or null (always null with rows).
     Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro, double floor_s,
-                 StepBreakdown* rows) const;
+                 StepBreakdown* rows, PriceMemo* memo) const;
     static void finish_breakdown(StepBreakdown& bd, const StepCostOptions& opt, int micro, bool drafted);
 
     wl::StepWork work_;

@@ -1,6 +1,9 @@
 #include "workloads/model/step_work.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <unordered_map>
 
 #include "sim/core/error.hpp"
 #include "workloads/model/layer_stack.hpp"
@@ -88,12 +91,34 @@ const std::string& StepWork::kind_name(std::size_t kind) const {
 
 StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   const FfnSpec& f = model_->ffn;
+  const int ranks = plan_.ep;
+  // A pure function of (experts, top-k, ranks, tokens) whose expert-parallel expectations cost up
+  // to ~1,000 libm calls: every thread keeps what it computed (every replica's StepWork tables the
+  // same 0..511 tokens; prefill steps repeat their token counts), a bounded map, dropped when full.
+  struct Key {
+    int experts, top_k, ranks;
+    double tokens;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = std::hash<double>{}(k.tokens);
+      for (int x : {k.experts, k.top_k, k.ranks}) h = h * 1000003U ^ static_cast<std::size_t>(x);
+      return h;
+    }
+  };
+  thread_local std::unordered_map<Key, RoutedLoad, Hash> known;
+  const Key key{f.experts, f.top_k, ranks, tokens};
+  if (ranks > 1) {
+    if (const auto it = known.find(key); it != known.end()) return it->second;
+  }
   RoutedLoad r;
   r.touched = expected_distinct_experts(f.experts, f.top_k, tokens);
-  const int ranks = plan_.ep;
   if (ranks <= 1 || r.touched <= 0) return r;
   r.weight_factor = std::max(1.0, expected_busiest_rank_experts(f.experts, f.top_k, tokens, ranks) * ranks / r.touched);
   r.token_factor = std::max(1.0, expected_busiest_rank_assignments(f.top_k, tokens, ranks) * ranks / (f.top_k * tokens));
+  if (known.size() >= (std::size_t{1} << 16)) known.clear();
+  known.emplace(key, r);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/collective_pricer.hpp"
+#include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "sim/serving/step_coster.hpp"
 
@@ -67,6 +68,10 @@ inline int check(const StepBatch& b, const wl::ModelSpec& m, const hw::System& s
   }
   const StepCoster coster(m, s, o);
   expect_same_totals(coster.price(b), ref, what + " [totals only]");
+  // With a memo: cold (every position priced and kept), then warm (every position reused).
+  PriceMemo memo;
+  expect_same_totals(coster.price(b, memo), ref, what + " [memo, cold]");
+  expect_same_totals(coster.price(b, memo), ref, what + " [memo, warm]");
   EXPECT_EQ(coster.price(b, true).breakdown.ops.size(), ref.breakdown.ops.size()) << what;
   EXPECT_NEAR(ref.breakdown.causes.sum(), ref.total_s, 1e-9 * ref.total_s) << what << ": causes add up";
   return 1;

@@ -66,6 +66,32 @@ TEST(StepCoster, OwnsItsOptions) {
   EXPECT_NE(StepCoster(m, s, o).price(b).total_s, ref.total_s);
 }
 
+// One memo across a replica's mix of steps (decodes at growing contexts, prefills, mixed,
+// two-batch overlap, speculation): every price equals memo-less pricing bit for bit, and
+// the memo both reuses (unchanged ops) and reprices (attention, new shapes).
+TEST(StepCoster, MemoReusesPricesBitForBitAcrossAReplicasSteps) {
+  const std::vector<StepBatch> bs = batches();
+  for (const std::string name : {"deepseek-v3", "gpt-oss-120b", "llama-3.1-8b"}) {
+    const wl::ModelSpec& m = cat().models.get(name);
+    const hw::System& s = cat().systems.get("hgx-h200");
+    for (const Variant& v : {variants()[3], variants()[5], variants()[9]}) {
+      SCOPED_TRACE(name + " / " + v.name);
+      const StepCoster coster(m, s, make_options(s, v));
+      PriceMemo memo;
+      for (int round = 0; round < 2; ++round) {
+        for (std::size_t i = 0; i < bs.size(); ++i) {
+          for (long long shift : {0LL, 1LL, 2LL, 700LL}) {
+            const std::string what = "batch " + std::to_string(i) + " shift " + std::to_string(shift);
+            expect_same_totals(coster.price_shifted(bs[i], shift, &memo), coster.price_shifted(bs[i], shift), what);
+          }
+        }
+      }
+      EXPECT_GT(memo.hits(), 0) << "unchanged ops reuse their price";
+      EXPECT_GT(memo.misses(), 0) << "changed ops are priced again";
+    }
+  }
+}
+
 TEST(StepCoster, EmptyBatchCostsNothing) {
   const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
   const StepCost z = c.price(StepBatch{});

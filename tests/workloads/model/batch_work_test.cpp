@@ -1,5 +1,8 @@
 #include "workloads/model/batch_work.hpp"
 
+#include <thread>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "tests/workloads/model/model_fixtures.hpp"
@@ -49,6 +52,31 @@ TEST(BatchWork, PrefillAttentionIsCausal) {
   for (const OpWork& o : w.ops) core += o.op == "attn_core" ? o.flops : 0.0;
   // Tokens see 101..108 earlier-or-own tokens: sum = 836; 4 x 32 heads x 128 x 32 layers per token.
   EXPECT_DOUBLE_EQ(core, 4.0 * 32 * 128 * 32 * 836);
+}
+
+// The busiest expert-parallel rank's load is remembered per thread (step_work.cpp): a step of
+// 700 tokens (past the 0..511 table) under EP 8, then EP 4, then EP 8 again on one thread gives
+// what fresh threads compute, and the two plans differ (a key without the ranks would not).
+TEST(BatchWork, RoutedLoadRememberedPerThreadIsWhatAFreshThreadComputes) {
+  const ModelSpec& m = model("deepseek-v3");
+  BatchShape b;
+  b.prefill = {PrefillShape{700, 0, true}};
+  auto routed = [&](const char* plan) {
+    std::vector<double> v;
+    for (const OpWork& o : batch_work(m, parse_parallel_plan(plan), b).ops) {
+      if (o.op == "routed_experts") v = {o.flops, o.weight_read_bytes, o.act_read_bytes};
+    }
+    return v;
+  };
+  const std::vector<double> ep8 = routed("tp=1,dp=8,ep=8"), ep4 = routed("tp=1,dp=4,ep=4"), again = routed("tp=1,dp=8,ep=8");
+  std::vector<double> fresh8, fresh4;
+  std::thread([&] { fresh8 = routed("tp=1,dp=8,ep=8"); }).join();
+  std::thread([&] { fresh4 = routed("tp=1,dp=4,ep=4"); }).join();
+  ASSERT_EQ(ep8.size(), 3u);
+  EXPECT_EQ(ep8, fresh8);
+  EXPECT_EQ(again, fresh8);
+  EXPECT_EQ(ep4, fresh4);
+  EXPECT_NE(ep8[0] * 8, ep4[0] * 4) << "the busiest rank's token share differs between the plans";
 }
 
 TEST(BatchWork, MoeWeightsTouchedFollowTheDistinctExpertExpectation) {
