@@ -75,33 +75,8 @@ class StepCoster::Pricer {
     std::string note;
     if (rows_ != nullptr) note = t_.math_note_[s];
     const double kernels = L * wl::info(id).kernels_per_layer;
-    // Everything the efficiency lookup and the roofline read (shape() included: only the
-    // attention core's shape reads the contexts).
-    PriceMemo::OpKey key{};
-    const PriceMemo::OpPrice* kept = nullptr;
-    if (memo_ != nullptr) {
-      key = {static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read, a.kv_read, a.kv_write,
-             a.act_read, a.act_write, a.experts, floor_s_, tok_.all_tokens, tok_.decode_tokens,
-             id == wl::Op::kAttnCore ? tok_.context_sum : 0.0, static_cast<double>(tok_.prefill_chunks), 0.0};
-      kept = memo_->op(key);
-    }
-    hw::OpTime ot;
-    if (kept != nullptr) {
-      e_compute = kept->e_compute;
-      e_memory = kept->e_memory;
-      ot = kept->time;
-    } else {
-      if (const KernelEfficiency* eff = opt_.kernels.get()) {
-        const KernelShape ks = shape(id, L, dt, a, bytes);
-        if (a.flops > 0) e_compute = look(eff->compute(ks), note);
-        if (bytes > 0) e_memory = look(eff->memory(ks), note);
-      }
-      const hw::Accelerator& acc = t_.system_->accelerator;
-      const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
-      const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
-      ot = hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
-      if (memo_ != nullptr) memo_->keep_op(key, {e_compute, e_memory, ot});
-    }
+    const hw::OpTime ot = memo_ == nullptr ? price_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note)
+                                           : remembered_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note);
     const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
     const double time_s = ot.time_s();
     r_.roof_s += time_s;
@@ -141,17 +116,8 @@ class StepCoster::Pricer {
   void collective(std::size_t kind, wl::CollectiveOp c, std::string_view where, int group, double count,
                   double payload) {
     if (draft_) return;
-    const PriceMemo::CollectiveKey key{static_cast<double>(c), static_cast<double>(group), payload};
-    const PriceMemo::CollectivePrice* kept = memo_ != nullptr ? memo_->collective(key) : nullptr;
-    hw::CollectiveCost cc;
-    if (kept != nullptr) {
-      cc.latency_s = kept->latency_s;
-      cc.transfer_s = kept->transfer_s;
-      cc.measured = kept->measured;
-    } else {
-      cc = opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
-      if (memo_ != nullptr) memo_->keep_collective(key, {cc.latency_s, cc.transfer_s, cc.measured});
-    }
+    const hw::CollectiveCost cc = memo_ == nullptr ? price_collective(c, group, payload)
+                                                   : remembered_collective(c, group, payload);
     double transfer = cc.measured ? cc.transfer_s : cc.transfer_s / opt_.efficiency.network;
     const bool all_to_all = c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kCombine;
     if (all_to_all && t_.work_.plan().ep > 1) transfer *= opt_.ep_imbalance;
@@ -175,6 +141,53 @@ class StepCoster::Pricer {
   }
 
  private:
+  // The op's efficiencies (looked up when the options have kernel tables) and its time on the roofline.
+  [[gnu::always_inline]] hw::OpTime price_op(wl::Op id, double L, std::size_t s, hw::DType dt, const wl::OpAmounts& a, double bytes,
+                      double kernels, double& e_compute, double& e_memory, std::string& note) const {
+    if (const KernelEfficiency* eff = opt_.kernels.get()) {
+      const KernelShape ks = shape(id, L, dt, a, bytes);
+      if (a.flops > 0) e_compute = look(eff->compute(ks), note);
+      if (bytes > 0) e_memory = look(eff->memory(ks), note);
+    }
+    const hw::Accelerator& acc = t_.system_->accelerator;
+    const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
+    const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
+    return hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
+  }
+  // price_op through the memo: everything the lookup and the roofline read is the key (shape()
+  // included: only the attention core's shape reads the contexts).
+  hw::OpTime remembered_op(wl::Op id, double L, std::size_t s, hw::DType dt, const wl::OpAmounts& a, double bytes,
+                           double kernels, double& e_compute, double& e_memory, std::string& note) const {
+    const PriceMemo::OpKey key{static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read,
+                               a.kv_read, a.kv_write, a.act_read, a.act_write, a.experts, floor_s_,
+                               tok_.all_tokens, tok_.decode_tokens, id == wl::Op::kAttnCore ? tok_.context_sum : 0.0,
+                               static_cast<double>(tok_.prefill_chunks), 0.0};
+    if (const PriceMemo::OpPrice* kept = memo_->op(key)) {
+      e_compute = kept->e_compute;
+      e_memory = kept->e_memory;
+      return kept->time;
+    }
+    const hw::OpTime ot = price_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note);
+    memo_->keep_op(key, {e_compute, e_memory, ot});
+    return ot;
+  }
+  [[gnu::always_inline]] hw::CollectiveCost price_collective(wl::CollectiveOp c, int group, double payload) const {
+    return opt_.collectives ? opt_.collectives->price(c, payload) : closed_form(*t_.system_, c, group, payload);
+  }
+  hw::CollectiveCost remembered_collective(wl::CollectiveOp c, int group, double payload) const {
+    const PriceMemo::CollectiveKey key{static_cast<double>(c), static_cast<double>(group), payload};
+    hw::CollectiveCost cc;
+    if (const PriceMemo::CollectivePrice* kept = memo_->collective(key)) {
+      cc.latency_s = kept->latency_s;
+      cc.transfer_s = kept->transfer_s;
+      cc.measured = kept->measured;
+      return cc;
+    }
+    cc = price_collective(c, group, payload);
+    memo_->keep_collective(key, {cc.latency_s, cc.transfer_s, cc.measured});
+    return cc;
+  }
+
   // The kernel shape the efficiency lookup is keyed by (one layer's call).
   KernelShape shape(wl::Op id, double L, hw::DType dt, const wl::OpAmounts& a, double bytes) const {
     const wl::ModelSpec& m = t_.work_.model();
