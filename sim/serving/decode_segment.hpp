@@ -62,7 +62,7 @@ class DecodeSegment {
   std::vector<Piece> pieces_;
   std::vector<core::Ticks> end_ticks_;  // [0] = 0, [i + 1] = ticks of steps [0, i]
   long long evaluations_ = 0;
-  PriceMemo memo_;  // across plans: segments of one replica repeat most ops' inputs
+  PriceMemo memo_;  // across plans (of one coster: another's drops it): most ops' inputs repeat
 };
 
 }  // namespace agentsim::serving

@@ -17,7 +17,7 @@ namespace agentsim::serving {
 class PriceMemo {
  public:
   // An op's inputs: its id, format, layers, amounts, launch floor and the step's token counts.
-  using OpKey = std::array<double, 16>;
+  using OpKey = std::array<double, 15>;
   struct OpPrice {
     double e_compute = 0, e_memory = 0;
     hw::OpTime time;
@@ -29,8 +29,17 @@ class PriceMemo {
     bool measured = false;
   };
 
-  // Starts a step: positions count from its first op and collective again.
-  void begin_step() { next_op_ = next_collective_ = 0; }
+  // Starts a step priced by the step-cost tables `pricer` (their identity: a key holds no model,
+  // system or options, so prices kept for other tables are dropped); positions count from the
+  // step's first op and collective again.
+  void begin_step(std::uint64_t pricer) {
+    if (pricer != pricer_) {
+      ops_.clear();
+      collectives_.clear();
+      pricer_ = pricer;
+    }
+    next_op_ = next_collective_ = 0;
+  }
 
   // The price kept for the next op position if it had `key`, else null (the caller prices
   // it and keeps it with keep_op).
@@ -78,6 +87,7 @@ class PriceMemo {
   std::vector<Slot<OpKey, OpPrice>> ops_;
   std::vector<Slot<CollectiveKey, CollectivePrice>> collectives_;
   std::size_t next_op_ = 0, next_collective_ = 0;
+  std::uint64_t pricer_ = 0;  // 0: none yet (tables count from 1)
   long long hits_ = 0, misses_ = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "sim/serving/step_coster.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -142,8 +143,9 @@ class StepCoster::Pricer {
 
  private:
   // The op's efficiencies (looked up when the options have kernel tables) and its time on the roofline.
-  [[gnu::always_inline]] hw::OpTime price_op(wl::Op id, double L, std::size_t s, hw::DType dt, const wl::OpAmounts& a, double bytes,
-                      double kernels, double& e_compute, double& e_memory, std::string& note) const {
+  [[gnu::always_inline]] hw::OpTime price_op(wl::Op id, double L, std::size_t s, hw::DType dt,
+                                             const wl::OpAmounts& a, double bytes, double kernels, double& e_compute,
+                                             double& e_memory, std::string& note) const {
     if (const KernelEfficiency* eff = opt_.kernels.get()) {
       const KernelShape ks = shape(id, L, dt, a, bytes);
       if (a.flops > 0) e_compute = look(eff->compute(ks), note);
@@ -161,7 +163,7 @@ class StepCoster::Pricer {
     const PriceMemo::OpKey key{static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read,
                                a.kv_read, a.kv_write, a.act_read, a.act_write, a.experts, floor_s_,
                                tok_.all_tokens, tok_.decode_tokens, id == wl::Op::kAttnCore ? tok_.context_sum : 0.0,
-                               static_cast<double>(tok_.prefill_chunks), 0.0};
+                               static_cast<double>(tok_.prefill_chunks)};
     if (const PriceMemo::OpPrice* kept = memo_->op(key)) {
       e_compute = kept->e_compute;
       e_memory = kept->e_memory;
@@ -272,6 +274,8 @@ StepCoster::View StepCoster::View::part(int parts, int index) const {
 
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
     : work_(model, opt.plan), system_(&system) {
+  static std::atomic<std::uint64_t> next_id{1};
+  id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   auto floor = [&](bool graph) {
     const double lf = opt.kernels ? opt.kernels->launch_floor_s(graph) : -1.0;
     return lf >= 0 ? lf : system.accelerator.launch_floor_s * (graph ? opt.graph_floor_fraction : 1.0);
@@ -367,7 +371,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   // A breakdown's rows and notes come from pricing itself; without lookup tables pricing an op
   // costs less than remembering it.
   if (rows != nullptr || (!opt.kernels && !opt.collectives)) memo = nullptr;
-  if (memo != nullptr) memo->begin_step();
+  if (memo != nullptr) memo->begin_step(id_);
   const int pp = work_.plan().pp;
   const int micro = pp > 1 ? std::max(1, opt.micro_batches) : 1;
   View whole;

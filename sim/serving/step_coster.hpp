@@ -95,6 +95,9 @@ class StepCoster {
     double eager_floor_s_ = 0, graph_floor_s_ = 0;
     double host_bw_Bps_ = 0, host_latency_s_ = 0;
     double host_kv_bytes_ = 0;  // per device for opt.host_kv_load_tokens
+    // Distinct for every constructed Tables, shared by copies (which price the same): a
+    // PriceMemo's prices belong to the tables that kept them.
+    std::uint64_t id_ = 0;
   };
 
   StepCostOptions opt_;

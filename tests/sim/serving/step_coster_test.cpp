@@ -92,6 +92,26 @@ TEST(StepCoster, MemoReusesPricesBitForBitAcrossAReplicasSteps) {
   }
 }
 
+// A memo keeps prices per coster: passed between two costers whose options differ (another
+// plan's collectives, another expert imbalance), each still prices as without a memo.
+TEST(StepCoster, MemoSharedByTwoCostersPricesEachAsItsOwn) {
+  const wl::ModelSpec& m = cat().models.get("deepseek-v3");
+  const hw::System& s = cat().systems.get("hgx-h200");
+  StepCostOptions other = make_options(s, variants()[3]);
+  other.ep_imbalance = 2.0;
+  const StepCoster a(m, s, make_options(s, variants()[3])), b(m, s, other);
+  PriceMemo memo;
+  int differing = 0;
+  for (const StepBatch& batch : batches()) {
+    differing += a.price(batch).total_s != b.price(batch).total_s ? 1 : 0;
+    for (int round = 0; round < 2; ++round) {
+      expect_same_totals(a.price(batch, memo), a.price(batch), "coster a");
+      expect_same_totals(b.price(batch, memo), b.price(batch), "coster b");
+    }
+  }
+  EXPECT_GE(differing, 4) << "the costers price most batches differently, so a stale price would show";
+}
+
 TEST(StepCoster, EmptyBatchCostsNothing) {
   const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
   const StepCost z = c.price(StepBatch{});
