@@ -7,13 +7,14 @@
 
 namespace agentsim::serving {
 
-std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids) {
+std::vector<BlockKey> prefix_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids) {
   std::vector<BlockKey> keys;
   keys.reserve(block_ids.size());
-  BlockKey h = chain_seed(ns);
-  for (std::uint64_t id : block_ids) {
-    h = chain_next(h, id);
-    keys.push_back(h);
+  const std::uint64_t seed = prefix_seed(ns);
+  std::uint64_t digest = 0;
+  for (std::size_t i = 0; i < block_ids.size(); ++i) {
+    digest += prefix_term(block_ids[i], i);
+    keys.push_back(prefix_key(seed, digest));
   }
   return keys;
 }

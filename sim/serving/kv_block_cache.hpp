@@ -1,6 +1,6 @@
 #pragma once
 // A replica's KV cache at block granularity, as serving engines keep it:
-// blocks keyed by a chained prefix hash, reference-counted while a sequence
+// blocks keyed by a hash of the whole prefix they end, reference-counted while a sequence
 // uses them, least-recently-released first out among unreferenced ones.
 // Tier 0 is HBM; an HBM eviction demotes the block to the next tier instead of
 // dropping it, and the last tier drops. A prefix hit in a lower tier is
@@ -17,18 +17,24 @@ namespace agentsim::serving {
 
 using BlockKey = std::uint64_t;
 
-// Chained keys for a prompt: key_i = mix(key_{i-1}, block_ids[i]), started
-// from `ns` (a namespace, e.g. one per trace), so equal keys mean equal prefixes.
-std::vector<BlockKey> chain_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids);
-// The chain one step at a time: the key before the first block, and the next key.
-inline BlockKey chain_next(BlockKey prev, std::uint64_t block_id) {
-  // SplitMix64 finaliser over (prev, id): cheap, well distributed, deterministic.
-  std::uint64_t z = prev ^ (block_id + 0x9e3779b97f4a7c15ULL + (prev << 6) + (prev >> 2));
+// Prefix keys for a prompt: key_i names blocks 0..i in `ns` (a namespace, e.g. one per
+// trace), so equal keys mean equal prefixes. A prefix's digest sums one term per block
+// (its id mixed with its position), so blocks hash independently rather than along a
+// serial chain; its key mixes the digest with the namespace.
+std::vector<BlockKey> prefix_block_keys(std::uint64_t ns, std::span<const std::uint64_t> block_ids);
+// SplitMix64's finaliser: cheap, well distributed, deterministic.
+inline std::uint64_t mix64(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
 }
-inline BlockKey chain_seed(std::uint64_t ns) { return chain_next(0x6b76636163686531ULL, ns); }
+// Block `block_id` at `position` (0 for the prompt's first block): its term of the digest.
+inline std::uint64_t prefix_term(std::uint64_t block_id, std::uint64_t position) {
+  return mix64(block_id * 0x9e3779b97f4a7c15ULL + position * 0xc2b2ae3d27d4eb4fULL + 0x165667b19e3779f9ULL);
+}
+// The key of the prefix whose terms sum to `digest`, in the namespace whose seed is `seed`.
+inline std::uint64_t prefix_seed(std::uint64_t ns) { return mix64(ns ^ 0x6b76636163686531ULL); }
+inline BlockKey prefix_key(std::uint64_t seed, std::uint64_t digest) { return mix64(digest + seed); }
 
 struct KvTier {
   std::string name;              // "hbm", "host", "ssd", "remote"

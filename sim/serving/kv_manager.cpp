@@ -84,7 +84,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   const wl::Turn& turn = session.turns[static_cast<std::size_t>(r.turn.turn)];
   const std::size_t length = tr.prompt_blocks(r.turn);
 
-  // The chain is prefix-stable (key i depends on ids 0..i only), so a turn sharing p
+  // Digests are prefix-stable (digest i depends on ids 0..i only), so a turn sharing p
   // blocks with the agent's previous prompt restarts from the last unit end <= p.
   const ChainMemo* prev = nullptr;
   ChainMemo* mine = nullptr;  // the agent's memo, rewritten below when remembering
@@ -99,34 +99,35 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   }
   const std::size_t shared = turn.prefix_parent.valid() ? static_cast<std::size_t>(turn.prefix_blocks) : 0;
   std::size_t from = 0;
-  BlockKey h = chain_seed(ns);
-  std::size_t left = m;  // blocks to the next unit end (counted down rather than by a division per block)
-  std::vector<BlockKey> ends;
+  std::uint64_t digest = 0;  // of blocks [0, from)
+  std::size_t left = m;      // blocks to the next unit end (counted down rather than by a division per block)
+  std::vector<std::uint64_t> ends;
   if (prev && prev->trace == &tr && prev->ns == ns && turn.prefix_parent.valid() && prev->turn == turn.prefix_parent &&
       shared <= prev->length) {
-    const std::size_t c = std::min(shared / m, prev->unit_ends.size());
-    if (mine) {  // the memo is rewritten below: take its chain instead of copying it
-      ends = std::move(mine->unit_ends);
+    const std::size_t c = std::min(shared / m, prev->unit_digests.size());
+    if (mine) {  // the memo is rewritten below: take its digests instead of copying them
+      ends = std::move(mine->unit_digests);
       ends.resize(c);
     } else {
-      ends.assign(prev->unit_ends.begin(), prev->unit_ends.begin() + static_cast<std::ptrdiff_t>(c));
+      ends.assign(prev->unit_digests.begin(), prev->unit_digests.begin() + static_cast<std::ptrdiff_t>(c));
     }
     if (shared == prev->length && c == shared / m) {
       // The turn extends the whole previous prompt (the usual agentic turn): resume
       // after its last block rather than at its last unit end.
-      h = prev->tail;
+      digest = prev->tail;
       from = shared;
       left = m - shared % m;
     } else {
-      if (c > 0) h = ends.back();
+      if (c > 0) digest = ends.back();
       from = c * m;
     }
   }
   ends.reserve(length / m);
+  std::uint64_t position = from;
   auto step = [&](std::uint64_t id) {
-    h = chain_next(h, id);
+    digest += prefix_term(id, position++);  // independent of the previous term: no serial chain
     if (--left == 0) {
-      ends.push_back(h);
+      ends.push_back(digest);
       left = m;
     }
   };
@@ -135,13 +136,14 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   for (auto i = turn.runs_begin; i < turn.runs_end; ++i) {
     for (std::uint32_t k = 0; k < session.block_runs[i].count; ++k) step(session.block_runs[i].first + k);
   }
-  // A unit of m trace blocks is keyed by the chained key of its last block (the whole
-  // prefix up to it); a truncated prompt keeps only the units it still covers.
+  // A unit of m trace blocks is keyed by the prefix up to its last block; a truncated
+  // prompt keeps only the units it still covers.
   const auto n_units = std::min<std::size_t>((length + m - 1) / m, static_cast<std::size_t>(units_for(r.input_tokens)));
   std::vector<BlockKey> keys;
   keys.reserve(n_units);
-  for (std::size_t j = 0; j < n_units; ++j) keys.push_back(j < ends.size() ? ends[j] : h);
-  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends), h};
+  const std::uint64_t seed = prefix_seed(ns);
+  for (std::size_t j = 0; j < n_units; ++j) keys.push_back(prefix_key(seed, j < ends.size() ? ends[j] : digest));
+  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends), digest};
   return keys;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // A replica's KV memory: the block cache (HBM plus lower tiers) keyed by the
-// prompt's chained block hashes, the retention policy applied when a turn ends
+// prompt's prefix block keys, the retention policy applied when a turn ends
 // (plain LRU, pin for a TTL, offload to host), load-back costs, and counters.
 // The cache unit is max(engine block, trace block) tokens; every capacity is in units.
 #include <functional>
@@ -102,15 +102,15 @@ class KvManager {
   std::vector<long long> tier_hit_tokens_;
   std::vector<double> swap_out_bytes_, swap_in_bytes_;
 
-  // Per agent, the chain of its last admitted prompt at unit ends: the next turn of the
-  // session extends it from the shared prefix instead of rehashing the whole prompt.
+  // Per agent, the prefix digests of its last admitted prompt at unit ends: the next turn
+  // of the session extends them from the shared prefix instead of rehashing the whole prompt.
   struct ChainMemo {
     const wl::Trace* trace = nullptr;
     std::uint64_t ns = 0;
     wl::TurnRef turn;
-    std::size_t length = 0;             // prompt blocks
-    std::vector<BlockKey> unit_ends;    // key after blocks m, 2m, ... (m trace blocks per unit)
-    BlockKey tail = 0;                  // key after all `length` blocks
+    std::size_t length = 0;                   // prompt blocks
+    std::vector<std::uint64_t> unit_digests;  // digest after blocks m, 2m, ... (m trace blocks per unit)
+    std::uint64_t tail = 0;                   // digest after all `length` blocks
   };
   std::vector<BlockKey> keys_for(const Request& r, bool remember) const;
   mutable core::FlatIndex chain_index_;  // agent -> index into chains_

@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "sim/core/rng.hpp"
 
 namespace agentsim::core {
 namespace {
@@ -74,6 +79,48 @@ TEST(EventQueue, ReusedSlotDoesNotResurrectOldId) {
   EXPECT_FALSE(q.pending(a));
   EXPECT_FALSE(q.cancel(a));
   EXPECT_TRUE(q.pending(b));
+}
+
+// A running simulation's pattern: pops interleaved with schedules from nanoseconds to
+// minutes ahead, a few cancellations and ties of time and priority. Every pop is the least pending event by (time, priority, insertion), checked
+// against a sorted list of what is pending.
+TEST(EventQueue, InterleavedSchedulesAndCancelsPopInTotalOrder) {
+  EventQueue q;
+  RngStream rng(7, "event-queue");
+  using Key = std::tuple<Ticks, int, std::uint64_t>;  // (time, priority, insertion)
+  std::vector<std::pair<Key, EventId>> pending;
+  std::uint64_t seq = 0;
+  Ticks now = 0;
+  long long popped = 0;
+  auto add = [&] {
+    // Ahead by 0 .. ~100 s on a log scale, often exactly tying an earlier time.
+    const Ticks dt = rng.uniform_index(4) == 0 ? 0 : static_cast<Ticks>(rng.uniform_index(std::uint64_t{1} << (rng.uniform_index(37) + 1)));
+    const Ticks t = now + dt;
+    const int priority = static_cast<int>(rng.uniform_index(3)) - 1;
+    const Key key{t, priority, seq++};
+    pending.emplace_back(key, q.schedule(t, priority, [] {}));
+  };
+  for (int i = 0; i < 2000; ++i) add();
+  for (int i = 0; i < 20000; ++i) {
+    if (rng.uniform_index(10) == 0 && !pending.empty()) {  // cancel one
+      const std::size_t k = rng.uniform_index(pending.size());
+      ASSERT_TRUE(q.cancel(pending[k].second));
+      pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    const auto least = std::min_element(pending.begin(), pending.end());
+    ASSERT_EQ(q.next_time(), std::get<0>(least->first));
+    const auto f = q.pop();
+    ASSERT_TRUE(f.has_value());
+    ASSERT_EQ(f->time, std::get<0>(least->first));
+    ASSERT_FALSE(q.pending(least->second)) << "pop " << popped << " ran another event than the least";
+    now = f->time;
+    pending.erase(least);
+    ++popped;
+    const int adds = static_cast<int>(rng.uniform_index(3));  // 0, 1 or 2: the queue breathes
+    for (int a = 0; a < adds; ++a) add();
+    if (pending.empty()) add();
+  }
+  EXPECT_EQ(q.size(), pending.size());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 namespace agentsim::serving {
 namespace {
 
-std::vector<BlockKey> keys(std::uint64_t ns, std::vector<std::uint64_t> ids) { return chain_block_keys(ns, ids); }
+std::vector<BlockKey> keys(std::uint64_t ns, std::vector<std::uint64_t> ids) { return prefix_block_keys(ns, ids); }
 
 TEST(ChainBlockKeys, PrefixesShareKeysAndNamespacesSeparate) {
   const auto a = keys(1, {10, 11, 12});

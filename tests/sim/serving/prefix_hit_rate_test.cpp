@@ -25,7 +25,7 @@ double replay_hit_rate(const wl::Trace& t, long long capacity_blocks) {
     const std::uint64_t ns = t.global_block_ids ? 0 : static_cast<std::uint64_t>(session.root);
     for (std::size_t k = 0; k < session.turns.size(); ++k) {
       const auto ids = t.block_ids(wl::TurnRef{static_cast<std::int32_t>(s), static_cast<std::int32_t>(k)});
-      const auto keys = chain_block_keys(ns, ids);
+      const auto keys = prefix_block_keys(ns, ids);
       const long long n = static_cast<long long>(keys.size());
       const long long use = std::min(n, capacity_blocks);  // a prompt larger than HBM keeps its head
       auto got = cache.acquire(std::span(keys).first(static_cast<std::size_t>(use)), 0);
@@ -150,7 +150,8 @@ TEST(PrefixHitRate, TtlPinningBeatsLruWhenGapsOutlastTheCache) {
 
 // Keys built by extending an agent's previous turn (the memo in KvManager) equal keys
 // built from scratch on a fresh manager, turn after turn of every Claude Code session,
-// at a unit of one trace block and of 64; Trace::block_id agrees with block_ids.
+// at a unit of one trace block and of 64; both are the per-block prefix keys of the
+// turn's block ids at each unit's last block; Trace::block_id agrees with block_ids.
 TEST(PrefixKeys, ExtendingThePreviousTurnEqualsRehashing) {
   const wl::Trace t = wl::load_trace(
       "", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
@@ -174,6 +175,14 @@ TEST(PrefixKeys, ExtendingThePreviousTurnEqualsRehashing) {
         compared += static_cast<long long>(expect.size());
         const auto ids = t.block_ids(r.turn);
         ASSERT_EQ(t.prompt_blocks(r.turn), ids.size());
+        const auto& session = t.sessions[s];
+        const std::uint64_t root = static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
+        const std::uint64_t ns = t.global_block_ids ? 0 : (root << 32) ^ static_cast<std::uint64_t>(r.agent);
+        const auto per_block = prefix_block_keys(ns, ids);
+        for (std::size_t j = 0; j < expect.size(); ++j) {
+          const std::size_t last = std::min((j + 1) * static_cast<std::size_t>(blocks_per_unit), ids.size()) - 1;
+          ASSERT_EQ(expect[j], per_block[last]) << "session " << s << " turn " << k << " unit " << j;
+        }
         for (std::size_t i = 0; i < ids.size(); i += 97) ASSERT_EQ(t.block_id(r.turn, i), ids[i]);
       }
     }
