@@ -226,7 +226,13 @@ bool Replica::try_admit(Active& a, double& load_s) {
   a.keys_ready = false;  // moved into the hold
   a.prefilled = got->cached_tokens;
   pending_prefill_ -= got->cached_tokens;
-  if (a.generated == 0) a.rec.cached_tokens = got->cached_tokens;
+  // The prompt tokens the request never computes. Readmitted after a recompute preemption, it
+  // finds the blocks it computed itself before (so it does not compute them again), but those
+  // are its work, not cache hits: what it never computed is the least any admission found.
+  if (a.generated == 0) {
+    a.rec.cached_tokens = a.admitted ? std::min(a.rec.cached_tokens, got->cached_tokens) : got->cached_tokens;
+  }
+  a.admitted = true;
   load_s += got->load_s;
   return true;
 }

@@ -116,6 +116,7 @@ class Replica : public RequestSink {
     // queue head is refused (moved into `hold` on admission).
     std::vector<BlockKey> keys;
     bool keys_ready = false;
+    bool admitted = false;  // admitted at least once (a preemption sends it back to waiting)
     // Speculative acceptance draws (speculation on): keyed by the run seed and the request.
     core::RngStream spec_rng{0, "spec"};
   };

@@ -392,5 +392,51 @@ TEST(Invariants, HoldOnRandomExperiments) {
   EXPECT_EQ(ran, cases) << "too few drawn experiments had a valid plan";
 }
 
+// Every violation a campaign found, kept as drawn (its YAML verbatim, the trace under kRoot) so it
+// keeps holding after the fix, whatever the drawing code becomes.
+TEST(Invariants, HoldOnPastViolations) {
+  // AGENTSIM_INVARIANT_SEED=20261204, case 3127: a recompute preemption readmitted a request that
+  // found its own computed blocks still cached, and its record counted them as cache hits, so the
+  // requests' cached tokens (363,758) exceeded the trace's ideal (345,966). A request's cached
+  // tokens are now the least any of its admissions found (Replica::try_admit).
+  Case c;
+  c.mode = "open-loop";
+  c.trace = "/workloads/traces/mooncake-sample/conversation_trace_head300.jsonl";
+  c.host = "constant";
+  c.yaml = R"(name: invariants
+seed: 67050
+model: llama-3.1-8b
+system: mi300x-8
+deployment: {tp: 1, speculative: off, cuda_graph: true}
+serving:
+  step_overhead: "1ms"
+  max_batch_tokens: 8192
+  max_sequences: 256
+  admission: on_demand
+  preemption: recompute
+  router: least_loaded
+  replicas: 1
+  pods: 1
+  fast_forward: true
+  kv_cache:
+    block_tokens: 32
+    prefix_caching: true
+    host: "1TB"
+    runtime_reserve: "1GB"
+    retention: ttl
+    ttl: "5s"
+workload:
+  mode: open-loop
+  trace: )" + kRoot + c.trace + R"(
+  time_scales: [1]
+  warmup: "0s"
+  window: "359s"
+)";
+  const Checked got = check_case(c);
+  ASSERT_TRUE(got.ran);
+  EXPECT_GT(got.preemptions, 0) << "the case no longer preempts: it tests nothing";
+  for (const auto& v : got.violations) ADD_FAILURE() << v;
+}
+
 }  // namespace
 }  // namespace agentsim::exp
