@@ -279,8 +279,17 @@ long long KvBlockCache::offload(std::span<const BlockKey> keys) {
 }
 
 void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_blocks,
-                           std::span<const std::uint32_t> entries) {
+                           std::span<const std::uint32_t> entries, std::size_t holding) {
   used_[0] -= anonymous_blocks;
+  // An unreferenced block: cached (evictable) if it holds KV, else freed.
+  auto unpinned = [&](std::size_t j, std::uint32_t i) {
+    if (j < holding) {
+      push_front(0, i);
+    } else {
+      erase(i);
+      --used_[0];
+    }
+  };
   // Release tail first so the head of the prefix is the most recently used and
   // the tail is evicted first (a cached prefix stays contiguous).
   if (!entries.empty()) {
@@ -291,15 +300,15 @@ void KvBlockCache::release(std::span<const BlockKey> keys, long long anonymous_b
       if (i >= pool_.size() || !pool_[i].live || pool_[i].key != keys[j] || pool_[i].refs <= 0) {
         throw core::Error("KV cache release of a block that is not held");
       }
-      if (--pool_[i].refs == 0) push_front(0, i);
+      if (--pool_[i].refs == 0) unpinned(j, i);
     }
     return;
   }
   prefetch(keys);
-  for (auto k = keys.rbegin(); k != keys.rend(); ++k) {
-    const std::uint32_t i = find(*k);
+  for (std::size_t j = keys.size(); j-- > 0;) {
+    const std::uint32_t i = find(keys[j]);
     if (i == kNil || pool_[i].refs <= 0) throw core::Error("KV cache release of a block that is not held");
-    if (--pool_[i].refs == 0) push_front(0, i);
+    if (--pool_[i].refs == 0) unpinned(j, i);
   }
 }
 

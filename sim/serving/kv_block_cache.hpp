@@ -76,10 +76,12 @@ class KvBlockCache {
   // entry on success (pinned blocks never move: release can skip the lookups).
   std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks,
                                   std::vector<std::uint32_t>* entries = nullptr);
-  // Unpins what acquire pinned. Keyed blocks stay cached (evictable). `entries`:
-  // what acquire gave for `keys`, or empty to look the keys up.
+  // Unpins what acquire pinned. The first `holding` keyed blocks (default: all) stay cached
+  // (evictable); a later one no other sequence references holds no KV (allocated, never
+  // computed) and leaves the cache. `entries`: what acquire gave for `keys`, or empty to look
+  // the keys up.
   void release(std::span<const BlockKey> keys, long long anonymous_blocks,
-               std::span<const std::uint32_t> entries = {});
+               std::span<const std::uint32_t> entries = {}, std::size_t holding = SIZE_MAX);
   // Takes `blocks` more unkeyed HBM blocks (decode growth); false and no change when HBM is full
   // of referenced blocks.
   bool reserve(long long blocks);

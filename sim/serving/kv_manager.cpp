@@ -177,6 +177,7 @@ std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockK
   }
   hold.keys = std::move(keys);
   hold.anon_units = anon;
+  hold.hit_units = got->prefix_blocks;
   return a;
 }
 
@@ -186,6 +187,7 @@ bool KvManager::admit_anonymous(long long tokens, KvHold& hold) {
   hold.keys.clear();
   hold.entries.clear();
   hold.anon_units = u;
+  hold.hit_units = 0;
   return true;
 }
 
@@ -195,11 +197,14 @@ bool KvManager::grow(KvHold& hold) {
   return true;
 }
 
-void KvManager::drop(KvHold& hold) {
-  cache_.release(hold.keys, hold.anon_units, hold.entries);
+void KvManager::drop(KvHold& hold, long long computed_tokens) {
+  const auto n = static_cast<long long>(hold.keys.size());
+  const long long holding = computed_tokens < 0 ? n : std::min(n, std::max(hold.hit_units, computed_tokens / opt_.unit_tokens));
+  cache_.release(hold.keys, hold.anon_units, hold.entries, static_cast<std::size_t>(holding));
   hold.keys.clear();
   hold.entries.clear();
   hold.anon_units = 0;
+  hold.hit_units = 0;
 }
 
 void KvManager::finish(const Request& r, KvHold& hold) {

@@ -44,6 +44,7 @@ struct KvHold {
   std::vector<BlockKey> keys;  // prompt prefix blocks (keyed)
   std::vector<std::uint32_t> entries;  // their cache entries (KvBlockCache::acquire), for release
   long long anon_units = 0;    // answer and unkeyed prompt blocks
+  long long hit_units = 0;     // of `keys`, those found cached at admission (the rest the sequence computes)
   long long units() const { return static_cast<long long>(keys.size()) + anon_units; }
 };
 
@@ -83,8 +84,10 @@ class KvManager {
   bool grow(KvHold& hold);
   // A turn ended: releases `hold` under the retention policy.
   void finish(const Request& r, KvHold& hold);
-  // Releases `hold` now (preemption); the keyed prefix stays cached as evictable.
-  void drop(KvHold& hold);
+  // Releases `hold` now (preemption). Keyed blocks holding KV stay cached as evictable: those
+  // found cached at admission and those wholly within the first `computed_tokens` of the prompt
+  // (-1: all); the others were allocated but never computed, and leave the cache.
+  void drop(KvHold& hold, long long computed_tokens = -1);
   // Time and counters of moving `tokens` of KV between HBM and `tier` (swap).
   double move_s(int tier, long long tokens) const;
   void count_swap(int tier, long long tokens_out, long long tokens_in);

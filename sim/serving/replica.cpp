@@ -170,7 +170,8 @@ void Replica::preempt_last() {
   seg_valid_ = false;
   kv_->count_preemption();
   pending_prefill_ -= a.prompt - a.prefilled;
-  kv_->drop(a.hold);
+  // Mid-prefill, only the prompt's computed part (and its cached prefix) holds KV.
+  kv_->drop(a.hold, a.prefilled == a.prompt ? -1 : a.prefilled);
   if (opt_.preemption == Preemption::kSwap && kv_->has_tier(1) && a.prefilled == a.prompt && a.generated > 0) {
     a.swapped_tokens = a.req.input_tokens + a.generated - 1;
     a.prompt = a.swapped_tokens;

@@ -325,6 +325,17 @@ Checked check_case(const Case& c) {
       out.drained = true;
       if (completed != requested) fail("drained replay completed " + num(completed) + " output tokens of " + num(requested));
       if (sampled != requested) fail("drained replay's steps sampled " + num(sampled) + " output tokens of " + num(requested));
+      // Every prompt token was computed or served from cache: exactly once without preemptions,
+      // at least once with them (a recompute computes some again).
+      double prompts = 0, served = prefill_computed;
+      for (const auto& q : r.requests) {
+        prompts += static_cast<double>(q.input_tokens);
+        served += static_cast<double>(q.cached_tokens);
+      }
+      if (s.preemptions == 0 ? served != prompts : served < prompts) {
+        fail("drained replay computed " + num(prefill_computed) + " and cached " + num(served - prefill_computed) +
+             " prompt tokens of " + num(prompts) + " (" + std::to_string(s.preemptions) + " preemptions)");
+      }
     }
   }
   // KV occupancy.

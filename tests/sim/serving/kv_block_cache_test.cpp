@@ -103,5 +103,24 @@ TEST(KvBlockCache, SharedPrefixIsReferenceCounted) {
   EXPECT_THROW(c.release(a, 0), core::Error);
 }
 
+// A sequence released mid-prefill (a preemption) holds KV only in the blocks it computed:
+// the rest, allocated but never written, leave the cache unless another sequence holds them.
+TEST(KvBlockCache, BlocksNeverComputedLeaveTheCacheOnRelease) {
+  for (bool by_entries : {false, true}) {
+    KvBlockCache c({{"hbm", 10}});
+    const auto a = keys(1, {1, 2, 3, 4});
+    std::vector<std::uint32_t> entries;
+    ASSERT_TRUE(c.acquire(a, 1, by_entries ? &entries : nullptr));
+    const auto b = keys(1, {1, 2, 3});  // another sequence sharing three of a's blocks
+    ASSERT_TRUE(c.acquire(b, 0));
+    EXPECT_EQ(c.used_blocks(0), 5);
+    c.release(a, 1, entries, 2);  // a computed its first two blocks
+    EXPECT_EQ(c.used_blocks(0), 3) << "block 4 (never computed, unshared) and the anonymous one are freed";
+    EXPECT_EQ(c.referenced_hbm_blocks(), 3) << "b still holds blocks 1-3";
+    c.release(b, 0);
+    EXPECT_EQ(c.cached_prefix(a), 3) << "blocks 1-3 cached (b computed block 3), block 4 gone";
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::serving
