@@ -253,6 +253,7 @@ void write_results_h5(const std::string& path, const Experiment& e, const SweepO
                               {"end_s", col(s, [](const S& r) { return r.end_s; })},
                               {"decode_tokens", col(s, [](const S& r) { return r.decode_tokens; })},
                               {"prefill_tokens", col(s, [](const S& r) { return r.prefill_tokens; })},
+                              {"recomputed_tokens", col(s, [](const S& r) { return r.recomputed_tokens; })},
                               {"cached_tokens", col(s, [](const S& r) { return r.cached_tokens; })},
                               {"sampled_tokens", col(s, [](const S& r) { return r.sampled_tokens; })},
                               {"batch_sequences", col(s, [](const S& r) { return r.batch_sequences; })},

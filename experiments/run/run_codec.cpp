@@ -10,14 +10,14 @@ namespace agentsim::exp {
 
 namespace {
 
-constexpr std::uint64_t kMagic = 0x61676e7473696d32ULL;  // "agntsim2": fields encoded one by one
+constexpr std::uint64_t kMagic = 0x61676e7473696d33ULL;  // "agntsim3": fields encoded one by one (steps and windows with recomputed tokens)
 
 // Each struct is encoded field by field, never as raw memory: its padding bytes are
 // indeterminate, and copying them would make equal runs encode to unequal bytes.
 // The sizeof checks fail when a field is added, so the lists below get updated with it.
 static_assert(sizeof(metrics::Summary) == 27 * sizeof(double), "update summary_fields");
 static_assert(sizeof(metrics::RequestRecord) == 64, "update request_fields");
-static_assert(sizeof(metrics::StepRecord) == 104, "update step_fields");
+static_assert(sizeof(metrics::StepRecord) == 112, "update step_fields");
 static_assert(sizeof(RunPower) == 80, "update power_fields");
 
 template <class S, class F>
@@ -35,7 +35,8 @@ void request_fields(S& q, F&& f) {
 }
 template <class S, class F>
 void step_fields(S& s, F&& f) {
-  f(s.replica), f(s.start_s), f(s.end_s), f(s.decode_tokens), f(s.prefill_tokens), f(s.cached_tokens);
+  f(s.replica), f(s.start_s), f(s.end_s), f(s.decode_tokens), f(s.prefill_tokens), f(s.recomputed_tokens);
+  f(s.cached_tokens);
   f(s.sampled_tokens), f(s.batch_sequences), f(s.steps), f(s.kv_used_fraction), f(s.compute_s), f(s.memory_s);
   f(s.comm_s), f(s.overhead_s);
 }
@@ -187,7 +188,8 @@ constexpr std::uint64_t kPodMagic = 0x61676e74706f6432ULL;  // "agntpod2" (finis
 
 template <class S, class F>
 void window_fields(S& w, F&& f) {
-  f(w.start_s), f(w.end_s), f(w.steps), f(w.out_tokens), f(w.prefill_tokens), f(w.cached_tokens), f(w.batch_seq);
+  f(w.start_s), f(w.end_s), f(w.steps), f(w.out_tokens), f(w.prefill_tokens), f(w.recomputed_tokens);
+  f(w.cached_tokens), f(w.batch_seq);
   f(w.occupancy), f(w.occupancy_peak), f(w.requests), f(w.rejected), f(w.itl_sum_s), f(w.itl_n);
 }
 template <class S, class F>

@@ -65,7 +65,7 @@ std::uint64_t get_u64(const std::string& in, std::size_t& at) {
 // A kept run on disk: magic, payload length, FNV-1a of the payload, payload. Files are
 // renamed into place whole, so a kill leaves either a complete file or a dot-named temp
 // file; the frame also catches a torn or corrupted file from any other cause.
-constexpr std::uint64_t kCacheMagic = 0x6167736d72756e31ULL;  // "agsmrun1"
+constexpr std::uint64_t kCacheMagic = 0x6167736d72756e32ULL;  // "agsmrun2": runs encoded with recomputed tokens
 
 std::uint64_t fnv1a(const std::string& s) {
   std::uint64_t h = 0xcbf29ce484222325ULL;

@@ -19,6 +19,7 @@ struct StepRecord {
   double end_s = 0;
   int decode_tokens = 0;         // decode query tokens: one per decoding sequence, k + 1 when speculating
   long long prefill_tokens = 0;  // prompt tokens computed
+  long long recomputed_tokens = 0;  // of prefill_tokens, computed again after a recompute preemption
   long long cached_tokens = 0;   // prompt tokens served from cache, counted when the prompt completes
   int sampled_tokens = 0;        // output tokens emitted at end_s
   int batch_sequences = 0;

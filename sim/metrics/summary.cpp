@@ -20,7 +20,8 @@ Summary finish(WindowTotals& w) {
   s.rejected = w.rejected;
   s.output_tok_s = w.out_tokens / s.window_s;
   s.computed_input_tok_s = w.prefill_tokens / s.window_s;
-  s.input_tok_s = (w.prefill_tokens + w.cached_tokens) / s.window_s;
+  // Each prompt token once: computed the first time or cached (a recompute is work, not input).
+  s.input_tok_s = (w.prefill_tokens - w.recomputed_tokens + w.cached_tokens) / s.window_s;
   s.total_tok_s = s.input_tok_s + s.output_tok_s;
   s.agent_output_tok_s_p50 = percentile(w.speed_tok_s, 50);
   s.agent_output_tok_s_p10 = percentile(w.speed_tok_s, 10);

@@ -10,6 +10,7 @@ void WindowTotals::add(const StepRecord& st) {
   steps += st.steps;
   out_tokens += st.sampled_tokens * n;
   prefill_tokens += static_cast<double>(st.prefill_tokens) * n;
+  recomputed_tokens += static_cast<double>(st.recomputed_tokens) * n;
   cached_tokens += static_cast<double>(st.cached_tokens);
   batch_seq += st.batch_sequences * n;
   occupancy += st.kv_used_fraction * n;
@@ -36,6 +37,7 @@ void WindowTotals::merge(const WindowTotals& o) {
   steps += o.steps;
   out_tokens += o.out_tokens;
   prefill_tokens += o.prefill_tokens;
+  recomputed_tokens += o.recomputed_tokens;
   cached_tokens += o.cached_tokens;
   batch_seq += o.batch_seq;
   occupancy += o.occupancy;

@@ -13,7 +13,7 @@ struct WindowTotals {
   double start_s = 0, end_s = 0;
   // Steps ending in the window (a fast-forwarded record counts its `steps`).
   long long steps = 0;
-  double out_tokens = 0, prefill_tokens = 0, cached_tokens = 0, batch_seq = 0, occupancy = 0;
+  double out_tokens = 0, prefill_tokens = 0, recomputed_tokens = 0, cached_tokens = 0, batch_seq = 0, occupancy = 0;
   double occupancy_peak = 0;
   // Requests completing in the window (rejected ones: arriving in it).
   long long requests = 0, rejected = 0;

@@ -179,6 +179,11 @@ void Replica::preempt_last() {
     kv_->count_swap(1, a.swapped_tokens, 0);
     pending_swap_out_s_ += kv_->move_s(1, a.swapped_tokens);
   } else {
+    // What was in KV: after the first token, the whole context (input, then generated); during
+    // the prefill, the prompt from where its computation began (cached before) to where it got.
+    a.recompute_from = a.generated > 0 ? 0 : a.rec.cached_tokens;
+    a.recompute_to = std::max(a.recompute_to, a.prefilled == a.prompt ? a.req.input_tokens + std::max(0LL, a.generated - 1)
+                                                                       : a.prefilled);
     a.prompt = a.req.input_tokens + std::max(0LL, a.generated - 1);
     a.prefilled = 0;
     a.ready = false;
@@ -276,7 +281,12 @@ void Replica::open_step_record() {
   step.replica = id_;
   step.start_s = sim_.now_s();
   step.decode_tokens = static_cast<int>(verify_tokens * static_cast<long long>(batch.decodes.size()));
-  for (long long c : chunks_) step.prefill_tokens += c;
+  for (std::size_t k = 0; k < chunks_.size(); ++k) {
+    const Active& a = running_[prefill_slots_[k]];
+    step.prefill_tokens += chunks_[k];
+    const long long lo = std::max(a.prefilled, a.recompute_from), hi = std::min(a.prefilled + chunks_[k], a.recompute_to);
+    if (hi > lo) step.recomputed_tokens += hi - lo;
+  }
   step.sampled_tokens = static_cast<int>(batch.sampled_tokens());
   if (spec.enabled()) {
     long long emitted = 0;

@@ -107,6 +107,9 @@ class Replica : public RequestSink {
     long long prefilled = 0;  // of prompt: cached, transferred or computed
     long long generated = 0;
     long long swapped_tokens = 0;  // KV parked in host by a swap preemption
+    // Prompt tokens [recompute_from, recompute_to) were in KV before a recompute preemption:
+    // computing them again is work, not new input.
+    long long recompute_from = 0, recompute_to = 0;
     Request req;
     bool ready = false;            // KV arrives complete (transfer): no prefill
     metrics::RequestRecord rec;

@@ -230,11 +230,12 @@ Checked check_case(const Case& c) {
   const metrics::Summary& s = r.summary;
 
   // Tokens: the window's output tokens are its steps' sampled tokens.
-  double sampled = 0, prefill_computed = 0;
+  double sampled = 0, prefill_computed = 0, recomputed = 0;
   double min_decode_step = INFINITY, max_prefill_rate = 0;
   for (const auto& st : r.steps) {
     sampled += static_cast<double>(st.sampled_tokens) * st.steps;
     prefill_computed += static_cast<double>(st.prefill_tokens) * st.steps;
+    recomputed += static_cast<double>(st.recomputed_tokens) * st.steps;
     const double dur = (st.end_s - st.start_s) / st.steps;
     if (st.kv_used_fraction < 0 || st.kv_used_fraction > 1 + 1e-12) {
       fail("KV occupancy " + num(st.kv_used_fraction) + " of capacity at a step at " + num(st.start_s) + " s");
@@ -325,17 +326,22 @@ Checked check_case(const Case& c) {
       out.drained = true;
       if (completed != requested) fail("drained replay completed " + num(completed) + " output tokens of " + num(requested));
       if (sampled != requested) fail("drained replay's steps sampled " + num(sampled) + " output tokens of " + num(requested));
-      // Every prompt token was computed or served from cache: exactly once without preemptions,
-      // at least once with them (a recompute computes some again).
-      double prompts = 0, served = prefill_computed;
+      // Every prompt token was computed or served from cache exactly once, a recompute after a
+      // preemption aside; and the summary's input tokens are those prompts.
+      double prompts = 0, cached_sum = 0;
       for (const auto& q : r.requests) {
         prompts += static_cast<double>(q.input_tokens);
-        served += static_cast<double>(q.cached_tokens);
+        cached_sum += static_cast<double>(q.cached_tokens);
       }
-      if (s.preemptions == 0 ? served != prompts : served < prompts) {
-        fail("drained replay computed " + num(prefill_computed) + " and cached " + num(served - prefill_computed) +
-             " prompt tokens of " + num(prompts) + " (" + std::to_string(s.preemptions) + " preemptions)");
+      if (prefill_computed - recomputed + cached_sum != prompts) {
+        fail("drained replay computed " + num(prefill_computed) + " (" + num(recomputed) + " again) and cached " +
+             num(cached_sum) + " prompt tokens of " + num(prompts) + " (" + std::to_string(s.preemptions) +
+             " preemptions)");
       }
+      if (std::abs(s.input_tok_s * window - prompts) > 1e-9 * prompts) {
+        fail("drained replay's input tokens " + num(s.input_tok_s * window) + " != its prompts' " + num(prompts));
+      }
+      if (s.preemptions == 0 && recomputed != 0) fail("recomputed " + num(recomputed) + " tokens without a preemption");
     }
   }
   // KV occupancy.
@@ -443,10 +449,50 @@ workload:
   warmup: "0s"
   window: "359s"
 )";
-  const Checked got = check_case(c);
-  ASSERT_TRUE(got.ran);
-  EXPECT_GT(got.preemptions, 0) << "the case no longer preempts: it tests nothing";
-  for (const auto& v : got.violations) ADD_FAILURE() << v;
+  // AGENTSIM_INVARIANT_SEED=20261204, case 126 (found by the prompt-token law): a sequence
+  // preempted after its first token (swap, no host tier: a recompute) prefilled its context
+  // again, and input_tok_s counted that as input: 4,278,595 tokens against 4,269,971 prompts.
+  // Steps now count recomputed prompt tokens apart (StepRecord::recomputed_tokens).
+  Case d;
+  d.mode = "open-loop";
+  d.trace = c.trace;
+  d.host = "trtllm";
+  d.yaml = R"(name: invariants
+seed: 136
+model: llama-3.1-8b
+system: mi300x-8
+deployment: {tp: 1}
+serving:
+  engine: trtllm
+  max_batch_tokens: 8192
+  max_sequences: 4
+  admission: on_demand
+  preemption: swap
+  router: least_loaded
+  replicas: 2
+  pods: 1
+  fast_forward: true
+  disaggregation: {prefill_replicas: 1, decode_replicas: 1}
+  memory_fraction: 0.2
+  kv_cache:
+    block_tokens: 32
+    prefix_caching: true
+    retention: ttl
+    ttl: "5s"
+workload:
+  mode: open-loop
+  trace: )" + kRoot + d.trace + R"(
+  time_scales: [1]
+  warmup: "0s"
+  window: "286s"
+)";
+  for (const Case* k : {&c, &d}) {
+    const Checked got = check_case(*k);
+    ASSERT_TRUE(got.ran);
+    EXPECT_GT(got.preemptions, 0) << "the case no longer preempts: it tests nothing";
+    EXPECT_TRUE(got.drained) << "the case no longer drains: the prompt-token law is not checked";
+    for (const auto& v : got.violations) ADD_FAILURE() << v;
+  }
 }
 
 }  // namespace

@@ -67,24 +67,24 @@ TEST_F(MemoryEstimate, RecorderBoundsFollowTheFormula) {
   // D = 5 + 15 = 20 s; step floor = 2 ms; turn = 1 s + 100 x 2 ms = 1.2 s;
   // requests <= 10 agents x ceil(20 / 1.2) = 10 x 17 = 170; x 64 B = 10,880 B.
   EXPECT_DOUBLE_EQ(component(m, "recorded requests"), 170.0 * 64);
-  // steps <= min(1 replica x 20 s / 2 ms = 10,000, 170 x (100 + ceil(1500 / 8192) = 1)) = 10,000; x 104 B.
-  EXPECT_DOUBLE_EQ(component(m, "recorded steps"), 10000.0 * 104);
+  // steps <= min(1 replica x 20 s / 2 ms = 10,000, 170 x (100 + ceil(1500 / 8192) = 1)) = 10,000; x 112 B.
+  EXPECT_DOUBLE_EQ(component(m, "recorded steps"), 10000.0 * 112);
   // Kept: the window's share 15/20 of both, held for the sinks, plus 2x for the output buffers
   // of the largest (only) point: 0.75 x (10,880 + 1,040,000) x 3.
-  EXPECT_NEAR(component(m, "kept results"), 0.75 * (10880.0 + 1040000.0) * 3, 1e-6);
+  EXPECT_NEAR(component(m, "kept results"), 0.75 * (10880.0 + 1120000.0) * 3, 1e-6);
   // No block data: no KV tables; agents 10 x 1024 B (+ 0 block keys).
   EXPECT_EQ(component(m, "KV block tables"), -1);
   EXPECT_DOUBLE_EQ(component(m, "agents in flight"), 10.0 * 1024);
   // The trace itself: one session of two turns, a few hundred bytes of structs.
   EXPECT_GT(component(m, "trace in memory"), 0);
   EXPECT_LT(component(m, "trace in memory"), 1000);
-  // Total by hand: 230,000,000 B baseline + 10,880 requests + 1,040,000 steps
-  // + 2,364,480 kept (0.75 x 1,050,880 x 3) + 10,240 agents = 233,425,600 B, plus the trace (< 1 kB).
-  EXPECT_GE(m.total_bytes, 233425600.0);
-  EXPECT_LT(m.total_bytes, 233425600.0 + 1000);
+  // Total by hand: 230,000,000 B baseline + 10,880 requests + 1,120,000 steps
+  // + 2,544,480 kept (0.75 x 1,130,880 x 3) + 10,240 agents = 233,685,600 B, plus the trace (< 1 kB).
+  EXPECT_GE(m.total_bytes, 233685600.0);
+  EXPECT_LT(m.total_bytes, 233685600.0 + 1000);
   EXPECT_EQ(m.components.front().name, "process baseline") << "230 MB dominates this tiny run";
   // Two threads on one point: still one concurrent run; the sim parts do not double.
-  EXPECT_DOUBLE_EQ(component(exp::estimate_memory(e, t, 2, 1), "recorded steps"), 10000.0 * 104);
+  EXPECT_DOUBLE_EQ(component(exp::estimate_memory(e, t, 2, 1), "recorded steps"), 10000.0 * 112);
 }
 
 // Bytes of heap in use: glibc's count (small chunks plus mmap'ed large blocks), or
