@@ -81,7 +81,7 @@ hid_t write_table(hid_t parent, const std::string& name, const std::vector<Colum
         std::memcpy(at, &(*d)[r], sizeof(double));
       } else {
         const auto& s = std::get<std::vector<std::string>>(cols[i].values)[r];
-        std::memcpy(at, s.data(), s.size());
+        std::copy(s.begin(), s.end(), at);  // the buffer is zeroed: HDF5's null-padded fixed strings
       }
     }
   }
@@ -109,6 +109,7 @@ std::vector<double> col(const std::vector<T>& v, F f) {
 template <class T, class F>
 std::vector<std::string> scol(const std::vector<T>& v, F f) {
   std::vector<std::string> out;
+  out.reserve(v.size());
   for (const auto& x : v) out.push_back(f(x));
   return out;
 }
