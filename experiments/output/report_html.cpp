@@ -8,6 +8,7 @@
 #include "experiments/output/results_h5.hpp"
 #include "experiments/output/run_table.hpp"
 #include "experiments/output/svg_plot.hpp"
+#include "sim/metrics/summary.hpp"
 
 namespace agentsim::exp {
 
@@ -70,8 +71,7 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
     const std::string name = e.systems[s].name + " " + e.plans[static_cast<std::size_t>(plan)].label;
     Series cache{name, {}, {}, {}, {}, false};
     for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), true)) {
-      const double in = r->summary.input_tok_s;
-      cache.points.emplace_back(r->level, in > 0 ? (in - r->summary.computed_input_tok_s) / in : std::nan(""));
+      cache.points.emplace_back(r->level, metrics::cache_hit_rate(r->summary));
     }
     cache_chart.series.push_back(cache);
     const auto sweep = plan_runs(o.runs, plan_prefix(e, plan), false);

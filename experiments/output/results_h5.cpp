@@ -182,6 +182,7 @@ void write_results_h5(const std::string& path, const Experiment& e, const SweepO
               {"total_tok_s", col(runs, [](const RR& r) { return r.summary.total_tok_s; })},
               {"input_tok_s", col(runs, [](const RR& r) { return r.summary.input_tok_s; })},
               {"computed_input_tok_s", col(runs, [](const RR& r) { return r.summary.computed_input_tok_s; })},
+              {"recomputed_input_tok_s", col(runs, [](const RR& r) { return r.summary.recomputed_input_tok_s; })},
               {"agent_output_tok_s_p50",
                col(runs, [](const RR& r) { return r.summary.agent_output_tok_s_p50; })},
               {"agent_output_tok_s_p10",

@@ -23,7 +23,7 @@ std::string summary_csv(const std::vector<RunResult>& runs) {
   for (const auto& r : runs) {
     const auto& s = r.summary;
     const double mw = r.power.power_w * 1e-6;
-    const double hit = s.input_tok_s > 0 ? (s.input_tok_s - s.computed_input_tok_s) / s.input_tok_s : nan;
+    const double hit = metrics::cache_hit_rate(s);
     w.text(r.system).text(r.deployment).integer(r.concurrency).number(s.output_tok_s).number(s.total_tok_s);
     w.number(r.power.power_w).number(mw > 0 ? s.output_tok_s / mw : nan).number(mw > 0 ? s.total_tok_s / mw : nan);
     w.number(mw > 0 ? r.level / mw : nan).number(s.agent_output_tok_s_p50).number(s.agent_output_tok_s_p10);

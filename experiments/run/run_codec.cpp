@@ -15,7 +15,7 @@ constexpr std::uint64_t kMagic = 0x61676e7473696d33ULL;  // "agntsim3": fields e
 // Each struct is encoded field by field, never as raw memory: its padding bytes are
 // indeterminate, and copying them would make equal runs encode to unequal bytes.
 // The sizeof checks fail when a field is added, so the lists below get updated with it.
-static_assert(sizeof(metrics::Summary) == 27 * sizeof(double), "update summary_fields");
+static_assert(sizeof(metrics::Summary) == 28 * sizeof(double), "update summary_fields");
 static_assert(sizeof(metrics::RequestRecord) == 64, "update request_fields");
 static_assert(sizeof(metrics::StepRecord) == 112, "update step_fields");
 static_assert(sizeof(RunPower) == 80, "update power_fields");
@@ -23,6 +23,7 @@ static_assert(sizeof(RunPower) == 80, "update power_fields");
 template <class S, class F>
 void summary_fields(S& s, F&& f) {
   f(s.window_s), f(s.requests), f(s.rejected), f(s.output_tok_s), f(s.input_tok_s), f(s.computed_input_tok_s);
+  f(s.recomputed_input_tok_s);
   f(s.total_tok_s), f(s.agent_output_tok_s_p50), f(s.agent_output_tok_s_p10), f(s.ttft_s_p50), f(s.ttft_s_p90);
   f(s.ttft_s_p99), f(s.itl_s_mean), f(s.steps), f(s.mean_batch_sequences), f(s.prefix_hit_rate), f(s.hit_rate_hbm);
   f(s.hit_rate_host), f(s.hit_rate_ssd), f(s.hit_rate_remote), f(s.evictions), f(s.bytes_loaded), f(s.bytes_stored);

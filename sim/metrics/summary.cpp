@@ -1,6 +1,7 @@
 #include "sim/metrics/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ Summary finish(WindowTotals& w) {
   s.rejected = w.rejected;
   s.output_tok_s = w.out_tokens / s.window_s;
   s.computed_input_tok_s = w.prefill_tokens / s.window_s;
+  s.recomputed_input_tok_s = w.recomputed_tokens / s.window_s;
   // Each prompt token once: computed the first time or cached (a recompute is work, not input).
   s.input_tok_s = (w.prefill_tokens - w.recomputed_tokens + w.cached_tokens) / s.window_s;
   s.total_tok_s = s.input_tok_s + s.output_tok_s;
@@ -35,6 +37,11 @@ Summary finish(WindowTotals& w) {
 }
 
 }  // namespace
+
+double cache_hit_rate(const Summary& s) {
+  const double in = s.input_tok_s;
+  return in > 0 ? (in - s.computed_input_tok_s + s.recomputed_input_tok_s) / in : std::nan("");
+}
 
 Summary summarize(const Recorder& rec, double start_s, double end_s) {
   if (const WindowTotals* streamed = rec.streamed()) {

@@ -10,8 +10,9 @@ struct Summary {
   long long requests = 0;          // completed in the window
   long long rejected = 0;          // arrived in the window but could never be served
   double output_tok_s = 0;         // output tokens emitted in the window / window
-  double input_tok_s = 0;          // prompt tokens (computed + cached) of steps in the window / window
+  double input_tok_s = 0;          // prompt tokens of steps in the window, each once (computed or cached) / window
   double computed_input_tok_s = 0; // prompt tokens actually computed / window
+  double recomputed_input_tok_s = 0;  // of those, computed again after a recompute preemption / window
   double total_tok_s = 0;          // input + output
   double agent_output_tok_s_p50 = 0;  // per-request (out-1)/(last-first), over requests in window
   double agent_output_tok_s_p10 = 0;
@@ -30,6 +31,9 @@ struct Summary {
   double kv_occupancy_mean = 0;    // HBM KV in use / capacity, mean over steps in the window
   double kv_occupancy_peak = 0;
 };
+
+// Cached prompt tokens / prompt tokens of the window (NaN without prompts).
+double cache_hit_rate(const Summary& s);
 
 // Reduces over [start_s, end_s): tokens count when emitted (step end), requests
 // when they complete. Percentiles of empty samples are NaN.

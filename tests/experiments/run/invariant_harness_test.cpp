@@ -341,6 +341,10 @@ Checked check_case(const Case& c) {
       if (std::abs(s.input_tok_s * window - prompts) > 1e-9 * prompts) {
         fail("drained replay's input tokens " + num(s.input_tok_s * window) + " != its prompts' " + num(prompts));
       }
+      if (std::abs(metrics::cache_hit_rate(s) * prompts - cached_sum) > 1e-9 * prompts) {
+        fail("drained replay's cache hit rate " + num(metrics::cache_hit_rate(s)) + " is not its requests' " +
+             num(cached_sum / prompts));
+      }
       if (s.preemptions == 0 && recomputed != 0) fail("recomputed " + num(recomputed) + " tokens without a preemption");
     }
   }
