@@ -9,7 +9,7 @@ namespace {
 
 std::vector<BlockKey> keys(std::uint64_t ns, std::vector<std::uint64_t> ids) { return prefix_block_keys(ns, ids); }
 
-TEST(ChainBlockKeys, PrefixesShareKeysAndNamespacesSeparate) {
+TEST(PrefixBlockKeys, PrefixesShareKeysAndNamespacesSeparate) {
   const auto a = keys(1, {10, 11, 12});
   const auto b = keys(1, {10, 11, 99});
   EXPECT_EQ(a[0], b[0]);
