@@ -1,5 +1,6 @@
 #include "calibration/fitted_table.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -54,6 +55,25 @@ EfficiencyLookup FittedTable::lookup(const double* shape, std::size_t n, bool wi
   }
   out.value = std::exp(log_value);
   return out;
+}
+
+bool FittedTable::constant_between(const double* a, const double* b, std::size_t n) const {
+  if (n != axes.size()) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const EfficiencyAxis& ax = axes[i];
+    const double lo = std::min(a[i], b[i]), hi = std::max(a[i], b[i]);
+    if (lo == hi || ax.knots.size() == 1) continue;
+    // lookup() holds the front offset up to the first knot and the back one from the last;
+    // between, it interpolates the two knots around x. The knots whose offsets shape any
+    // value in [lo, hi]: from the last knot at or below lo to the first at or above hi.
+    std::size_t first = 0, last = ax.knots.size() - 1;
+    while (first + 1 < ax.knots.size() && ax.knots[first + 1] <= lo) ++first;
+    while (last > 0 && ax.knots[last - 1] >= hi) --last;
+    for (std::size_t j = first + 1; j <= last && j < ax.knots.size(); ++j) {
+      if (ax.log_offsets[j] != ax.log_offsets[first]) return false;
+    }
+  }
+  return true;
 }
 
 EfficiencyLookup FittedTable::lookup(const std::map<std::string, double>& shape) const {

@@ -59,6 +59,10 @@ struct FittedTable {
   EfficiencyLookup lookup(const std::vector<double>& shape) const;
   // The same over `n` values; with `with_note` false no note text is built (hot paths).
   EfficiencyLookup lookup(const double* shape, std::size_t n, bool with_note = true) const;
+  // True when lookup() gives the same value (to rounding) at every shape on the segment from
+  // `a` to `b` (n values each, axis order): on every axis where they differ both lie at or beyond
+  // the same edge knot, or all the knots that shape the values between them have one offset.
+  bool constant_between(const double* a, const double* b, std::size_t n) const;
   // Shape by axis name; throws core::Error naming a missing axis.
   EfficiencyLookup lookup(const std::map<std::string, double>& shape) const;
 };

@@ -135,6 +135,34 @@ serving::EfficiencyValue ProfileEfficiency::memory(const serving::KernelShape& s
   return look(mem_, s, fallback_.memory);
 }
 
+bool ProfileEfficiency::flat(const Slot& s, const serving::KernelShape& a, const serving::KernelShape& b) const {
+  if (s.table == nullptr) return true;
+  std::array<double, 4> x{}, y{};
+  const std::size_t n = std::min(s.table->axes.size(), x.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = std::max(1.0, field_value(a, s.axis[i]));
+    y[i] = std::max(1.0, field_value(b, s.axis[i]));
+  }
+  return s.table->constant_between(x.data(), y.data(), n);
+}
+
+// The slots compute() and memory() read for the kind, each flat between a and b.
+bool ProfileEfficiency::constant_between(const serving::KernelShape& a, const serving::KernelShape& b) const {
+  if (a.kind != b.kind || a.dtype != b.dtype) return false;
+  switch (a.kind) {
+    case serving::KernelKind::kGemm:
+    case serving::KernelKind::kGroupedGemm: {
+      const Slot& g = a.kind == serving::KernelKind::kGemm ? gemm_[dtype_index(a.dtype)] : grouped_[dtype_index(a.dtype)];
+      const bool memory_from_gemm = g.table != nullptr && g.mem_scale > 0;
+      return flat(g, a, b) && (memory_from_gemm || flat(mem_, a, b));
+    }
+    case serving::KernelKind::kAttentionPrefill: return flat(prefill_, a, b) && flat(mem_, a, b);
+    case serving::KernelKind::kAttentionDecode: return flat(decode_, a, b);
+    case serving::KernelKind::kOther: return flat(mem_, a, b);
+  }
+  return false;
+}
+
 double ProfileEfficiency::launch_floor_s(bool graph) const {
   const auto it = profile_.tables.find(graph ? "graph_replay_latency" : "launch_latency");
   if (it == profile_.tables.end()) return -1.0;

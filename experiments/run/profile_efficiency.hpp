@@ -37,6 +37,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
+  bool constant_between(const serving::KernelShape& a, const serving::KernelShape& b) const override;
   // The faster of the profile's custom_all_reduce_1node table (up to its largest measured size;
   // smaller messages than its first take that one's time) and nccl_all_reduce_1node table (time =
   // bus bytes / (efficiency x peak)); none below NCCL's smallest measured message (e.g. MI325X's
@@ -69,6 +70,8 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   // `scale`: table value to datasheet fraction; <= 0: the slot's FLOP-peak scale.
   serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback,
                                 double scale = 0) const;
+  // look(s, ...) is the same for every shape between a and b (no table: the fallback).
+  bool flat(const Slot& s, const serving::KernelShape& a, const serving::KernelShape& b) const;
 
   calib::EfficiencyProfile profile_;
   hw::Accelerator acc_;

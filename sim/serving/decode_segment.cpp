@@ -13,9 +13,9 @@ StepParts parts_of(const StepCost& c) {
 }
 }  // namespace
 
-StepCost DecodeSegment::price(long long i) {
+StepCost DecodeSegment::price(long long i, AffineProbe* probe) {
   ++evaluations_;
-  return coster_->price_shifted(*base_, i, &memo_);
+  return coster_->price_shifted(*base_, i, &memo_, probe);
 }
 
 void DecodeSegment::add_piece(long long i0, const StepCost& c, double slope_s) {
@@ -29,9 +29,12 @@ void DecodeSegment::plan(const StepCoster& coster, const StepBatch& base, long l
   evaluations_ = 0;
   next_step = 0;
   k = std::max(1LL, k);
-  const StepCost first = price(0);
-  const StepCost last = k > 1 ? price(k - 1) : first;
-  if (k > 1) fit(0, first, k - 1, last);
+  // Probes stay where they are during the recursion (it halves k <= 2^63 at most 64 times).
+  if (probes_.size() < 2 + 64) probes_.resize(2 + 64);
+  const bool pieces_needed = k - 1 > kExactPieceSteps;
+  const StepCost first = price(0, pieces_needed ? &probes_[0] : nullptr);
+  const StepCost last = k > 1 ? price(k - 1, pieces_needed ? &probes_[1] : nullptr) : first;
+  if (k > 1) fit(0, first, probes_[0], k - 1, last, probes_[1], 0);
   add_piece(k - 1, last, 0.0);  // the last step at its exact price
 
   // The parts run straight from one piece's first step to the next's.
@@ -65,10 +68,17 @@ void DecodeSegment::plan(const StepCoster& coster, const StepBatch& base, long l
 // sum of maxima of affine functions of the step index (convex), so one interior step
 // on the chord makes the whole piece affine; three are checked (the second, middle
 // and next-to-last step), and a failed piece is halved.
-void DecodeSegment::fit(long long lo, const StepCost& c_lo, long long hi, const StepCost& c_hi) {
+void DecodeSegment::fit(long long lo, const StepCost& c_lo, const AffineProbe& probe_lo, long long hi,
+                        const StepCost& c_hi, const AffineProbe& probe_hi, std::size_t depth) {
   if (hi - lo <= kExactPieceSteps) {
     add_piece(lo, c_lo, 0.0);
     for (long long i = lo + 1; i < hi; ++i) add_piece(i, price(i), 0.0);
+    return;
+  }
+  // Affine between the ends (to rounding, far inside the tolerance): the checks below would
+  // pass, so the piece is theirs without pricing them.
+  if (coster_->affine_between(*base_, lo, hi, probe_lo, probe_hi)) {
+    add_piece(lo, c_lo, (c_hi.total_s - c_lo.total_s) / static_cast<double>(hi - lo));
     return;
   }
   const double tol_s = kRelTolerance * std::max(std::abs(c_lo.total_s), std::abs(c_hi.total_s));
@@ -83,13 +93,14 @@ void DecodeSegment::fit(long long lo, const StepCost& c_lo, long long hi, const 
            near(p.overhead_s, p_lo.overhead_s, p_hi.overhead_s);
   };
   const long long mid = lo + (hi - lo) / 2;
-  const StepCost c_mid = price(mid);
+  AffineProbe& probe_mid = probes_[2 + depth];
+  const StepCost c_mid = price(mid, &probe_mid);
   if (on_chord(mid, c_mid) && on_chord(lo + 1, price(lo + 1)) && on_chord(hi - 1, price(hi - 1))) {
     add_piece(lo, c_lo, (c_hi.total_s - c_lo.total_s) / static_cast<double>(hi - lo));
     return;
   }
-  fit(lo, c_lo, mid, c_mid);
-  fit(mid, c_mid, hi, c_hi);
+  fit(lo, c_lo, probe_lo, mid, c_mid, probe_mid, depth + 1);
+  fit(mid, c_mid, probe_mid, hi, c_hi, probe_hi, depth + 1);
 }
 
 long long DecodeSegment::steps_covering(long long i0, long long k, core::Ticks dt) const {

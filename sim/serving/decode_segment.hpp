@@ -3,7 +3,9 @@
 // step i of the segment prices the base batch with every context + i. That cost
 // is piecewise affine in i (each op is a max of affine terms), so plan() splits
 // the steps into pieces, each checked against exact pricing at its ends and three
-// interior points, and prices every step from its piece (docs/serving.md).
+// interior points (or, where the end prices' probes show the cost is affine between
+// them, StepCoster::affine_between, at its ends only), and prices every step from
+// its piece (docs/serving.md).
 #include <cstdint>
 #include <vector>
 
@@ -11,10 +13,9 @@
 #include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_batch.hpp"
 #include "sim/serving/step_cost.hpp"
+#include "sim/serving/step_coster.hpp"
 
 namespace agentsim::serving {
-
-class StepCoster;
 
 // A step's time by part, as a StepRecord carries it.
 struct StepParts {
@@ -53,8 +54,11 @@ class DecodeSegment {
     double slope_s = 0;  // seconds added per step
     StepParts parts, parts_slope;  // exact parts of step i0; per step to the next piece
   };
-  StepCost price(long long i);
-  void fit(long long lo, const StepCost& c_lo, long long hi, const StepCost& c_hi);
+  // `probe`: filled for StepCoster::affine_between, or null.
+  StepCost price(long long i, AffineProbe* probe = nullptr);
+  // `depth`: of the recursion, for the probe of its middle step (probes_[2 + depth]).
+  void fit(long long lo, const StepCost& c_lo, const AffineProbe& p_lo, long long hi, const StepCost& c_hi,
+           const AffineProbe& p_hi, std::size_t depth);
   void add_piece(long long i0, const StepCost& c, double slope_s);
 
   const StepCoster* coster_ = nullptr;
@@ -63,6 +67,7 @@ class DecodeSegment {
   std::vector<core::Ticks> end_ticks_;  // [0] = 0, [i + 1] = ticks of steps [0, i]
   long long evaluations_ = 0;
   PriceMemo memo_;  // across plans (of one coster: another's drops it): most ops' inputs repeat
+  std::vector<AffineProbe> probes_;  // the first and last step's, then one per recursion depth of fit()
 };
 
 }  // namespace agentsim::serving

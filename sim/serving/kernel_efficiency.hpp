@@ -53,6 +53,15 @@ class KernelEfficiency {
     (void)group;
     return {};
   }
+  // True when compute() and memory() give the same values (to rounding) for every shape on the
+  // segment from `a` to `b` (same kind and dtype, each field linear between them). The decode
+  // fast-forward then knows a stretch's step cost is affine without pricing inside it; false
+  // (the default) when not known.
+  virtual bool constant_between(const KernelShape& a, const KernelShape& b) const {
+    (void)a;
+    (void)b;
+    return false;
+  }
   virtual std::string name() const = 0;  // e.g. "constant" or the profile's source
 };
 

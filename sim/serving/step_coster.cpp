@@ -46,9 +46,9 @@ Cause bound_of(const hw::OpTime& t) {
 class StepCoster::Pricer {
  public:
   Pricer(const Tables& t, const StepCostOptions& opt, bool draft, int micro, std::size_t spec_decodes,
-         double floor_s, StepBreakdown* rows, PriceMemo* memo, Priced& r)
+         double floor_s, StepBreakdown* rows, PriceMemo* memo, AffineProbe* probe, Priced& r)
       : t_(t), opt_(opt), draft_(draft), micro_(micro), spec_decodes_(spec_decodes), floor_s_(floor_s), rows_(rows),
-        memo_(memo), r_(r) {}
+        memo_(memo), probe_(probe), r_(r) {}
 
   void begin(const wl::StepTokens& tok) {
     tok_ = tok;
@@ -78,6 +78,9 @@ class StepCoster::Pricer {
     const double kernels = L * wl::info(id).kernels_per_layer;
     const hw::OpTime ot = memo_ == nullptr ? price_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note)
                                            : remembered_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note);
+    if (probe_ != nullptr && (id == wl::Op::kAttnCore || id == wl::Op::kIndexer)) {
+      probe_->ops.push_back({id, strict_bound(ot), shape(id, L, dt, a, bytes)});
+    }
     const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
     const double time_s = ot.time_s();
     r_.roof_s += time_s;
@@ -236,6 +239,14 @@ class StepCoster::Pricer {
     return e.value;
   }
 
+  // The term strictly above the other two (0 compute, 1 memory, 2 floor), 3 on a tie.
+  static int strict_bound(const hw::OpTime& t) {
+    if (t.compute_s > t.memory_s && t.compute_s > t.floor_s) return 0;
+    if (t.memory_s > t.compute_s && t.memory_s > t.floor_s) return 1;
+    if (t.floor_s > t.compute_s && t.floor_s > t.memory_s) return 2;
+    return 3;
+  }
+
   const Tables& t_;
   const StepCostOptions& opt_;
   bool draft_;
@@ -244,6 +255,7 @@ class StepCoster::Pricer {
   double floor_s_;            // launch floor per kernel of this step
   StepBreakdown* rows_;
   PriceMemo* memo_;
+  AffineProbe* probe_;
   Priced& r_;
   wl::StepTokens tok_;
   double lm_scale_ = 1.0;
@@ -321,7 +333,8 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
 }
 
 StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOptions& opt, bool spec, bool draft,
-                                             int micro, double floor_s, StepBreakdown* rows, PriceMemo* memo) const {
+                                             int micro, double floor_s, StepBreakdown* rows, PriceMemo* memo,
+                                             AffineProbe* probe) const {
   // The batch as StepWork visits it: the prefill chunks, then with speculative
   // decoding one k + 1 token chunk per decode over its cached context (one pass
   // over the KV, k + 1 queries); else the decode contexts.
@@ -341,7 +354,7 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
     long long context(std::size_t i) const { return v.context(i); }
   };
   Priced r;
-  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, floor_s, rows, memo, r);
+  Pricer pricer(*this, opt, draft, micro, spec ? v.dec_count : 0, floor_s, rows, memo, probe, r);
   const std::uint64_t present =
       work_.visit(Batch{v, spec, static_cast<double>(opt.spec.draft_tokens + 1)}, pricer);
   r.layers = work_.layers(present);
@@ -363,8 +376,12 @@ StepCoster::Priced StepCoster::Tables::price(const View& v, const StepCostOption
 }
 
 StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown,
-                                   long long shift, PriceMemo* memo) const {
+                                   long long shift, PriceMemo* memo, AffineProbe* probe) const {
   StepCost c;
+  if (probe != nullptr) {
+    probe->ops.clear();
+    probe->eligible = false;
+  }
   if (batch.empty()) return c;
   StepBreakdown& bd = c.breakdown;
   StepBreakdown* rows = breakdown ? &bd : nullptr;
@@ -394,7 +411,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
     parts[0] = price(mb.part(2, 0), opt, spec, false, micro, floor_s, rows, memo);
     parts[1] = price(mb.part(2, 1), opt, spec, false, micro, floor_s, rows, memo);
   } else {
-    parts[0] = price(mb, opt, spec, false, micro, floor_s, rows, memo);
+    parts[0] = price(mb, opt, spec, false, micro, floor_s, rows, memo, probe);
   }
   double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
   for (std::size_t i = 0; i < n_parts; ++i) {
@@ -467,12 +484,39 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   c.comm_transfer_s = micro * (exposed.beta_s + host);
   c.overhead_s = micro * (roof - std::max(comp, mem)) + k.overhead_s;
   c.total_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s + c.overhead_s;
+  if (probe != nullptr) {
+    probe->eligible = batch.prefills.empty() && opt.overlap == Overlap::kNone && !spec && host == 0 &&
+                      bd.engram_host_bytes == 0;
+    probe->step_bound = c.compute_s > c.memory_s ? 1 : c.compute_s < c.memory_s ? -1 : 0;
+  }
   if (breakdown && opt.cuda_graph) {
     bd.notes.push_back(std::string(graph ? "cuda graph: replayed, launch floor " : "cuda graph: not replayed (") +
                        (graph ? "" : "prefill, mixed or larger than the captured batches), eager launch floor ") +
                        std::to_string(floor_s * 1e6) + " us per kernel");
   }
   return c;
+}
+
+bool StepCoster::affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,
+                                const AffineProbe& b) const {
+  if (!a.eligible || !b.eligible || a.step_bound == 0 || a.step_bound != b.step_bound) return false;
+  if (a.ops.size() != b.ops.size()) return false;
+  for (std::size_t i = 0; i < a.ops.size(); ++i) {
+    const AffineProbe::Op& x = a.ops[i];
+    const AffineProbe::Op& y = b.ops[i];
+    if (x.id != y.id || x.bound == 3 || x.bound != y.bound) return false;
+    if (opt_.kernels && !opt_.kernels->constant_between(x.shape, y.shape)) return false;
+  }
+  // Each decode's attention work is affine in its context between kinks.
+  const std::vector<double>& kinks = tables_.work().decode_kinks();
+  if (kinks.empty()) return true;
+  for (const DecodeItem& d : batch.decodes) {
+    const double from = static_cast<double>(d.context_tokens + lo), to = static_cast<double>(d.context_tokens + hi);
+    for (double k : kinks) {
+      if (from < k && k < to) return false;
+    }
+  }
+  return true;
 }
 
 // The breakdown's notes (sorted, once each) and each op's time booked to its bound.

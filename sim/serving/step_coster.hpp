@@ -10,14 +10,31 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hwmodels/system.hpp"
+#include "sim/serving/kernel_efficiency.hpp"
 #include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/model/step_work.hpp"
 
 namespace agentsim::serving {
+
+// What decides whether a decode-only step's cost is affine in a shift of its contexts, as
+// price_shifted() saw it (DecodeSegment's fast path, StepCoster::affine_between).
+struct AffineProbe {
+  // Decode-only, no overlap, speculation, host KV loads or host Engram rows: the step is
+  // max(compute, memory) + constant collectives + the ops' excess over that max + host time.
+  bool eligible = false;
+  int step_bound = 0;  // +1: compute_s > memory_s, -1: below, 0: equal
+  struct Op {
+    wl::Op id;
+    int bound;  // the strictly largest term: 0 compute, 1 memory, 2 floor; 3 none (a tie)
+    KernelShape shape;
+  };
+  std::vector<Op> ops;  // the ops whose inputs depend on the contexts (attention core, indexer), in order
+};
 
 class StepCoster {
  public:
@@ -35,9 +52,16 @@ class StepCoster {
   // repeat (the caller's scratch: one memo per thread).
   StepCost price(const StepBatch& batch, PriceMemo& memo) const { return tables_.price(batch, opt_, false, 0, &memo); }
   // price(batch) with every decode's context `context_shift` tokens longer, without a copy.
-  StepCost price_shifted(const StepBatch& batch, long long context_shift, PriceMemo* memo = nullptr) const {
-    return tables_.price(batch, opt_, false, context_shift, memo);
+  StepCost price_shifted(const StepBatch& batch, long long context_shift, PriceMemo* memo = nullptr,
+                         AffineProbe* probe = nullptr) const {
+    return tables_.price(batch, opt_, false, context_shift, memo, probe);
   }
+  // True when price_shifted(batch, i) is affine in i on [lo, hi] (to rounding), given the probes
+  // of its prices at lo and hi: both eligible, every context-dependent op and the step bound by
+  // the same term at both ends (so throughout), their efficiencies constant between
+  // (KernelEfficiency::constant_between) and no context crossing a kink of the attention's work.
+  bool affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,
+                      const AffineProbe& b) const;
   const StepCostOptions& options() const { return opt_; }
 
   // One-off pricing without copying `opt` (what step_cost runs).
@@ -74,7 +98,8 @@ class StepCoster {
    public:
     Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt);
     StepCost price(const StepBatch& batch, const StepCostOptions& opt, bool breakdown, long long shift,
-                   PriceMemo* memo) const;
+                   PriceMemo* memo, AffineProbe* probe = nullptr) const;
+    const wl::StepWork& work() const { return work_; }
 
    private:
     friend class Pricer;
@@ -83,7 +108,7 @@ class StepCoster {
     // floor per kernel; `rows`: the breakdown to append op and collective rows to, or null;
     // `memo`: prices kept from earlier steps, or null (always null with rows).
     Priced price(const View& v, const StepCostOptions& opt, bool spec, bool draft, int micro, double floor_s,
-                 StepBreakdown* rows, PriceMemo* memo) const;
+                 StepBreakdown* rows, PriceMemo* memo, AffineProbe* probe = nullptr) const;
     static void finish_breakdown(StepBreakdown& bd, const StepCostOptions& opt, int micro, bool drafted);
 
     wl::StepWork work_;

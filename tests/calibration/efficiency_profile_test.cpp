@@ -97,5 +97,29 @@ TEST(EfficiencyProfile, NonFiniteNumbersAndNonScalarTableNamesAreLocatedErrors) 
   }
 }
 
+// constant_between: true exactly where no knot between two shapes bends the value, so a
+// lookup anywhere between them gives the value at either end.
+TEST(FittedTable, ConstantBetweenOnlyWhereNoKnotBendsTheValue) {
+  FittedTable t = sample().tables.at("mem_read");  // knots 4096, 8192, 16384; offsets 0, 0.3, 0.7
+  auto constant = [&](double a, double b) { return t.constant_between(&a, &b, 1); };
+  EXPECT_TRUE(constant(1000, 4096));     // both held at the first knot
+  EXPECT_TRUE(constant(16384, 1e9));     // both held at the last knot
+  EXPECT_TRUE(constant(6000, 6000));     // one shape
+  EXPECT_FALSE(constant(5000, 6000));    // inside a sloped segment
+  EXPECT_FALSE(constant(1000, 5000));    // from the held edge into the slope
+  EXPECT_FALSE(constant(20000, 10000));  // either order
+  t.axes[0].log_offsets = {0.3, 0.3, 0.7};  // the first segment flat
+  EXPECT_TRUE(constant(1000, 8192));
+  EXPECT_FALSE(constant(1000, 8193));
+  for (double x : {1000.0, 4096.0, 6000.0, 8192.0}) {
+    EXPECT_NEAR(t.lookup({x}).value, t.lookup({1000.0}).value, 1e-15) << x;
+  }
+  t.axes[0].knots = {4096};  // one knot: constant everywhere
+  t.axes[0].log_offsets = {0.5};
+  EXPECT_TRUE(constant(1, 1e12));
+  const double two[2] = {1, 2};
+  EXPECT_FALSE(t.constant_between(two, two, 2)) << "shape of the wrong rank";
+}
+
 }  // namespace
 }  // namespace agentsim::calib

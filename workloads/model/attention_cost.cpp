@@ -119,6 +119,24 @@ long long PreparedAttention::decode_cap() const {
   return -1;
 }
 
+void PreparedAttention::append_kinks(std::vector<double>& out) const {
+  switch (a_) {
+    case LayerAttention::kGqaSliding:
+    case LayerAttention::kV4Swa:
+    case LayerAttention::kV4Hca: out.push_back(window_); break;
+    case LayerAttention::kMlaSparse:
+    case LayerAttention::kMlaSparseSharedIndex:
+      if (sparse_topk_ > 0) out.push_back(sparse_topk_);
+      break;
+    case LayerAttention::kV4Csa:
+    case LayerAttention::kV41Csa2:
+      out.push_back(window_);
+      if (sparse_topk_ > 0) out.push_back(sparse_topk_ * csa_ratio_);  // ctx / csa_ratio reaches the top-k
+      break;
+    default: break;
+  }
+}
+
 namespace {
 constexpr double kExactLimit = 9007199254740992.0;  // 2^53: integers below it are exact doubles
 

@@ -4,6 +4,7 @@
 // absorbed form for decode (scores against the cached latent) and in its
 // expanded form for prefill.
 #include <algorithm>
+#include <vector>
 
 #include "workloads/model/layer_stack.hpp"
 #include "workloads/model/param_counts.hpp"
@@ -89,6 +90,9 @@ class PreparedAttention {
 
   // The cap at() applies to a decode's attended tokens (window or top-k), -1 if none.
   long long decode_cap() const;
+  // Appends the contexts where at() changes slope (windows, top-k caps, the compressed
+  // entries' cap): between two of them every component of at() is affine in the context.
+  void append_kinks(std::vector<double>& out) const;
   // Adds at(ctx) over `n` decodes with contexts summing to `ctx_sum` (and min(ctx,
   // decode_cap()) to `capped_sum`) into `acc`, in closed form, and returns true when that
   // is exact, i.e. bit-identical to adding them one by one: every term and partial sum an

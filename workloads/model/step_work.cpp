@@ -55,6 +55,9 @@ StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), p
     }
   }
   for (std::size_t n = 0; n < routed_.size(); ++n) routed_[n] = routed_load(static_cast<double>(n));
+  for (const Kind& k : kinds_) k.decode_attention.append_kinks(decode_kinks_);
+  std::sort(decode_kinks_.begin(), decode_kinks_.end());
+  decode_kinks_.erase(std::unique(decode_kinks_.begin(), decode_kinks_.end()), decode_kinks_.end());
   for (Kind& k : kinds_) {
     const long long cap = k.decode_attention.decode_cap();
     if (cap < 0) continue;

@@ -65,6 +65,9 @@ class StepWork {
   const std::string& kind_name(std::size_t kind) const;  // LayerKind::name(), "model" for kModel
   hw::DType dtype(Format f) const { return dtype_[static_cast<std::size_t>(f)]; }
   const ModelSpec& model() const { return *model_; }
+  // Decode contexts where some kind's decode attention changes slope (PreparedAttention::
+  // append_kinks): a decode batch's work is affine in a shift of every context that crosses none.
+  const std::vector<double>& decode_kinks() const { return decode_kinks_; }
   const ParallelPlan& plan() const { return plan_; }
 
  private:
@@ -95,6 +98,7 @@ class StepWork {
   std::array<hw::DType, kFormats> dtype_{};
   std::array<long long, kMaxCaps> caps_{};  // distinct decode caps (windows, top-k) over the kinds
   std::size_t n_caps_ = 0;
+  std::vector<double> decode_kinks_;  // ascending, distinct
   // Routed-expert work of a step of `tokens` tokens: the experts it touches (the mean rank
   // reads touched / ranks of them) and the busiest expert-parallel rank's share over the
   // mean rank's, for its expert weights and for its routed tokens (1 without EP).

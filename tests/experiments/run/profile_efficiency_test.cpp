@@ -176,6 +176,37 @@ TEST(PublishedImport, ExpertGemmsStreamAtTheirMeasuredRooflineFraction) {
   EXPECT_NE(eff.memory(ks).note.find("mem_read"), std::string::npos) << eff.memory(ks).note;
 }
 
+// constant_between reads the same tables compute() and memory() do: H200's decode-attention
+// table is one headline point (flat at every context), its FP8 GEMM table bends along m
+// (flat only past its last knot), and a change of kind is never constant.
+TEST(PublishedImport, ConstantBetweenFollowsTheTablesTheLookupsRead) {
+  const exp::ProfileEfficiency eff(imported().profiles.at("h200"), catalog().accelerators.get("h200"),
+                                   {0.7, 0.8, 0.8});
+  serving::KernelShape a;
+  a.kind = serving::KernelKind::kAttentionDecode;
+  a.batch = 64;
+  a.context = 1000;
+  serving::KernelShape b = a;
+  b.context = 100000;
+  EXPECT_TRUE(eff.constant_between(a, b));
+  EXPECT_EQ(eff.memory(a).value, eff.memory(b).value);
+  serving::KernelShape g;
+  g.kind = serving::KernelKind::kGemm;
+  g.dtype = hw::DType::kFp8;
+  g.m = 16;
+  g.n = 2112;
+  g.k = 7168;
+  serving::KernelShape h = g;
+  h.m = 64;
+  EXPECT_FALSE(eff.constant_between(g, h));
+  EXPECT_NE(eff.compute(g).value, eff.compute(h).value);
+  g.m = 1e6;
+  h.m = 2e6;
+  EXPECT_TRUE(eff.constant_between(g, h));
+  EXPECT_EQ(eff.compute(g).value, eff.compute(h).value);
+  EXPECT_FALSE(eff.constant_between(a, g));
+}
+
 // The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
 // the engines' own kernel (custom_all_reduce_1node) up to its largest measured size (4 MiB; below
 // its first, 2 KiB, that size's time), NCCL's table above it; MI325X's RCCL rows start at 4 GiB and it has no custom table (an NVIDIA

@@ -223,5 +223,119 @@ TEST_F(FastForwardExact, StepsAtAHalfTickRoundAsExactPricing) {
   EXPECT_EQ(mismatches, 0);
 }
 
+// Attention's HBM efficiency flat up to a 4,096-token mean context, falling above it; every
+// other kernel at constant efficiencies. It says where it is flat (constant_between), as
+// the calibrated profile does from its knots.
+class SteppedAttentionEfficiency final : public KernelEfficiency {
+ public:
+  static constexpr double kFlatContext = 4096;
+  EfficiencyValue compute(const KernelShape&) const override { return {0.7, false, ""}; }
+  EfficiencyValue memory(const KernelShape& s) const override {
+    if (s.kind != KernelKind::kAttentionDecode || s.context <= kFlatContext) return {0.8, false, ""};
+    return {0.8 * std::pow(kFlatContext / s.context, 0.1), false, ""};
+  }
+  double launch_floor_s(bool) const override { return -1.0; }
+  bool constant_between(const KernelShape& a, const KernelShape& b) const override {
+    return a.kind == b.kind && (a.kind != KernelKind::kAttentionDecode || std::max(a.context, b.context) <= kFlatContext);
+  }
+  std::string name() const override { return "stepped attention"; }
+};
+
+// Where the end prices show the step cost is affine between them (every context-dependent op
+// and the step bound by the same term at both ends, efficiencies flat, no attention kink),
+// the plan prices those two steps only; elsewhere it checks inside as before. Either way
+// every step's ticks equal exact pricing.
+TEST_F(FastForwardExact, AffineStretchesArePricedAtTheirEndsOnly) {
+  const wl::ModelSpec& m = catalog.models.get("llama-3.1-70b");
+  const hw::System& s = catalog.systems.get("hgx-h100");
+  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
+  o.kernels = std::make_shared<const SteppedAttentionEfficiency>();
+  const StepCoster coster(m, s, o);
+  auto batch = [](long long context, long long step) {
+    StepBatch b;
+    for (long long i = 0; i < 4; ++i) b.decodes.push_back(DecodeItem{context + 300 * i + step});
+    return b;
+  };
+  auto check = [&](long long context, long long steps) {
+    DecodeSegment seg;
+    seg.plan(coster, batch(context, 0), steps);
+    long long mismatches = 0;
+    for (long long j = 0; j < steps; ++j) {
+      mismatches += seg.step_ticks(j) != core::to_ticks(coster.price(batch(context, j)).total_s) ? 1 : 0;
+    }
+    EXPECT_EQ(mismatches, 0) << "from context " << context;
+    AffineProbe a, b;
+    coster.price_shifted(batch(context, 0), 0, nullptr, &a);
+    coster.price_shifted(batch(context, 0), steps - 1, nullptr, &b);
+    EXPECT_TRUE(a.eligible && b.eligible);
+    EXPECT_EQ(a.ops.size(), static_cast<std::size_t>(1)) << "one attention core op (llama's one layer kind)";
+    return std::make_pair(seg.evaluations(), coster.affine_between(batch(context, 0), 0, steps - 1, a, b));
+  };
+  // Mean context 1,450 to 3,449: flat efficiency, so affine; the ends are the only prices.
+  const auto flat = check(1000, 2000);
+  EXPECT_TRUE(flat.second);
+  EXPECT_EQ(flat.first, 2);
+  // Mean context 3,450 to 6,449: the efficiency falls past 4,096, so the stretch is checked inside.
+  const auto falling = check(3000, 3000);
+  EXPECT_FALSE(falling.second);
+  EXPECT_GT(falling.first, 5);
+  // The same flat stretch under two-batch overlap: not known affine (exposure is a max), checked inside.
+  StepCostOptions tbo = o;
+  tbo.overlap = Overlap::kTwoBatch;
+  const StepCoster overlapped(m, s, tbo);
+  AffineProbe a, b;
+  overlapped.price_shifted(batch(1000, 0), 0, nullptr, &a);
+  overlapped.price_shifted(batch(1000, 0), 1999, nullptr, &b);
+  EXPECT_FALSE(a.eligible);
+  EXPECT_FALSE(overlapped.affine_between(batch(1000, 0), 0, 1999, a, b));
+}
+
+// 512 sequences of Llama-3.1-70B on 8 x H100: the step's compute time passes its memory time
+// as the contexts grow, while every op keeps its bound. The step time stays affine (it is the
+// sum of the ops' times), but its parts are not (overhead is the ops' excess over the larger
+// of compute and memory): the plan must still split there, so each step's parts, as the run
+// records carry them, match exact pricing.
+TEST_F(FastForwardExact, PartsFollowExactPricingWhereTheStepChangesBound) {
+  const Case c{"llama-3.1-70b", "hgx-h100", 8, 512, 300, 1, 1500};
+  const wl::ModelSpec& m = catalog.models.get(c.model);
+  const hw::System& s = catalog.systems.get(c.system);
+  ASSERT_FALSE(some_op_changes_bound(c, m, s));
+  const StepCoster coster(m, s, cost_options(c));
+  const StepCost first = coster.price(decodes(c, 0)), last = coster.price(decodes(c, c.steps - 1));
+  ASSERT_GT(first.compute_s, first.memory_s);
+  ASSERT_LT(last.compute_s, last.memory_s);
+  DecodeSegment seg;
+  seg.plan(coster, decodes(c, 0), c.steps);
+  double worst = 0;
+  for (long long j = 0; j < c.steps; ++j) {
+    const StepCost x = coster.price(decodes(c, j));
+    const StepParts p = seg.mean_parts(j, 1);
+    for (double d : {p.compute_s - x.compute_s, p.memory_s - x.memory_s,
+                     p.comm_s - (x.comm_latency_s + x.comm_transfer_s), p.overhead_s - x.overhead_s}) {
+      worst = std::max(worst, std::abs(d) / x.total_s);
+    }
+  }
+  EXPECT_LT(worst, 1e-11);
+  EXPECT_GT(seg.pieces(), 2u);
+}
+
+// A sliding-window model whose contexts cross the window within the stretch: its attention
+// work bends there, so the stretch is not known affine even with every op on one bound.
+TEST_F(FastForwardExact, AStretchAcrossTheWindowIsNotKnownAffine) {
+  const wl::ModelSpec& m = catalog.models.get("gpt-oss-120b");
+  const hw::System& s = catalog.systems.get("hgx-b200");
+  const StepCoster coster(m, s, StepCostOptions{2, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3});
+  StepBatch b;
+  b.decodes.push_back(DecodeItem{100});
+  b.decodes.push_back(DecodeItem{5000});
+  AffineProbe lo, hi, lo2, hi2;
+  coster.price_shifted(b, 0, nullptr, &lo);
+  coster.price_shifted(b, 50, nullptr, &hi);
+  EXPECT_FALSE(coster.affine_between(b, 0, 50, lo, hi)) << "100 + 50 crosses the 128-token window";
+  coster.price_shifted(b, 30, nullptr, &lo2);
+  coster.price_shifted(b, 80, nullptr, &hi2);
+  EXPECT_TRUE(coster.affine_between(b, 30, 80, lo2, hi2)) << "130 to 180: past the window";
+}
+
 }  // namespace
 }  // namespace agentsim::serving

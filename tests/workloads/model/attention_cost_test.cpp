@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "tests/workloads/model/model_fixtures.hpp"
@@ -195,6 +196,56 @@ TEST(AttentionExactSum, ClosedFormEqualsOneByOneForEveryLinearVariant) {
   EXPECT_EQ(PreparedAttention(model("gpt-oss-120b"), LayerAttention::kGqaSliding, Phase::kDecode).decode_cap(), 128);
   EXPECT_EQ(PreparedAttention(model("deepseek-v3.2"), LayerAttention::kMlaSparse, Phase::kDecode).decode_cap(), 2048);
   EXPECT_EQ(PreparedAttention(model("llama-3.1-70b"), LayerAttention::kGqaFull, Phase::kDecode).decode_cap(), -1);
+}
+
+// The kinks of a decode's attention work: between two of them every component of at() is
+// affine in the context (a midpoint lies on the chord), and at each one some component bends
+// (the midpoint misses the chord): the sliding window (128 on gpt-oss), the DSA top-k (2048 on
+// V3.2), and on V4's compressed layers the window and the top-k of compressed entries (512
+// entries x 4 tokens each = 2048 on V4-Pro's CSA); none on full MLA or GQA.
+TEST(AttentionKinks, WorkIsAffineBetweenKinksAndBendsAtThem) {
+  struct Case {
+    const char* model;
+    LayerAttention a;
+    std::vector<double> kinks;
+  };
+  const Case cases[] = {
+      {"gpt-oss-120b", LayerAttention::kGqaSliding, {128}},
+      {"gpt-oss-120b", LayerAttention::kGqaFull, {}},
+      {"deepseek-v3", LayerAttention::kMla, {}},
+      {"deepseek-v3.2", LayerAttention::kMlaSparse, {2048}},
+      {"deepseek-v4-pro", LayerAttention::kV4Csa, {128, 2048}},
+      {"deepseek-v4-pro", LayerAttention::kV4Hca, {128}},
+  };
+  auto parts = [](const AttentionCost& c) {
+    return std::vector<double>{c.attended_tokens, c.core_flops, c.indexer_flops, c.kv_read_bytes, c.kv_write_bytes};
+  };
+  for (const Case& c : cases) {
+    const PreparedAttention p(model(c.model), c.a, Phase::kDecode);
+    std::vector<double> kinks;
+    p.append_kinks(kinks);
+    std::sort(kinks.begin(), kinks.end());
+    EXPECT_EQ(kinks, c.kinks) << c.model;
+    // On the chord: three points inside each kink-free interval (and beyond the last kink).
+    std::vector<double> edges{1};
+    edges.insert(edges.end(), kinks.begin(), kinks.end());
+    edges.push_back(1e6);
+    for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
+      const double x0 = edges[i], x2 = edges[i + 1], x1 = (x0 + x2) / 2;
+      const auto a = parts(p.at(x0)), b = parts(p.at(x1)), z = parts(p.at(x2));
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        EXPECT_NEAR(b[k], (a[k] + z[k]) / 2, 1e-9 * std::max(1.0, std::abs(z[k]))) << c.model << " between " << x0
+                                                                                     << " and " << x2;
+      }
+    }
+    // Off the chord across each kink.
+    for (double kink : kinks) {
+      const auto a = parts(p.at(kink - 64)), b = parts(p.at(kink)), z = parts(p.at(kink + 64));
+      bool bends = false;
+      for (std::size_t k = 0; k < a.size(); ++k) bends |= std::abs(b[k] - (a[k] + z[k]) / 2) > 1e-6 * std::abs(z[k]);
+      EXPECT_TRUE(bends) << c.model << " at " << kink;
+    }
+  }
 }
 
 TEST(AttentionExactSum, RefusesWhereAddingOneByOneWouldRound) {
