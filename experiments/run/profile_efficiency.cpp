@@ -102,12 +102,18 @@ ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const 
 
 std::string ProfileEfficiency::name() const { return "profile " + profile_.source + " (" + profile_.device + ")"; }
 
+std::size_t ProfileEfficiency::table_shape(const Slot& s, const serving::KernelShape& k,
+                                           std::array<double, 4>& shape) {
+  const std::size_t n = std::min(s.table->axes.size(), shape.size());
+  for (std::size_t a = 0; a < n; ++a) shape[a] = std::max(1.0, field_value(k, s.axis[a]));
+  return n;
+}
+
 serving::EfficiencyValue ProfileEfficiency::look(const Slot& s, const serving::KernelShape& k, double fallback,
                                                  double scale) const {
   if (s.table == nullptr) return {fallback, false, s.note};
   std::array<double, 4> shape{};
-  const std::size_t n = std::min(s.table->axes.size(), shape.size());
-  for (std::size_t a = 0; a < n; ++a) shape[a] = std::max(1.0, field_value(k, s.axis[a]));
+  const std::size_t n = table_shape(s, k, shape);
   const calib::EfficiencyLookup l = s.table->lookup(shape.data(), n, false);
   // The table divides its own peak; rescale to the datasheet peak the roofline uses.
   const double e = std::clamp(l.value * (scale > 0 ? scale : s.scale), 1e-6, 1.0);
@@ -138,11 +144,8 @@ serving::EfficiencyValue ProfileEfficiency::memory(const serving::KernelShape& s
 bool ProfileEfficiency::flat(const Slot& s, const serving::KernelShape& a, const serving::KernelShape& b) const {
   if (s.table == nullptr) return true;
   std::array<double, 4> x{}, y{};
-  const std::size_t n = std::min(s.table->axes.size(), x.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    x[i] = std::max(1.0, field_value(a, s.axis[i]));
-    y[i] = std::max(1.0, field_value(b, s.axis[i]));
-  }
+  const std::size_t n = table_shape(s, a, x);
+  table_shape(s, b, y);
   return s.table->constant_between(x.data(), y.data(), n);
 }
 

@@ -70,6 +70,8 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   // `scale`: table value to datasheet fraction; <= 0: the slot's FLOP-peak scale.
   serving::EfficiencyValue look(const Slot& s, const serving::KernelShape& k, double fallback,
                                 double scale = 0) const;
+  // The shape's values along the slot's table axes (at least 1, as looked up); returns how many.
+  static std::size_t table_shape(const Slot& s, const serving::KernelShape& k, std::array<double, 4>& shape);
   // look(s, ...) is the same for every shape between a and b (no table: the fallback).
   bool flat(const Slot& s, const serving::KernelShape& a, const serving::KernelShape& b) const;
 

@@ -31,9 +31,8 @@ void DecodeSegment::plan(const StepCoster& coster, const StepBatch& base, long l
   k = std::max(1LL, k);
   // Probes stay where they are during the recursion (it halves k <= 2^63 at most 64 times).
   if (probes_.size() < 2 + 64) probes_.resize(2 + 64);
-  const bool pieces_needed = k - 1 > kExactPieceSteps;
-  const StepCost first = price(0, pieces_needed ? &probes_[0] : nullptr);
-  const StepCost last = k > 1 ? price(k - 1, pieces_needed ? &probes_[1] : nullptr) : first;
+  const StepCost first = price(0, &probes_[0]);
+  const StepCost last = k > 1 ? price(k - 1, &probes_[1]) : first;
   if (k > 1) fit(0, first, probes_[0], k - 1, last, probes_[1], 0);
   add_piece(k - 1, last, 0.0);  // the last step at its exact price
 

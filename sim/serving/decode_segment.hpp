@@ -57,8 +57,8 @@ class DecodeSegment {
   // `probe`: filled for StepCoster::affine_between, or null.
   StepCost price(long long i, AffineProbe* probe = nullptr);
   // `depth`: of the recursion, for the probe of its middle step (probes_[2 + depth]).
-  void fit(long long lo, const StepCost& c_lo, const AffineProbe& p_lo, long long hi, const StepCost& c_hi,
-           const AffineProbe& p_hi, std::size_t depth);
+  void fit(long long lo, const StepCost& c_lo, const AffineProbe& probe_lo, long long hi, const StepCost& c_hi,
+           const AffineProbe& probe_hi, std::size_t depth);
   void add_piece(long long i0, const StepCost& c, double slope_s);
 
   const StepCoster* coster_ = nullptr;

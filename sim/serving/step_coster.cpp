@@ -78,8 +78,8 @@ class StepCoster::Pricer {
     const double kernels = L * wl::info(id).kernels_per_layer;
     const hw::OpTime ot = memo_ == nullptr ? price_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note)
                                            : remembered_op(id, L, s, dt, a, bytes, kernels, e_compute, e_memory, note);
-    if (probe_ != nullptr && (id == wl::Op::kAttnCore || id == wl::Op::kIndexer)) {
-      probe_->ops.push_back({id, strict_bound(ot), shape(id, L, dt, a, bytes)});
+    if (probe_ != nullptr && wl::info(id).reads_contexts) {
+      probe_->ops.push_back({id, bound_of(ot), shape(id, L, dt, a, bytes)});
     }
     const double host_s = a.host_read > 0 ? a.host_read / t_.host_bw_Bps_ + t_.host_latency_s_ : 0.0;
     const double time_s = ot.time_s();
@@ -237,14 +237,6 @@ class StepCoster::Pricer {
       note += (note.empty() ? "" : "; ") + e.note;
     }
     return e.value;
-  }
-
-  // The term strictly above the other two (0 compute, 1 memory, 2 floor), 3 on a tie.
-  static int strict_bound(const hw::OpTime& t) {
-    if (t.compute_s > t.memory_s && t.compute_s > t.floor_s) return 0;
-    if (t.memory_s > t.compute_s && t.memory_s > t.floor_s) return 1;
-    if (t.floor_s > t.compute_s && t.floor_s > t.memory_s) return 2;
-    return 3;
   }
 
   const Tables& t_;
@@ -487,7 +479,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   if (probe != nullptr) {
     probe->eligible = batch.prefills.empty() && opt.overlap == Overlap::kNone && !spec && host == 0 &&
                       bd.engram_host_bytes == 0;
-    probe->step_bound = c.compute_s > c.memory_s ? 1 : c.compute_s < c.memory_s ? -1 : 0;
+    probe->compute_bound = c.compute_bound;
   }
   if (breakdown && opt.cuda_graph) {
     bd.notes.push_back(std::string(graph ? "cuda graph: replayed, launch floor " : "cuda graph: not replayed (") +
@@ -499,12 +491,12 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
 
 bool StepCoster::affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,
                                 const AffineProbe& b) const {
-  if (!a.eligible || !b.eligible || a.step_bound == 0 || a.step_bound != b.step_bound) return false;
+  if (!a.eligible || !b.eligible || a.compute_bound != b.compute_bound) return false;
   if (a.ops.size() != b.ops.size()) return false;
   for (std::size_t i = 0; i < a.ops.size(); ++i) {
     const AffineProbe::Op& x = a.ops[i];
     const AffineProbe::Op& y = b.ops[i];
-    if (x.id != y.id || x.bound == 3 || x.bound != y.bound) return false;
+    if (x.id != y.id || x.bound != y.bound) return false;
     if (opt_.kernels && !opt_.kernels->constant_between(x.shape, y.shape)) return false;
   }
   // Each decode's attention work is affine in its context between kinks.

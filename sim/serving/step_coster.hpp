@@ -27,13 +27,13 @@ struct AffineProbe {
   // Decode-only, no overlap, speculation, host KV loads or host Engram rows: the step is
   // max(compute, memory) + constant collectives + the ops' excess over that max + host time.
   bool eligible = false;
-  int step_bound = 0;  // +1: compute_s > memory_s, -1: below, 0: equal
+  bool compute_bound = false;  // the step's: StepCost::compute_bound
   struct Op {
     wl::Op id;
-    int bound;  // the strictly largest term: 0 compute, 1 memory, 2 floor; 3 none (a tie)
+    Cause bound;  // its largest term (compute, HBM or launch floor), as the breakdown books it
     KernelShape shape;
   };
-  std::vector<Op> ops;  // the ops whose inputs depend on the contexts (attention core, indexer), in order
+  std::vector<Op> ops;  // the ops that read the contexts (wl::OpInfo::reads_contexts), in visit order
 };
 
 class StepCoster {
@@ -57,9 +57,10 @@ class StepCoster {
     return tables_.price(batch, opt_, false, context_shift, memo, probe);
   }
   // True when price_shifted(batch, i) is affine in i on [lo, hi] (to rounding), given the probes
-  // of its prices at lo and hi: both eligible, every context-dependent op and the step bound by
-  // the same term at both ends (so throughout), their efficiencies constant between
-  // (KernelEfficiency::constant_between) and no context crossing a kink of the attention's work.
+  // of its prices at lo and hi: both eligible, every op that reads the contexts and the step
+  // bound by the same term at both ends (a term at least the others at both ends is so throughout),
+  // their efficiencies constant between (KernelEfficiency::constant_between) and no context
+  // crossing a kink of the attention's work.
   bool affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,
                       const AffineProbe& b) const;
   const StepCostOptions& options() const { return opt_; }

@@ -22,11 +22,15 @@ struct OpInfo {
   // fusions, e.g. attn_proj = input norm, QKV GEMM, RoPE + cache write, output
   // GEMM; dense_ffn = norm, gate/up GEMM with fused SiLU, down).
   double kernels_per_layer;
+  // Its work on a decode depends on the context (attention over the cache, the sparse
+  // indexer's scan); every other op's depends on the step's token counts only.
+  bool reads_contexts = false;
 };
 
 inline constexpr std::array<OpInfo, 12> kOps = {{
-    {"attn_proj", 4}, {"attn_core", 1}, {"indexer", 2}, {"router", 2}, {"shared_experts", 2}, {"latent_proj", 2},
-    {"routed_experts", 4}, {"dense_ffn", 3}, {"embedding", 1}, {"engram", 1}, {"lm_head", 2}, {"host_kv_load", 0},
+    {"attn_proj", 4}, {"attn_core", 1, true}, {"indexer", 2, true}, {"router", 2}, {"shared_experts", 2},
+    {"latent_proj", 2}, {"routed_experts", 4}, {"dense_ffn", 3}, {"embedding", 1}, {"engram", 1}, {"lm_head", 2},
+    {"host_kv_load", 0},
 }};
 constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }
 constexpr std::string_view to_string(Op op) { return info(op).name; }

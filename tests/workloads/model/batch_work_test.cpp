@@ -1,5 +1,7 @@
 #include "workloads/model/batch_work.hpp"
 
+#include <algorithm>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -7,6 +9,7 @@
 
 #include "tests/workloads/model/model_fixtures.hpp"
 #include "workloads/model/moe_expectation.hpp"
+#include "workloads/model/op.hpp"
 #include "workloads/model/param_counts.hpp"
 
 namespace agentsim::wl {
@@ -122,6 +125,38 @@ TEST(BatchWork, EngramOnHostIsReadOverTheHostLink) {
   BatchShape b;
   b.decode_contexts = {10, 20, 30};
   EXPECT_DOUBLE_EQ(batch_work(m, plan, b).host_read_bytes(), 3 * 48.0 * 264);
+}
+
+// OpInfo::reads_contexts says which ops' work changes with the decode contexts (the decode
+// fast-forward's shortcut trusts it): every model, its decodes' contexts shifted, changes
+// exactly the rows of the ops it flags, on every layer kind that has one.
+TEST(BatchWork, OnlyTheOpsThatReadContextsChangeWithThem) {
+  for (const std::string& name : test::model_fixtures().names()) {
+    const ModelSpec& m = model(name);
+    BatchShape a, b;
+    a.decode_contexts = {700, 5000, 90000};
+    for (double c : a.decode_contexts) b.decode_contexts.push_back(c + 1000);
+    const ParallelPlan plan = parse_parallel_plan("tp=1");
+    const BatchWork wa = batch_work(m, plan, a), wb = batch_work(m, plan, b);
+    ASSERT_EQ(wa.ops.size(), wb.ops.size());
+    int changed = 0;
+    for (std::size_t i = 0; i < wa.ops.size(); ++i) {
+      const OpWork& x = wa.ops[i];
+      const OpWork& y = wb.ops[i];
+      ASSERT_EQ(x.op, y.op);
+      const auto op = std::find_if(kOps.begin(), kOps.end(), [&](const OpInfo& o) { return o.name == x.op; });
+      ASSERT_NE(op, kOps.end()) << x.op;
+      const bool differs = x.flops != y.flops || x.weight_read_bytes != y.weight_read_bytes ||
+                           x.kv_read_bytes != y.kv_read_bytes || x.kv_write_bytes != y.kv_write_bytes ||
+                           x.act_read_bytes != y.act_read_bytes || x.act_write_bytes != y.act_write_bytes ||
+                           x.host_read_bytes != y.host_read_bytes;
+      if (!op->reads_contexts) {
+        EXPECT_FALSE(differs) << name << " " << x.layer_kind << " " << x.op;
+      }
+      changed += differs ? 1 : 0;
+    }
+    EXPECT_GT(changed, 0) << name << ": some attention reads the contexts";
+  }
 }
 
 }  // namespace
