@@ -21,7 +21,8 @@
 //   - results byte-identical for -j1 and -j2 (pods on threads).
 // CI runs a fixed-seed batch (AGENTSIM_INVARIANT_CASES overrides the count, AGENTSIM_INVARIANT_SEED
 // the seed; a sanitizer build runs fewer). A violation a campaign finds becomes a regression test
-// in this file; none has been found yet (README, "Invariants on random experiments").
+// in this file: Invariants.HoldOnPastViolations keeps the two cases found so far, each verbatim
+// (README, "Invariants on random experiments").
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
 
