@@ -7,6 +7,7 @@
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/positive_number.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/model/batch_work.hpp"
@@ -167,7 +168,7 @@ Command add_model_command(CLI::App& app, const Context& ctx) {
   CLI::App* show = sub->add_subcommand("show", "parameters, footprints and per-token work of one model");
   show->add_option("name", args->name, "catalog name")->required();
   show->add_option("--plan", args->plan, "parallel plan, e.g. tp=8,ep=8,pp=1,dp=1")->capture_default_str();
-  show->add_option("--context", args->context, "context length in tokens")->capture_default_str()->check(CLI::PositiveNumber);
+  show->add_option("--context", args->context, "context length in tokens")->capture_default_str()->check(positive_number());
   show->add_option("--engram", args->engram, "Engram placement: default | gpu | host")
       ->check(CLI::IsMember({"default", "gpu", "host"}))
       ->capture_default_str();

@@ -10,8 +10,10 @@
 #include "experiments/run/capacity_plan.hpp"
 #include "experiments/run/plan_ranking.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/positive_number.hpp"
 #include "experiments/run/sweep_ranks.hpp"
 #include "experiments/config/experiment.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 
 namespace agentsim::cli {
@@ -34,9 +36,9 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
   CLI::App* sub = app.add_subcommand(
       "plan", "capacity plan: systems, racks, GPUs and MW per system type for N agents at an SLO");
   sub->add_option("--model", args->model, "model catalog name")->required();
-  sub->add_option("--agents", args->agents, "concurrent agents to serve")->required()->check(CLI::PositiveNumber);
+  sub->add_option("--agents", args->agents, "concurrent agents to serve")->required()->check(positive_number());
   sub->add_option("--agent-speed", args->agent_speed, "per-agent output tok/s the SLO percentile must reach")
-      ->required()->check(CLI::PositiveNumber);
+      ->required()->check(positive_number());
   sub->add_option("--ttft-p90", args->ttft, "p90 TTFT limit, e.g. 2s (default: none)");
   sub->add_option("--speed-percentile", args->speed_percentile, "percentile of requests held to the speed: 10 or 50")
       ->capture_default_str()->check(CLI::IsMember({10, 50}));
@@ -45,13 +47,21 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
                   "base experiment: workload, serving and deployment search (default: the default experiment)");
   sub->add_option("--set", args->sets, "override a base experiment key (repeatable)");
   sub->add_option("--max-agents-per-replica", args->max_per_replica, "upper bound of the per-replica search")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(positive_number());
   sub->add_option("--rack-power", args->rack_power, "rack power budget for systems that are not racks themselves")
       ->capture_default_str();
   sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")->capture_default_str();
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
+    double ttft_s = 0;  // 0: no TTFT limit
+    if (!args->ttft.empty()) {
+      ttft_s = core::parse_quantity(args->ttft, core::Dimension::kTime);
+      // 0 would read as "no limit" below; a limit no request can meet is a mistake, not that.
+      if (!(ttft_s > 0)) {
+        throw core::Error("--ttft-p90: expected a time > 0 (omit the option for no TTFT limit), got '" + args->ttft + "'");
+      }
+    }
     exp::SweepRanks ranks;
     std::vector<std::string> sets = args->sets;
     sets.push_back("model=" + args->model);
@@ -73,9 +83,7 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     q.slo.agent_tok_s = args->agent_speed;
     q.slo.speed_percentile = args->speed_percentile;
     q.slo.ttft_percentile = 90;
-    if (!args->ttft.empty()) {
-      q.slo.ttft_s = core::parse_quantity(args->ttft, core::Dimension::kTime);
-    }
+    q.slo.ttft_s = ttft_s;
     q.max_agents_per_replica = args->max_per_replica;
     q.rack_power_w = core::parse_quantity(args->rack_power, core::Dimension::kPower);
     exp::ExecOptions opt;

@@ -354,7 +354,8 @@ Experiment decode_document(const YAML::Node& raw, const std::string& path, const
     SloTier base;
     base.speed_percentile = percentile_option(*slo, "speed_percentile", 10, {10, 50});
     base.ttft_percentile = percentile_option(*slo, "ttft_percentile", 90, {50, 90, 99});
-    base.ttft_s = slo->quantity_or("ttft", core::Dimension::kTime, 0.0);
+    // Absent: no TTFT limit. Present: a limit > 0 (0 would read as absent).
+    if (slo->has("ttft")) base.ttft_s = core::positive(slo->at("ttft"), core::Dimension::kTime);
     for (double t : positive_list(slo->at("tiers"))) {
       SloTier tier = base;
       tier.agent_tok_s = t;

@@ -100,6 +100,19 @@ TEST_F(Cli, BadInputExitsWithTwoAndWritesNothing) {
   EXPECT_FALSE(fs::exists(dir / "bad")) << "no output folder on bad input";
 }
 
+TEST_F(Cli, NonPositiveCountsAreRejectedByName) {
+  // CLI11's own PositiveNumber check printed "Value 0 not in range 0.000000 to 1.79...e308".
+  for (const char* bad : {"0", "-5", "inf", "abc"}) {
+    const Result r = run(std::string("plan --model llama-3.1-8b --agents ") + bad + " --agent-speed 100");
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.output.find(std::string("--agents: expected a finite number > 0, got '") + bad + "'"),
+              std::string::npos) << r.output;
+  }
+  const Result s = run("model show llama-3.1-8b --context 0");
+  EXPECT_EQ(s.code, 2);
+  EXPECT_NE(s.output.find("--context: expected a finite number > 0, got '0'"), std::string::npos) << s.output;
+}
+
 TEST_F(Cli, MissingExperimentFileExitsWithTwo) {
   const Result r = run("run " + (dir / "nope.yaml").string() + " --out " + (dir / "x").string());
   EXPECT_EQ(r.code, 2);

@@ -144,6 +144,10 @@ std::vector<Row> rows() {
       // ---- slo, readoffs, power, record ----
       {"SloNegativeTier", "negative value", {{"exp.yaml", exp_with("slo:\n  tiers: [-5]\n")}}, run,
        "exp.yaml:11: slo.tiers[0]: expected a positive number"},
+      {"SloZeroTtft", "wrong value", {{"exp.yaml", exp_with("slo:\n  tiers: [50]\n  ttft: 0s\n")}}, run,
+       "exp.yaml:12: slo.ttft: expected a positive value"},
+      {"PlanZeroTtft", "wrong value", {}, "plan --model llama-3.1-8b --agents 10 --agent-speed 100 --ttft-p90 0s",
+       "--ttft-p90: expected a time > 0 (omit the option for no TTFT limit), got '0s'"},
       {"ReadoffsNotAList", "wrong type", {{"exp.yaml", exp_with("readoffs:\n  agent_speeds: fast\n")}}, run,
        "exp.yaml:11: readoffs.agent_speeds: expected a list"},
       {"PowerPueBelowOne", "wrong value", {{"exp.yaml", exp_with("power:\n  pue: 0.5\n")}}, run,
