@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::calib {
@@ -239,8 +240,7 @@ EfficiencyProfile decode_profile(const std::string& yaml_text, const std::string
 }  // namespace
 
 EfficiencyProfile load_profile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open profile");
+  std::ifstream in = core::open_input(path, "profile", std::ios::in);
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_profile(ss.str(), path);

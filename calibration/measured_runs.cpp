@@ -8,6 +8,7 @@
 
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::calib {
@@ -122,8 +123,7 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
 }
 
 std::vector<MeasuredRun> load_measured_runs(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open measured-runs file");
+  std::ifstream in = core::open_input(path, "measured-runs file");
   return read_measured_runs(in, path);
 }
 

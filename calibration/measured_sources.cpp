@@ -9,6 +9,7 @@
 #include "calibration/measured_names.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace agentsim::calib {
 namespace fs = std::filesystem;
@@ -29,8 +30,7 @@ namespace {
 
 // The schema from the header row: the first line's column names.
 MeasuredFile read_any(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open measured-runs file");
+  std::ifstream in = core::open_input(path, "measured-runs file");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::string> header;
   {

@@ -15,6 +15,7 @@
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::calib {
@@ -223,8 +224,7 @@ class Importer {
 void Importer::read_file(const std::string& name, Handler h) {
   const fs::path path = fs::path(dir_) / name;
   const std::string shown = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{shown, 0, ""}, "cannot open published measurements file");
+  std::ifstream in = core::open_input(shown, "published measurements file");
   core::CsvReader r(in, shown);
   const std::vector<std::string>& want = expected_columns().at(name);
   for (const std::string& col : r.header()) {

@@ -60,6 +60,9 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     exp::SweepRanks ranks;
     const bool lead = ranks.rank() == 0;
     exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
+    if (std::error_code ec; fs::exists(args->out, ec) && !fs::is_directory(args->out, ec)) {
+      throw core::Error(core::SourceLocation{args->out, 0, ""}, "--out names a file; expected a folder (new or existing)");
+    }
     // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
     if (!args->baseline.empty()) exp::read_run_table(args->baseline);
     exp::ExecOptions opt;

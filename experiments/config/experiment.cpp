@@ -10,6 +10,7 @@
 #include "experiments/config/catalog.hpp"
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/config/what_if.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::exp {
@@ -240,8 +241,7 @@ Experiment decode_document(const YAML::Node& raw, const std::string& path, const
 }  // namespace
 
 Experiment load_experiment(const std::string& path, const std::string& root, const std::vector<std::string>& sets) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+  std::ifstream in = core::open_input(path, "file");
   std::ostringstream text;
   text << in.rdbuf();
   return parse_experiment(text.str(), path, root, nullptr, sets);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::core {
@@ -16,8 +17,7 @@ YamlNode::YamlNode(YAML::Node node, std::string file, std::string path)
     : node_(node), file_(std::move(file)), path_(std::move(path)) {}
 
 YamlNode YamlNode::load_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open file");
+  std::ifstream in = core::open_input(path, "file", std::ios::in);
   try {
     YAML::Node root = YAML::Load(in);
     if (!root.IsMap()) {

@@ -5,6 +5,7 @@
 
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace agentsim::wl {
 
@@ -78,8 +79,7 @@ Trace read_azure_csv(std::istream& in, const std::string& file, const ImportOpti
 }
 
 Trace load_azure_csv(const std::string& path, const ImportOptions& opt, ImportReport* report) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  std::ifstream in = core::open_input(path, "trace file");
   return read_azure_csv(in, path, opt, report);
 }
 

@@ -6,6 +6,7 @@
 
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "workloads/sessions/block_count.hpp"
 
 namespace agentsim::wl {
@@ -256,8 +257,7 @@ Trace read_claude_code_csv_trace(std::istream& in, const std::string& file, cons
 }
 
 Trace load_claude_code_csv_trace(const std::string& path, const ImportOptions& opt, ImportReport* report) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  std::ifstream in = core::open_input(path, "trace file");
   return read_claude_code_csv_trace(in, path, opt, report);
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "workloads/sessions/block_count.hpp"
 #include "workloads/sessions/import_options.hpp"
 #include "workloads/sessions/json_brief.hpp"
@@ -175,8 +176,7 @@ Trace load_claude_code_json(const std::vector<std::string>& paths) {
   PrefixTreeBuilder tree;
   std::int64_t space = 0;
   for (const auto& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+    std::ifstream in = core::open_input(path, "trace file");
     std::stringstream buf;
     buf << in.rdbuf();
     add_trace_file(trace, tree, space++, buf.str(), path);

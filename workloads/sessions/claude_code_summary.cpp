@@ -8,12 +8,12 @@
 
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 
 namespace agentsim::wl {
 
 ConversationSummaryStats read_claude_code_summary(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace summary");
+  std::ifstream in = core::open_input(path, "trace summary");
   return read_claude_code_summary(in, path);
 }
 

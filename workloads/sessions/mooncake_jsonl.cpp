@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "workloads/sessions/block_count.hpp"
 #include "workloads/sessions/json_brief.hpp"
 #include "workloads/sessions/prefix_tree_builder.hpp"
@@ -83,8 +84,7 @@ Trace read_mooncake_jsonl(std::istream& in, const std::string& file, const Impor
 }
 
 Trace load_mooncake_jsonl(const std::string& path, const ImportOptions& opt, ImportReport* report) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  std::ifstream in = core::open_input(path, "trace file");
   return read_mooncake_jsonl(in, path, opt, report);
 }
 

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 #include "workloads/sessions/azure_csv.hpp"
 #include "workloads/sessions/claude_code_csv.hpp"
@@ -23,8 +24,7 @@ const std::vector<std::string>& trace_format_names() {
 
 std::string detect_trace_format(const std::string& path) {
   if (fs::is_directory(path)) return "claude-code-json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  std::ifstream in = core::open_input(path, "trace file");
   std::string first;
   std::getline(in, first);
   // The HDF5 form is read by the experiments layer (exp::load_trace_file); naming it

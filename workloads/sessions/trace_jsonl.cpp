@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/error.hpp"
+#include "sim/core/input_file.hpp"
 #include "workloads/sessions/block_count.hpp"
 
 namespace agentsim::wl {
@@ -218,8 +219,7 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
 }
 
 Trace load_trace_jsonl(const std::string& path, const ImportOptions& opt, ImportReport* report) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot open trace file");
+  std::ifstream in = core::open_input(path, "trace file");
   return read_trace_jsonl(in, path, opt, report);
 }
 

@@ -79,6 +79,10 @@ std::vector<Row> rows() {
       {"ExpTruncated", "truncated", {{"exp.yaml", "name: bad\nworkload:\n  concurrency: [1, 2\n"}}, run,
        "exp.yaml:4: YAML syntax error: end of sequence flow not found"},
       {"ExpEmpty", "empty file", {{"exp.yaml", ""}}, run, "exp.yaml:1: expected a YAML mapping at the top level"},
+      {"ExpIsAFolder", "folder for a file", {{"d/keep.txt", "x"}}, "run d --out out",
+       "d: cannot open file: it is a folder, expected a file"},
+      {"RunOutIsAFile", "file for a folder", {{"exp.yaml", kExp}}, "run exp.yaml --out exp.yaml",
+       "exp.yaml: --out names a file; expected a folder (new or existing)"},
       {"ExpUnknownTopKey", "unknown key", {{"exp.yaml", "modle: x\n" + kExp}}, run,
        "exp.yaml:1: modle: unknown key (did you mean 'model'?); valid keys: name, seed, model, system, systems, "
        "deployment, search, serving, workload, readoffs, slo, power, record, what_if, limits"},
