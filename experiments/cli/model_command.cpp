@@ -11,6 +11,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/model/batch_work.hpp"
+#include "workloads/model/plan_sharding.hpp"
 #include "workloads/model/footprint.hpp"
 #include "workloads/model/layer_stack.hpp"
 #include "workloads/model/param_counts.hpp"
@@ -203,6 +204,9 @@ Command add_model_command(CLI::App& app, const Context& ctx) {
     }
     const wl::ModelSpec& m = catalog.models.get(args->name);
     wl::ParallelPlan plan = wl::parse_parallel_plan(args->plan);
+    if (std::string why = wl::plan_sharding_problem(m, plan); !why.empty()) {
+      throw core::Error("--plan " + args->plan + " for " + m.name + ": " + why);
+    }
     plan.engram_on_host = args->engram == "default" ? m.engram.host_resident : args->engram == "host";
     const nlohmann::json j = show_json(m, plan, args->context);
     if (args->json) std::printf("%s\n", j.dump(2).c_str());

@@ -225,13 +225,33 @@ std::span<const OptionSpec> limits_options() { return kLimitsKeys; }
 namespace {
 
 // The --set whose PATH is `key_path` or one of its parents, or nullptr.
-const std::string* set_owning(const std::vector<std::string>& sets, const std::string& key_path) {
+// Whether the file itself has the map key path "a.b.c" (no list indices).
+bool file_has(const YAML::Node& file_root, const std::string& key_path) {
+  YAML::Node cur = file_root;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key_path.find('.', start);
+    const std::string key = key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!cur.IsMap() || !cur[key].IsDefined()) return false;
+    YAML::Node next = cur[key];
+    cur.reset(next);
+    if (dot == std::string::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The --set an error at `key_path` belongs to: one that set that path or a parent of it, or one
+// that created it on the way to a deeper key (`--set a.b.c=1` with no `a` in the file: "a: unknown key").
+const std::string* set_owning(const std::vector<std::string>& sets, const std::string& key_path,
+                              const YAML::Node& file_root) {
   const std::string* found = nullptr;
   for (const auto& s : sets) {
     const std::string path = s.substr(0, s.find('='));
     const bool owns = key_path.rfind(path, 0) == 0 &&
                       (key_path.size() == path.size() || key_path[path.size()] == '.' || key_path[path.size()] == '[');
-    if (owns) found = &s;  // the last --set of a path wins, as when applied
+    const bool created = !key_path.empty() && path.size() > key_path.size() && path.rfind(key_path, 0) == 0 &&
+                         path[key_path.size()] == '.' && !file_has(file_root, key_path);
+    if (owns || created) found = &s;  // the last --set of a path wins, as when applied
   }
   return found;
 }
@@ -252,12 +272,13 @@ namespace {
 Experiment decode_experiment(const std::string& text, const std::string& path, const std::string& root,
                               const Catalog* catalog_in, const std::vector<std::string>& sets) {
   YAML::Node raw = parse_raw(text, path);
+  const YAML::Node file_root = sets.empty() ? raw : YAML::Clone(raw);
   for (const auto& s : sets) apply_set(raw, s);
   try {
     return decode_document(raw, path, root, catalog_in);
   } catch (const core::Error& e) {
     // A value given with --set has no line in the file: name the option instead.
-    const std::string* s = e.where().file == path ? set_owning(sets, e.where().key_path) : nullptr;
+    const std::string* s = e.where().file == path ? set_owning(sets, e.where().key_path, file_root) : nullptr;
     if (!s) throw;
     throw core::Error(core::SourceLocation{"--set " + *s, 0, e.where().key_path}, e.detail());
   }

@@ -4,6 +4,7 @@
 
 #include "sim/core/error.hpp"
 #include "workloads/model/footprint.hpp"
+#include "workloads/model/plan_sharding.hpp"
 
 namespace agentsim::serving {
 
@@ -40,22 +41,7 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
     return reject("needs " + std::to_string(plan.devices()) + " devices but the system has " +
                   std::to_string(system.accelerators));
   }
-  if (plan.devices_per_stage() % plan.ep != 0) return reject("ep must divide tp x dp");
-  if (plan.ep > 1 && model.ffn.experts == 0) return reject("ep > 1 but the model has no routed experts");
-  if (model.ffn.experts > 0 && model.ffn.experts % plan.ep != 0) {
-    return reject("ep=" + std::to_string(plan.ep) + " does not divide the " + std::to_string(model.ffn.experts) +
-                  " routed experts");
-  }
-  if (model.heads > 0 && model.heads % plan.tp != 0) {
-    return reject("tp=" + std::to_string(plan.tp) + " does not divide the " + std::to_string(model.heads) +
-                  " attention heads");
-  }
-  if (model.attention.kind == wl::AttentionKind::kGqa && model.kv_heads > 0 && model.kv_heads % plan.tp != 0 &&
-      plan.tp % model.kv_heads != 0) {
-    return reject("tp=" + std::to_string(plan.tp) + " neither divides nor is a multiple of the " +
-                  std::to_string(model.kv_heads) + " KV heads");
-  }
-  if (plan.pp > model.layers) return reject("more pipeline stages than the model's " + std::to_string(model.layers) + " layers");
+  if (std::string why = wl::plan_sharding_problem(model, plan); !why.empty()) return reject(std::move(why));
   if (plan.devices() < model.min_devices) {
     return reject("uses " + std::to_string(plan.devices()) + " device(s), below the model's min_gpus of " +
                   std::to_string(model.min_devices));

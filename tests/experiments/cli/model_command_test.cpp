@@ -53,3 +53,20 @@ TEST(ModelCommand, ListAndErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// `model show` has no system, but a plan that cannot shard the model is as wrong there as
+// under `explain` (it printed per-device figures for a third of 32 heads).
+TEST(ModelCommand, RejectsAPlanThatCannotShardTheModel) {
+  int rc = 0;
+  const std::string out = run("model show llama-3.1-8b --plan tp=3", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(out.find("--plan tp=3 for llama-3.1-8b: tp=3 does not divide the 32 attention heads"), std::string::npos)
+      << out;
+  const std::string ep = run("model show llama-3.1-8b --plan tp=2,ep=2", &rc);
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(ep.find("ep > 1 but the model has no routed experts"), std::string::npos) << ep;
+}
+
+}  // namespace

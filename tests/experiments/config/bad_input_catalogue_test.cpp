@@ -165,6 +165,9 @@ std::vector<Row> rows() {
       // ---- --set overrides ----
       {"SetNegativeWindow", "negative value", {{"exp.yaml", kExp}}, run + " --set workload.window=-5s",
        "--set workload.window=-5s: workload.window: '-5s' must be finite and non-negative"},
+      // The unknown top-level section is one the --set created: it was blamed on exp.yaml:1.
+      {"SetUnknownSection", "unknown key", {{"exp.yaml", kExp}}, run + " --set servng.engine=sglang",
+       "--set servng.engine=sglang: servng: unknown key (did you mean 'serving'?); valid keys: …"},
       {"SetUnknownKey", "unknown key", {{"exp.yaml", kExp}}, run + " --set serving.max_batch=4096",
        "--set serving.max_batch=4096: serving.max_batch: unknown key; valid keys: "
        "max_batch_tokens, max_sequences, engine, step_overhead, memory_fraction, efficiency, admission, preemption, "
