@@ -15,6 +15,7 @@
 #include "experiments/config/catalog.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::cli {
@@ -96,9 +97,11 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx) {
       auto resolved = [&](const char* option, const std::string& v) {
         return imp->get_option(option)->count() == 0 ? root + "/" + v : v;
       };
+      const std::string out_dir = resolved("--out", args->profiles_dir);
+      require_output_folder("--out", out_dir);
       const calib::PublishedImport r =
           calib::import_published(resolved("--kernels", args->kernels_dir), accs, systems, args->profiles_dir);
-      calib::write_published_import(r, resolved("--out", args->profiles_dir));
+      calib::write_published_import(r, out_dir);
       std::fputs(calib::import_summary(r).c_str(), stdout);
       std::printf("wrote %zu calibration files and %zu profiles to %s\n", r.measured.size(), r.profiles.size(),
                   args->profiles_dir.c_str());

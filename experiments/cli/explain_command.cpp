@@ -12,6 +12,7 @@
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
@@ -96,7 +97,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   x.serving.engine_overhead = catalog.engine(*engine);
   x.serving.step_overhead_set = !a.step_overhead.empty();
   if (x.serving.step_overhead_set) {
-    x.serving.step_overhead_s = core::parse_quantity(a.step_overhead, core::Dimension::kTime);
+    x.serving.step_overhead_s = option_quantity("--step-overhead", a.step_overhead, core::Dimension::kTime);
   }
   const auto overlap = core::from_name(serving::kOverlapNames, a.overlap);
   if (!overlap) {
@@ -283,8 +284,10 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
                                      "decode kernels replayed from CUDA graphs (default with the engine's model)");
   sub->add_flag("--eager", args->eager, "decode kernels launched eagerly (default with --step-overhead)")->excludes(graph);
   sub->add_option("--ep-imbalance", args->ep_imbalance, "routing skew beyond uniform (busiest expert rank over the uniform-routing busiest rank)")->capture_default_str();
-  sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")->capture_default_str();
-  sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step");
+  sub->add_option("--micro-batches", args->micro_batches, "pipeline micro-batches")
+      ->capture_default_str()->check(positive_number());
+  sub->add_option("--host-kv-tokens", args->host_kv_tokens, "KV tokens loaded from host DRAM this step")
+      ->check(non_negative_number());
   sub->add_flag("--host-prefetch", args->host_prefetch, "KV loads from host prefetched layer by layer");
   sub->add_option("--engram", args->engram, "Engram placement: default (the model's) | gpu | host")
       ->capture_default_str();

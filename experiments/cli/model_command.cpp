@@ -7,7 +7,7 @@
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/cli/positive_number.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "workloads/model/batch_work.hpp"

@@ -10,7 +10,7 @@
 #include "experiments/run/capacity_plan.hpp"
 #include "experiments/run/plan_ranking.hpp"
 #include "experiments/cli/command.hpp"
-#include "experiments/cli/positive_number.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "experiments/run/sweep_ranks.hpp"
 #include "experiments/config/experiment.hpp"
 #include "sim/core/error.hpp"
@@ -50,13 +50,14 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
       ->capture_default_str()->check(positive_number());
   sub->add_option("--rack-power", args->rack_power, "rack power budget for systems that are not racks themselves")
       ->capture_default_str();
-  sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")->capture_default_str();
+  sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")
+      ->capture_default_str()->check(non_negative_number());
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
     double ttft_s = 0;  // 0: no TTFT limit
     if (!args->ttft.empty()) {
-      ttft_s = core::parse_quantity(args->ttft, core::Dimension::kTime);
+      ttft_s = option_quantity("--ttft-p90", args->ttft, core::Dimension::kTime);
       // 0 would read as "no limit" below; a limit no request can meet is a mistake, not that.
       if (!(ttft_s > 0)) {
         throw core::Error("--ttft-p90: expected a time > 0 (omit the option for no TTFT limit), got '" + args->ttft + "'");
@@ -85,7 +86,7 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     q.slo.ttft_percentile = 90;
     q.slo.ttft_s = ttft_s;
     q.max_agents_per_replica = args->max_per_replica;
-    q.rack_power_w = core::parse_quantity(args->rack_power, core::Dimension::kPower);
+    q.rack_power_w = option_quantity("--rack-power", args->rack_power, core::Dimension::kPower);
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;

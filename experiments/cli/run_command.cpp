@@ -9,6 +9,7 @@
 
 #include "sim/core/atomic_write.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "experiments/run/sweep_ranks.hpp"
 #include "sim/core/units.hpp"
 #include "experiments/config/experiment.hpp"
@@ -43,7 +44,8 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
       "run", "run an experiment's sweep; write DIR/summary.csv, readoffs.csv, results.h5 and report.html");
   sub->add_option("experiment", args->experiment, "experiment YAML")->required();
   sub->add_option("--out", args->out, "output folder")->capture_default_str();
-  sub->add_option("-j,--jobs", args->jobs, "worker threads per process (0 = one per core)")->capture_default_str();
+  sub->add_option("-j,--jobs", args->jobs, "worker threads per process (0 = one per core)")
+      ->capture_default_str()->check(non_negative_number());
   sub->add_option("--set", args->sets, "override an experiment key, e.g. --set workload.window=300s (repeatable)");
   sub->add_flag("--resume", args->resume, "reuse the runs an interrupted invocation finished (kept in DIR/.partial)");
   sub->add_option("--stop-after", args->stop_after,
@@ -60,9 +62,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     exp::SweepRanks ranks;
     const bool lead = ranks.rank() == 0;
     exp::Experiment e = exp::load_experiment(args->experiment, ctx.root, args->sets);
-    if (std::error_code ec; fs::exists(args->out, ec) && !fs::is_directory(args->out, ec)) {
-      throw core::Error(core::SourceLocation{args->out, 0, ""}, "--out names a file; expected a folder (new or existing)");
-    }
+    require_output_folder("--out", args->out);
     // The baseline is read before simulating, so a bad folder fails fast and nothing is written.
     if (!args->baseline.empty()) exp::read_run_table(args->baseline);
     exp::ExecOptions opt;
@@ -74,11 +74,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     double limit_bytes = e.memory_limit_bytes;
     std::string limit_name = "limits.memory";
     if (!args->max_memory.empty()) {
-      try {
-        limit_bytes = core::parse_quantity(args->max_memory, core::Dimension::kBytes);
-      } catch (const core::Error& err) {
-        throw core::Error(core::SourceLocation{"--max-memory", 0, ""}, err.detail());
-      }
+      limit_bytes = option_quantity("--max-memory", args->max_memory, core::Dimension::kBytes);
       limit_name = "--max-memory";
     }
     std::string limit_source;

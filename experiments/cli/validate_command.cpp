@@ -18,6 +18,7 @@
 #include "calibration/validation_report.hpp"
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/option_values.hpp"
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/prediction_bands.hpp"
 #include "experiments/run/validation_fit.hpp"
@@ -149,7 +150,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                 "random-token prompts) to the rows and report in-sample and leave-one-(system, model)-group-out "
                 "cross-validated errors");
   sub->add_flag("--json", args->json, "print JSON");
-  sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")->capture_default_str();
+  sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")
+      ->capture_default_str()->check(non_negative_number());
   sub->add_option("--worst", args->worst, "how many worst errors and groups to list")->capture_default_str();
   sub->add_option("--bands", args->bands,
                   "with --cv: write the error bands (CV error percentiles per validated regime) to this YAML "

@@ -113,6 +113,36 @@ TEST_F(Cli, NonPositiveCountsAreRejectedByName) {
   EXPECT_NE(s.output.find("--context: expected a finite number > 0, got '0'"), std::string::npos) << s.output;
 }
 
+TEST_F(Cli, OptionValuesAreCheckedAndErrorsNameTheOption) {
+  // Each was accepted (the first two silently), or failed without naming its option, before.
+  const std::string explain = "explain --model llama-3.1-8b --system hgx-h200 ";
+  const std::pair<std::string, std::string> cases[] = {
+      {explain + "--micro-batches 0", "--micro-batches: expected a finite number > 0, got '0'"},
+      {explain + "--host-kv-tokens -5", "--host-kv-tokens: expected a finite number >= 0, got '-5'"},
+      {explain + "--step-overhead -1ms", "--step-overhead: '-1ms' must be finite and non-negative"},
+      {"plan --model llama-3.1-8b --agents 5 --agent-speed 50 --ttft-p90 -1s",
+       "--ttft-p90: '-1s' must be finite and non-negative"},
+      {"run " + small_experiment() + " --out " + (dir / "o").string() + " -j -3",
+       "--jobs: expected a finite number >= 0, got '-3'"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists(dir / "o"));
+}
+
+TEST_F(Cli, ImportPublishedRefusesAFileForItsOutputFolder) {
+  const fs::path file = dir / "profiles";
+  std::ofstream(file) << "x";
+  const Result r = run("calibrate import-published --out " + file.string());
+  EXPECT_EQ(r.code, 2) << r.output;  // was an internal filesystem error, exit 1
+  EXPECT_NE(r.output.find(file.string() + ": --out names a file; expected a folder (new or existing)"),
+            std::string::npos) << r.output;
+  EXPECT_EQ(slurp(file), "x");
+}
+
 TEST_F(Cli, MissingExperimentFileExitsWithTwo) {
   const Result r = run("run " + (dir / "nope.yaml").string() + " --out " + (dir / "x").string());
   EXPECT_EQ(r.code, 2);
