@@ -55,6 +55,8 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
+    const double rack_power_w = option_quantity("--rack-power", args->rack_power, core::Dimension::kPower);
+    if (!(rack_power_w > 0)) throw core::Error("--rack-power: expected a power > 0, got '" + args->rack_power + "'");
     double ttft_s = 0;  // 0: no TTFT limit
     if (!args->ttft.empty()) {
       ttft_s = option_quantity("--ttft-p90", args->ttft, core::Dimension::kTime);
@@ -86,7 +88,7 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
     q.slo.ttft_percentile = 90;
     q.slo.ttft_s = ttft_s;
     q.max_agents_per_replica = args->max_per_replica;
-    q.rack_power_w = option_quantity("--rack-power", args->rack_power, core::Dimension::kPower);
+    q.rack_power_w = rack_power_w;
     exp::ExecOptions opt;
     opt.threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     opt.progress = ::isatty(2) != 0;

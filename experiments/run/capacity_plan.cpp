@@ -46,7 +46,9 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   if (s.power.rack_nameplate_w > 0) {
     a.racks = a.systems;  // the system is a rack (NVL72)
   } else {
-    const long long per_rack = std::max<long long>(1, static_cast<long long>(q.rack_power_w / s.power.nameplate_w));
+    // Held at 10^12 systems a rack: a what-if budget of 10^30 W would overflow the integer.
+    const long long per_rack =
+        std::max<long long>(1, static_cast<long long>(std::min(1e12, q.rack_power_w / s.power.nameplate_w)));
     a.racks = (a.systems + per_rack - 1) / per_rack;
   }
   // Serving accelerators draw what they drew in the run; the rest of each system idles.

@@ -16,6 +16,14 @@ namespace agentsim::exp {
 
 namespace {
 
+// Whole tokens of `bytes_per_token` in `bytes` (<= 0 when none), held at 10^15: a what-if
+// capacity of 10^25 bytes would otherwise overflow the conversion to an integer (undefined
+// behaviour; it read as "no KV cache"). No system holds anywhere near 10^15 tokens a device.
+long long tokens_that_fit(double bytes, double bytes_per_token) {
+  constexpr double kMaxTokens = 1e15;
+  return static_cast<long long>(std::min(std::floor(bytes / bytes_per_token), kMaxTokens));
+}
+
 // HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
 // full token budget and the runtime reserve, over KV bytes per token on that device; times
 // the attention-DP ranks, each of which holds the KV of its own sequences only.
@@ -25,7 +33,7 @@ long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const 
                             drafter_bytes_per_device -
                             fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
                             s.runtime_reserve_bytes;
-  return static_cast<long long>(std::floor(per_device / fp.kv_bytes_per_token)) * fp.plan.attn_dp;
+  return tokens_that_fit(per_device, fp.kv_bytes_per_token) * fp.plan.attn_dp;
 }
 
 // HBM a running drafter's weights take per device: the model's MTP modules (param_counts; a
@@ -60,7 +68,7 @@ serving::KvManagerOptions kv_options(const ServingConfig& s, const hw::System& s
     serving::KvTierSpec t;
     t.name = names[i];
     t.link = std::string(tiers[i].link);
-    t.capacity_tokens = static_cast<long long>(capacity[i] * share / kv.kv_bytes_per_token);
+    t.capacity_tokens = tokens_that_fit(capacity[i] * share, kv.kv_bytes_per_token);
     t.bw_Bps = hw::per_gpu_bw_Bps(tiers[i], link_users) * devices;
     t.latency_s = tiers[i].latency_s;
     kv.tiers.push_back(t);

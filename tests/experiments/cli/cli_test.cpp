@@ -122,6 +122,8 @@ TEST_F(Cli, OptionValuesAreCheckedAndErrorsNameTheOption) {
       {explain + "--step-overhead -1ms", "--step-overhead: '-1ms' must be finite and non-negative"},
       {"plan --model llama-3.1-8b --agents 5 --agent-speed 50 --ttft-p90 -1s",
        "--ttft-p90: '-1s' must be finite and non-negative"},
+      {"plan --model llama-3.1-8b --agents 5 --agent-speed 50 --rack-power 0W",
+       "--rack-power: expected a power > 0, got '0W'"},
       {"run " + small_experiment() + " --out " + (dir / "o").string() + " -j -3",
        "--jobs: expected a finite number >= 0, got '-3'"},
   };

@@ -268,6 +268,16 @@ TEST(ResolvedRunAttentionDp, KvAndBatchLimitsArePerDpRank) {
   EXPECT_LT(vll.replica.kv_capacity_tokens, trt.replica.kv_capacity_tokens);
 }
 
+// A what-if HBM of 10^30 bytes is a lot of KV, not none: the token count is held at 10^15 a
+// device instead of overflowing its conversion to an integer (undefined behaviour, which read as
+// "weights ... leave no KV cache").
+TEST(ResolvedRun, AnEnormousWhatIfCapacityHoldsTheKvTokenCount) {
+  const Experiment e = parse_resolved(body("{tp: 8}", 1) + "what_if: {h200: {hbm_capacity: 1e30B}}\n");
+  const RunSpec spec = resolve_run(e, first_valid_plan(e), 16);
+  EXPECT_EQ(spec.replica.kv_capacity_tokens, 1'000'000'000'000'000LL);
+  EXPECT_NO_THROW(check_kv_fits(e, spec));
+}
+
 // `serving.scheduler_recv_interval` reaches every replica (SGLang's launch flag; 1 when absent), and
 // a value below 1 is refused at its key.
 TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {
