@@ -49,7 +49,7 @@ constexpr std::array kReadoffKeys = {
 constexpr std::array kSloKeys = {
     OptionSpec{"tiers", "list of numbers (tok/s)", "", "per-agent output speeds, one SLO each"},
     OptionSpec{"speed_percentile", "integer", "10", "percentile of requests that must reach the tier speed: 10 or 50"},
-    OptionSpec{"ttft", "time", "none", "TTFT limit at ttft_percentile"},
+    OptionSpec{"ttft", "time", "none", "TTFT limit at ttft_percentile (a time > 0; absent: no limit)"},
     OptionSpec{"ttft_percentile", "integer", "90", "TTFT percentile held to the limit: 50, 90 or 99"},
 };
 constexpr std::array kPowerKeys = {
