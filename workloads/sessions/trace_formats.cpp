@@ -42,8 +42,9 @@ std::string detect_trace_format(const std::string& path) {
     return "claude-code-json";
   }
   throw core::Error(core::SourceLocation{path, 1, ""},
-                    "cannot tell the trace format from the first line; pass --format (one of agentsim, azure, "
-                    "claude-code-csv, claude-code-json, mooncake)");
+                    "cannot tell the trace format from the first line; name it (workload.format in an experiment, "
+                    "--format to `agentsim trace`): one of agentsim, azure, claude-code-csv, claude-code-json, "
+                    "mooncake");
 }
 
 namespace {

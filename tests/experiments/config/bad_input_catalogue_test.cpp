@@ -128,6 +128,12 @@ std::vector<Row> rows() {
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  generator: {}\n"
                      "  concurrency: [4, 4]\n  warmup: 1s\n  window: 10s\n"}},
        run, "exp.yaml:6: workload.concurrency[1]: concurrency 4 listed twice: expected distinct levels (one run each)"},
+      {"WorkloadTraceUnknownFormat", "unknown format",
+       {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  trace: t.txt\n"
+                     "  concurrency: [1]\n  warmup: 1s\n  window: 10s\n"},
+        {"t.txt", "hello\n"}},
+       run, "t.txt:1: cannot tell the trace format from the first line; name it (workload.format in an experiment, "
+            "--format to `agentsim trace`): one of agentsim, azure, claude-code-csv, claude-code-json, mooncake"},
       {"WorkloadTraceMissing", "dangling reference",
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystem: hgx-h200\nworkload:\n  trace: missing.jsonl\n"
                      "  concurrency: [1]\n  warmup: 1s\n  window: 10s\n"}},
