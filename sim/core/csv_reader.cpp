@@ -1,11 +1,25 @@
 #include "sim/core/csv_reader.hpp"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
 namespace agentsim::core {
 
+void skip_utf8_bom(std::istream& in) {
+  // Spreadsheet programs save CSV as UTF-8 with a byte-order mark; it is not part of the first
+  // column's name. Anything else starting with 0xEF is left where it was.
+  if (in.peek() != 0xEF) return;
+  const std::istream::pos_type start = in.tellg();
+  std::array<char, 3> b{};
+  in.read(b.data(), 3);
+  if (in.gcount() == 3 && b[1] == '\xBB' && b[2] == '\xBF') return;
+  in.clear();
+  in.seekg(start);
+}
+
 CsvReader::CsvReader(std::istream& in, std::string file) : in_(in), file_(std::move(file)) {
+  skip_utf8_bom(in_);
   if (!read_record(header_)) throw Error(SourceLocation{file_, 1, ""}, "empty file: expected a header row");
   for (std::size_t i = 0; i < header_.size(); ++i) index_.emplace(header_[i], i);
 }

@@ -11,6 +11,9 @@
 
 namespace agentsim::core {
 
+// Skips a UTF-8 byte-order mark at the stream's start (spreadsheets write one); else reads nothing.
+void skip_utf8_bom(std::istream& in);
+
 class CsvReader {
  public:
   // Reads the header from `in`; `file` is only used in messages.

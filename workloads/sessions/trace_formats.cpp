@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/csv_reader.hpp"
 #include "sim/core/input_file.hpp"
 #include "sim/core/suggest.hpp"
 #include "workloads/sessions/azure_csv.hpp"
@@ -25,6 +26,7 @@ const std::vector<std::string>& trace_format_names() {
 std::string detect_trace_format(const std::string& path) {
   if (fs::is_directory(path)) return "claude-code-json";
   std::ifstream in = core::open_input(path, "trace file");
+  core::skip_utf8_bom(in);
   std::string first;
   std::getline(in, first);
   // The HDF5 form is read by the experiments layer (exp::load_trace_file); naming it

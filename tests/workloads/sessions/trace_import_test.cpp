@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -125,6 +126,21 @@ TEST(TraceImport, ShippedSamplesLoadWithDetectedFormats) {
   EXPECT_EQ(detect_trace_format(kSamples + "/claude-code-sample/requests.csv"), "claude-code-csv");
   EXPECT_EQ(load_trace("", kSamples + "/mooncake-sample/conversation_trace_head300.jsonl").sessions.size(), 300u);
   EXPECT_EQ(load_trace("", kSamples + "/azure-sample/code_head300.csv").sessions.size(), 300u);
+}
+
+// The Claude Code sample saved with a UTF-8 byte-order mark (as spreadsheets save CSV) is detected
+// and loads the same sessions; it was "cannot tell the trace format from the first line".
+TEST(TraceImport, ACsvWithAByteOrderMarkLoadsAsWithout) {
+  const std::string plain = kSamples + "/claude-code-sample/requests.csv";
+  const std::filesystem::path bom = std::filesystem::temp_directory_path() / "agentsim_trace_bom.csv";
+  {
+    std::ifstream src(plain, std::ios::binary);
+    std::ofstream dst(bom, std::ios::binary);
+    dst << "\xEF\xBB\xBF" << src.rdbuf();
+  }
+  EXPECT_EQ(detect_trace_format(bom.string()), "claude-code-csv");
+  EXPECT_EQ(load_trace("", bom.string()).sessions.size(), load_trace("", plain).sessions.size());
+  std::filesystem::remove(bom);
 }
 
 TEST(TraceImport, MalformedMooncakeLineNamesFileLineAndField) {
