@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "experiments/config/catalog.hpp"
 #include "sim/core/decode_helpers.hpp"
@@ -71,6 +72,18 @@ YAML::Node parse_raw(const std::string& text, const std::string& path) {
   }
 }
 
+// "a.b.c" -> {"a", "b", "c"} (an empty part stays, for the caller to refuse).
+std::vector<std::string> key_path_parts(const std::string& key_path) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = key_path.find('.', start);
+    parts.push_back(key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) return parts;
+    start = dot + 1;
+  }
+}
+
 // "a.b.c=value": sets a.b.c (creating maps on the way) to value parsed as YAML.
 void apply_set(const YAML::Node& root, const std::string& set) {
   const core::SourceLocation where{"--set", 0, set};
@@ -83,13 +96,12 @@ void apply_set(const YAML::Node& root, const std::string& set) {
   } catch (const YAML::Exception& e) {
     throw core::Error(where, "value is not valid YAML: " + e.msg);
   }
+  const std::vector<std::string> keys = key_path_parts(key_path);
   YAML::Node cur = root;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = key_path.find('.', start);
-    const std::string key = key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::string& key = keys[i];
     if (key.empty()) throw core::Error(where, "empty key in path '" + key_path + "'");
-    if (dot == std::string::npos) {
+    if (i + 1 == keys.size()) {
       cur[key] = value;
       return;
     }
@@ -97,7 +109,6 @@ void apply_set(const YAML::Node& root, const std::string& set) {
     if (!cur[key].IsMap()) throw core::Error(where, "'" + key + "' is not a mapping");
     YAML::Node next = cur[key];
     cur.reset(next);
-    start = dot + 1;
   }
 }
 
@@ -228,16 +239,12 @@ namespace {
 // Whether the file itself has the map key path "a.b.c" (no list indices).
 bool file_has(const YAML::Node& file_root, const std::string& key_path) {
   YAML::Node cur = file_root;
-  std::size_t start = 0;
-  while (true) {
-    const auto dot = key_path.find('.', start);
-    const std::string key = key_path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+  for (const std::string& key : key_path_parts(key_path)) {
     if (!cur.IsMap() || !cur[key].IsDefined()) return false;
     YAML::Node next = cur[key];
     cur.reset(next);
-    if (dot == std::string::npos) return true;
-    start = dot + 1;
   }
+  return true;
 }
 
 // The --set an error at `key_path` belongs to: one that set that path or a parent of it, or one

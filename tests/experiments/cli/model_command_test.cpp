@@ -52,10 +52,6 @@ TEST(ModelCommand, ListAndErrors) {
   EXPECT_EQ(rc, 2);
 }
 
-}  // namespace
-
-namespace {
-
 // `model show` has no system, but a plan that cannot shard the model is as wrong there as
 // under `explain` (it printed per-device figures for a third of 32 heads).
 TEST(ModelCommand, RejectsAPlanThatCannotShardTheModel) {
