@@ -40,16 +40,18 @@ std::string reason_kind(const std::string& r) {
   return std::regex_replace(std::regex_replace(r, kQuoted, "'…'"), kWhere, "duplicate of an earlier row");
 }
 
-// The engine model with the fitted parameter (graph-replayed decode host time) set to `theta`;
-// the eager step keeps its catalog margin above it.
-serving::EngineOverhead with_parameter(const serving::EngineOverhead& catalog, double theta) {
+// The engine model with the fitted parameters set: the graph-replayed decode host time to
+// `theta` (the eager step keeps its catalog margin above it) and, unless NaN, the request
+// latency to `request_s`.
+serving::EngineOverhead with_parameters(const serving::EngineOverhead& catalog, double theta, double request_s) {
   serving::EngineOverhead o = catalog;
   o.fixed_s = theta + std::max(0.0, catalog.fixed_s - catalog.graph_fixed_s);
   o.graph_fixed_s = theta;
+  if (!std::isnan(request_s)) o.request_latency_s = request_s;
   return o;
 }
 
-// Simulations keyed by (row, host time, acceptance), each run once.
+// Simulations keyed by (row, host time, acceptance, request latency), each run once.
 class Simulations {
  public:
   explicit Simulations(const std::vector<exp::ValidationRow>& rows) : rows_(rows) {}
@@ -57,6 +59,7 @@ class Simulations {
     std::size_t row;
     double theta;             // NaN: the catalog's engine model
     double tokens_per_step = NAN;  // NaN: the card's acceptance (only fit_acceptance rows read it)
+    double request_s = NAN;        // NaN: the catalog's request latency
   };
   void run(const std::vector<Job>& jobs, int threads) {
     std::vector<Job> todo;
@@ -68,30 +71,33 @@ class Simulations {
     core::parallel_for(todo.size(), threads, [&](std::size_t i) {
       const exp::ValidationRow& r = rows_[todo[i].row];
       const serving::EngineOverhead& cat = r.experiment.serving.engine_overhead;
-      out[i] = exp::predict_row(r, std::isnan(todo[i].theta) ? cat : with_parameter(cat, todo[i].theta),
+      out[i] = exp::predict_row(r, std::isnan(todo[i].theta) ? cat : with_parameters(cat, todo[i].theta, todo[i].request_s),
                                 todo[i].tokens_per_step);
     });
     for (std::size_t i = 0; i < todo.size(); ++i) done_[key(todo[i])] = std::move(out[i]);
     simulations_ += static_cast<int>(todo.size());
   }
-  const std::vector<double>& get(std::size_t row, double theta, double tokens_per_step = NAN) const {
-    return done_.at(key({row, theta, rows_[row].fit_acceptance ? tokens_per_step : NAN}));
+  const std::vector<double>& get(std::size_t row, double theta, double tokens_per_step = NAN,
+                                 double request_s = NAN) const {
+    return done_.at(key({row, theta, rows_[row].fit_acceptance ? tokens_per_step : NAN, request_s}));
   }
   int simulations() const { return simulations_; }
 
  private:
-  static std::tuple<std::size_t, long long, long long> key(const Job& j) {
+  using Key = std::tuple<std::size_t, long long, long long, long long>;
+  static Key key(const Job& j) {
     const auto q = [](double v) { return std::isnan(v) ? -1 : std::llround(v * 1e9); };
-    return {j.row, q(j.theta), q(j.tokens_per_step)};
+    return {j.row, q(j.theta), q(j.tokens_per_step), q(j.request_s)};
   }
   const std::vector<exp::ValidationRow>& rows_;
-  std::map<std::tuple<std::size_t, long long, long long>, std::vector<double>> done_;
+  std::map<Key, std::vector<double>> done_;
   int simulations_ = 0;
 };
 
 // The fitted parameters of one fit (all rows, or all but one group).
 struct Fitted {
-  std::array<double, std::size(serving::kEngineNames)> graph_fixed_s;  // per engine
+  std::array<double, std::size(serving::kEngineNames)> graph_fixed_s;      // per engine
+  std::array<double, std::size(serving::kEngineNames)> request_latency_s;  // per engine
   double tokens_per_step = NAN;  // random-prompt acceptance; NaN when no row needs it
 };
 
@@ -146,8 +152,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                   "measured-runs CSV, or a directory: every *.csv below it (schemas: docs/calibration.md)")
       ->required();
   sub->add_flag("--cv", args->cv,
-                "fit the per-engine host time of a graph-replayed decode step (and the drafts' acceptance on "
-                "random-token prompts) to the rows and report in-sample and leave-one-(system, model)-group-out "
+                "fit the per-engine host time of a graph-replayed decode step and request latency (and the drafts' "
+                "acceptance on random-token prompts) to the rows and report in-sample and leave-one-(system, model)-group-out "
                 "cross-validated errors");
   sub->add_flag("--json", args->json, "print JSON");
   sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")
@@ -177,6 +183,10 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       throw core::Error(core::SourceLocation{args->experiment, 0, "serving.step_overhead"},
                         "--cv fits the engines' host-time model, which serving.step_overhead replaces; remove it");
     }
+    if (args->cv && base.serving.request_latency_set) {
+      throw core::Error(core::SourceLocation{args->experiment, 0, "serving.request_latency"},
+                        "--cv fits the engines' request latency, which serving.request_latency replaces; remove it");
+    }
     const int threads = args->jobs > 0 ? args->jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const std::size_t n = prep.rows.size();
     std::vector<calib::MeasuredRun> runs;
@@ -190,7 +200,9 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     // Fitted parameters, in-sample and per fold.
     Fitted fit_in;
     fit_in.graph_fixed_s.fill(nan);
+    fit_in.request_latency_s.fill(nan);
     int engine_rows[kEngines] = {};
+    int latency_rows[kEngines] = {};  // rows with a TTFT, per engine
     int accept_rows = 0;
     std::map<std::string, Fitted> fit_fold;
     const auto eidx = [&](std::size_t i) { return static_cast<std::size_t>(prep.rows[i].engine); };
@@ -260,28 +272,49 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
           if (!std::isnan(a)) tokens = a;
         }
         f.tokens_per_step = tokens;
+        // Each engine's request latency on the TTFTs, at the host times and acceptance just fitted.
+        for (std::size_t e = 0; e < kEngines; ++e) {
+          f.request_latency_s[e] = catalog.engines[e].request_latency_s;
+          std::vector<std::size_t> rows;
+          Preds at(n);
+          for (std::size_t i = 0; i < n; ++i) {
+            if (eidx(i) != e || groups[i] == leave_out) continue;
+            rows.push_back(i);
+            at[i] = exp::interpolate(over_host_time(i, tokens), f.graph_fixed_s[e]);
+          }
+          const double l = exp::fit_request_latency(runs, at, catalog.engines[e].request_latency_s, rows);
+          if (!std::isnan(l)) f.request_latency_s[e] = l;
+        }
         return f;
       };
-      for (std::size_t i = 0; i < n; ++i) ++engine_rows[eidx(i)], accept_rows += prep.rows[i].fit_acceptance;
+      for (std::size_t i = 0; i < n; ++i) {
+        ++engine_rows[eidx(i)], accept_rows += prep.rows[i].fit_acceptance;
+        bool ttft = false;
+        for (std::string_view m : exp::kLatencyFitMetrics) ttft |= !std::isnan(runs[i].metrics[calib::measured_metric_index(m)]);
+        latency_rows[eidx(i)] += ttft;
+      }
       fit_in = fit("");
+      Fitted reported = fit_in;  // NaN where an engine has no row to fit
       for (std::size_t e = 0; e < kEngines; ++e) {
-        if (engine_rows[e] == 0) fit_in.graph_fixed_s[e] = nan;
+        if (engine_rows[e] == 0) reported.graph_fixed_s[e] = nan;
+        if (latency_rows[e] == 0) reported.request_latency_s[e] = nan;
       }
       for (const auto& g : group_set) fit_fold[g] = fit(g);
       // Every reported prediction is simulated at its fitted values.
       jobs.clear();
       for (std::size_t i = 0; i < n; ++i) {
         const Fitted& fo = fit_fold[groups[i]];
-        jobs.push_back({i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step});
-        jobs.push_back({i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step});
+        jobs.push_back({i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step, fit_in.request_latency_s[eidx(i)]});
+        jobs.push_back({i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step, fo.request_latency_s[eidx(i)]});
       }
       sims.run(jobs, threads);
       cv.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         const Fitted& fo = fit_fold[groups[i]];
-        in[i] = sims.get(i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step);
-        cv[i] = sims.get(i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step);
+        in[i] = sims.get(i, fit_in.graph_fixed_s[eidx(i)], fit_in.tokens_per_step, fit_in.request_latency_s[eidx(i)]);
+        cv[i] = sims.get(i, fo.graph_fixed_s[eidx(i)], fo.tokens_per_step, fo.request_latency_s[eidx(i)]);
       }
+      fit_in = reported;
     }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!args->bands.empty()) {
@@ -367,15 +400,20 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         j["unmapped"].push_back({{"file", s.file}, {"line", s.line}, {"id", s.id}, {"reason", s.reason}});
       }
       if (args->cv) {
-        for (std::size_t e = 0; e < kEngines; ++e) {
-          const std::string name(serving::kEngineNames[e].first);
-          j["parameters"].push_back({{"name", "engines." + name + ".graph_fixed"},
-                                     {"engine", name},
-                                     {"unit", "s"},
-                                     {"rows", engine_rows[e]},
-                                     {"catalog_s", catalog.engines[e].graph_fixed_s},
-                                     {"fitted_s", num(fit_in.graph_fixed_s[e])}});
-        }
+        // Per engine: the host time of a graph-replayed decode step, then the request latency.
+        const auto engine_parameters = [&](const std::string& key, const int* rows, const auto& catalog_s,
+                                           const auto& fitted_s) {
+          for (std::size_t e = 0; e < kEngines; ++e) {
+            const std::string name(serving::kEngineNames[e].first);
+            j["parameters"].push_back({{"name", "engines." + name + "." + key}, {"engine", name}, {"unit", "s"},
+                                       {"rows", rows[e]}, {"catalog_s", catalog_s(catalog.engines[e])},
+                                       {"fitted_s", num(fitted_s[e])}});
+          }
+        };
+        engine_parameters("graph_fixed", engine_rows, [](const serving::EngineOverhead& o) { return o.graph_fixed_s; },
+                          fit_in.graph_fixed_s);
+        engine_parameters("request_latency", latency_rows,
+                          [](const serving::EngineOverhead& o) { return o.request_latency_s; }, fit_in.request_latency_s);
         j["parameters"].push_back({{"name", "random_prompts.tokens_per_step"},
                                    {"unit", "tokens per verify step"},
                                    {"rows", accept_rows},
@@ -383,10 +421,15 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         for (const auto& [g, f] : fit_fold) {
           nlohmann::ordered_json o{{"left_out", g}};
           for (std::size_t e = 0; e < kEngines; ++e) o[std::string(serving::kEngineNames[e].first)] = num(f.graph_fixed_s[e]);
+          for (std::size_t e = 0; e < kEngines; ++e) {
+            o[std::string(serving::kEngineNames[e].first) + ".request_latency"] = num(f.request_latency_s[e]);
+          }
           o["random_prompts.tokens_per_step"] = num(f.tokens_per_step);
           j["folds"].push_back(o);
         }
         j["fit_metrics"] = std::vector<std::string>(std::begin(exp::kFitMetrics), std::end(exp::kFitMetrics));
+        j["latency_fit_metrics"] =
+            std::vector<std::string>(std::begin(exp::kLatencyFitMetrics), std::end(exp::kLatencyFitMetrics));
         j["fit_grid_s"] = std::vector<double>(std::begin(exp::kFitGrid), std::end(exp::kFitGrid));
         j["fit_grid_tokens_per_step"] = std::vector<double>(std::begin(exp::kAcceptGrid), std::end(exp::kAcceptGrid));
       }
@@ -443,12 +486,18 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     if (!reason_list.empty()) std::printf("skipped, by reason:\n");
     for (const auto& [r, c] : reason_list) std::printf("  %4d  %s\n", c, r.c_str());
     if (args->cv) {
-      std::printf("\nfitted (per engine, host time of a graph-replayed decode step; catalog value in brackets):\n");
+      std::printf("\nfitted (per engine, host time of a graph-replayed decode step and request latency; catalog value in brackets):\n");
       for (std::size_t e = 0; e < kEngines; ++e) {
         if (engine_rows[e] == 0) continue;
         std::printf("  engines.%s.graph_fixed = %.3f ms  [%.3f ms]  over %d rows\n",
                     std::string(serving::kEngineNames[e].first).c_str(), fit_in.graph_fixed_s[e] * 1e3,
                     catalog.engines[e].graph_fixed_s * 1e3, engine_rows[e]);
+      }
+      for (std::size_t e = 0; e < kEngines; ++e) {
+        if (latency_rows[e] == 0) continue;
+        std::printf("  engines.%s.request_latency = %.1f ms  [%.1f ms]  over %d rows with a TTFT\n",
+                    std::string(serving::kEngineNames[e].first).c_str(), fit_in.request_latency_s[e] * 1e3,
+                    catalog.engines[e].request_latency_s * 1e3, latency_rows[e]);
       }
       if (accept_rows > 0) {
         std::printf("  random_prompts.tokens_per_step = %.3f  (speculative rows on random-token prompts)  over %d rows\n",

@@ -34,6 +34,10 @@ struct ServingConfig {
   bool step_overhead_set = false;        // `step_overhead` given: it replaces the engine's model
   serving::Engine engine = serving::kDefaultEngine;  // kEngineNames
   serving::EngineOverhead engine_overhead;  // the engine's catalog model (experiments/catalog/engines.yaml)
+  // `request_latency`: a request's path outside the engine loop (serving::RequestPath);
+  // when absent (request_latency_set false), the engine's catalog value.
+  double request_latency_s = 0;
+  bool request_latency_set = false;
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
   // `serving.efficiency` was written: its constants price every kernel, replacing the
@@ -75,5 +79,8 @@ ServingConfig decode_serving(const core::YamlNode* srv);
 // engine's graph sizes kept) when `step_overhead` (then a constant in
 // StepCostOptions::step_overhead_s) replaces it.
 serving::EngineOverhead effective_engine_overhead(const ServingConfig& s);
+
+// A request's path outside the engine loop: `request_latency` when given, else the engine's.
+double effective_request_latency_s(const ServingConfig& s);
 
 }  // namespace agentsim::exp

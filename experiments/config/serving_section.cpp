@@ -18,6 +18,9 @@ constexpr std::array kServingKeys = {
     OptionSpec{"engine", "string", "vllm",
                "vllm, sglang or trtllm: host time per step from experiments/catalog/engines.yaml (fixed + per sequence + per token, graphs for decode)"},
     OptionSpec{"step_overhead", "time", "engine's model", "constant host time per step; replaces the engine's model when given"},
+    OptionSpec{"request_latency", "time", "engine's",
+               "a request's path outside the engine loop (client to scheduler, first chunk back), once per request; "
+               "replaces the engine's catalog value when given"},
     OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + activations + KV cache"},
     OptionSpec{"efficiency", "map", "", "constant achieved fractions of peak; when set they replace the accelerators' calibration profiles"},
     OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
@@ -78,6 +81,11 @@ ServingConfig decode_serving(const YamlNode* srv) {
   s.step_overhead_set = srv->has("step_overhead");
   s.step_overhead_s = srv->quantity_or("step_overhead", Dimension::kTime, 0.0);
   s.engine = named_or(*srv, "engine", s.engine, serving::kEngineNames);
+  if (auto v = srv->find("request_latency")) {
+    s.request_latency_set = true;
+    s.request_latency_s = v->as_quantity(Dimension::kTime);
+    if (!(s.request_latency_s >= 0 && s.request_latency_s <= 10)) throw v->error("expected a time in [0, 10s]");
+  }
   s.memory_fraction = fraction(*srv, "memory_fraction", 0.9);
   if (auto eff = srv->find("efficiency")) {
     eff->check_keys(kEfficiencyKeys);
@@ -140,6 +148,10 @@ serving::EngineOverhead effective_engine_overhead(const ServingConfig& s) {
   serving::EngineOverhead o = s.engine_overhead;
   if (s.step_overhead_set) o.fixed_s = o.graph_fixed_s = o.per_sequence_s = o.per_token_s = 0;
   return o;
+}
+
+double effective_request_latency_s(const ServingConfig& s) {
+  return s.request_latency_set ? s.request_latency_s : s.engine_overhead.request_latency_s;
 }
 
 }  // namespace agentsim::exp

@@ -145,6 +145,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.overlap_load = e.serving.overlap_load;
   ro.fast_forward = e.serving.fast_forward;
   ro.seed = e.seed;  // the runner sets each run's derived seed
+  r.request_latency_s = effective_request_latency_s(e.serving);
   r.warmup_s = e.workload.warmup_s;
   r.end_s = e.workload.warmup_s + e.workload.window_s;
   ro.barriers_s = {r.warmup_s, r.end_s};

@@ -19,6 +19,7 @@ struct RunSpec {
   double warmup_s = 0;              // measurement window [warmup_s, end_s)
   double end_s = 0;
   int pods = 1;                     // routing pods (serving.pods; per_replica resolved to the replicas)
+  double request_latency_s = 0;     // each request's path outside the engine loop (serving::RequestPath)
 
   // The run's parallel plan: the one home of tp, ep, pp and dp once the run is resolved.
   const wl::ParallelPlan& plan() const { return replica.cost.plan; }

@@ -11,6 +11,7 @@
 #include "sim/serving/open_loop_driver.hpp"
 #include "sim/serving/poisson_session_driver.hpp"
 #include "sim/serving/pods.hpp"
+#include "sim/serving/request_path.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "experiments/traceio/trace_files.hpp"
 
@@ -50,6 +51,7 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
   serving::ReplicaOptions ro = spec.replica;
   ro.seed = seed;  // speculative acceptance streams: one per request under the pod's seed
   serving::Cluster replica(sim, e.model, spec.system, ro, clo, out.recorder, &topology);
+  serving::RequestPath path(sim, replica, spec.request_latency_s);  // clients send here
   metrics::CacheCounters at_warmup;
   sim.at(core::to_ticks(spec.warmup_s), [&] { at_warmup = replica.counters(); });
   std::unique_ptr<serving::SessionDriver> driver;
@@ -69,7 +71,7 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
           out.finished_at_s = 0;
         }
       }
-      driver = std::make_unique<serving::ClosedLoopDriver>(sim, replica, sessions, co);
+      driver = std::make_unique<serving::ClosedLoopDriver>(sim, path, sessions, co);
       break;
     }
     case ReplayMode::kOpenLoop: {
@@ -77,7 +79,7 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
       serving::OpenLoopOptions oo;
       oo.time_scale = level;
       oo.max_context_tokens = e.model.max_context;
-      driver = std::make_unique<serving::OpenLoopDriver>(sim, replica, sessions, oo);
+      driver = std::make_unique<serving::OpenLoopDriver>(sim, path, sessions, oo);
       break;
     }
     case ReplayMode::kPoisson: {
@@ -86,7 +88,7 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
       po.seed = seed;
       po.max_context_tokens = e.model.max_context;
       po.gap_caps = {e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s};
-      driver = std::make_unique<serving::PoissonSessionDriver>(sim, replica, sessions, po);
+      driver = std::make_unique<serving::PoissonSessionDriver>(sim, path, sessions, po);
       break;
     }
   }

@@ -79,4 +79,31 @@ double fit_parameter(const std::vector<calib::MeasuredRun>& runs, const std::vec
   return objective(refined) <= best_v ? refined : best;
 }
 
+double fit_request_latency(const std::vector<calib::MeasuredRun>& runs,
+                           const std::vector<std::vector<double>>& at_latency, double simulated_s,
+                           const std::vector<std::size_t>& rows) {
+  struct Pair {
+    double measured, predicted;
+  };
+  std::vector<Pair> pairs;
+  for (std::size_t i : rows) {
+    for (std::string_view name : kLatencyFitMetrics) {
+      const std::size_t m = calib::measured_metric_index(name);
+      const double meas = runs[i].metrics[m], pred = at_latency[i][m];
+      if (std::isnan(meas) || !(meas > 0) || !std::isfinite(pred)) continue;
+      pairs.push_back({meas, pred - simulated_s});
+    }
+  }
+  if (pairs.empty()) return std::numeric_limits<double>::quiet_NaN();
+  constexpr int kSteps = 5000;  // 0.1 ms
+  double best = 0, best_v = std::numeric_limits<double>::infinity();
+  for (int k = 0; k <= kSteps; ++k) {
+    const double latency = kLatencyMax_s * k / kSteps;
+    double sum = 0;
+    for (const Pair& p : pairs) sum += std::abs(p.predicted + latency - p.measured) / p.measured;
+    if (sum < best_v - 1e-12) best_v = sum, best = latency;
+  }
+  return best;
+}
+
 }  // namespace agentsim::exp

@@ -43,6 +43,10 @@ struct EngineOverhead {
   // the decodes (vLLM V1, TensorRT-LLM in-flight batching), false when a step with new prefill
   // work runs it alone and the decodes wait for the next step (SGLang without --enable-mixed-chunk).
   bool mixed_batches = true;
+  // Not step time either (catalog key request_latency): a request's path outside the engine
+  // loop, client to scheduler and first chunk back (HTTP server, tokeniser, IPC, detokeniser,
+  // streaming client), charged once per request before the scheduler sees it (RequestPath).
+  double request_latency_s = 0;
 
   // The terms of one step.
   struct Terms {

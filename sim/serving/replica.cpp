@@ -61,7 +61,7 @@ void Replica::submit(const Request& r, CompletionFn done) {
   a.rec.agent = r.agent;
   a.rec.input_tokens = r.input_tokens;
   a.rec.output_tokens = r.output_tokens;
-  a.rec.arrival_s = sim_.now_s();
+  a.rec.arrival_s = r.sent_s >= 0 ? r.sent_s : sim_.now_s();
   a.prompt = r.input_tokens;
   seed_spec(a);
   const long long need = opt_.role == ReplicaRole::kPrefill ? r.input_tokens : r.input_tokens + r.output_tokens;

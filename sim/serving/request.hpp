@@ -14,6 +14,9 @@ struct Request {
   // The turn this request replays, for prefix-cache keys (Trace::block_ids); null when synthetic.
   const wl::Trace* trace = nullptr;
   wl::TurnRef turn;
+  // When the client sent it, if that was before it reached the engine (RequestPath); < 0: on
+  // arrival. The record's arrival_s, from which its TTFT counts.
+  double sent_s = -1;
 };
 
 // Called once when a request finished (or was rejected), with its record.

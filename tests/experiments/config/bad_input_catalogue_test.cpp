@@ -116,6 +116,8 @@ std::vector<Row> rows() {
        "\"1.5ms\", \"30s\""},
       {"ServingInfiniteTime", "NaN/inf", {{"exp.yaml", exp_with("serving:\n  step_overhead: infms\n")}}, run,
        "exp.yaml:11: serving.step_overhead: 'infms' must be finite and non-negative"},
+      {"ServingRequestLatencyTooLong", "wrong value", {{"exp.yaml", exp_with("serving:\n  request_latency: 20s\n")}}, run,
+       "exp.yaml:11: serving.request_latency: expected a time in [0, 10s]"},
       {"ServingNegativeHostTier", "negative value",
        {{"exp.yaml", exp_with("serving:\n  kv_cache:\n    host: -1GB\n")}}, run,
        "exp.yaml:12: serving.kv_cache.host: '-1GB' must be finite and non-negative"},
@@ -176,7 +178,7 @@ std::vector<Row> rows() {
        "--set servng.engine=sglang: servng: unknown key (did you mean 'serving'?); valid keys: …"},
       {"SetUnknownKey", "unknown key", {{"exp.yaml", kExp}}, run + " --set serving.max_batch=4096",
        "--set serving.max_batch=4096: serving.max_batch: unknown key; valid keys: "
-       "max_batch_tokens, max_sequences, engine, step_overhead, memory_fraction, efficiency, admission, preemption, "
+       "max_batch_tokens, max_sequences, engine, step_overhead, request_latency, memory_fraction, efficiency, admission, preemption, "
        "fast_forward, scheduler_recv_interval, kv_cache, router, replicas, disaggregation, pods, pod_sampling"},
 
       // ---- catalog: accelerator, system, model (copies of real entries with one line changed) ----

@@ -10,6 +10,7 @@
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/config/experiment.hpp"
+#include "experiments/run/resolve_run.hpp"
 #include "experiments/run/validation_fit.hpp"
 #include "experiments/run/validation_runner.hpp"
 #include "sim/core/error.hpp"
@@ -72,7 +73,7 @@ TEST(EngineOverhead, BatchLimitsDecodeStrictly) {
   for (const auto& [name, e] : serving::kEngineNames) {
     text += std::string(text.empty() ? "engines:\n" : "") + "  " + std::string(name) +
             ":\n    fixed: \"1ms\"\n    graph_fixed: \"1ms\"\n    graph_max_sequences: 8\n"
-            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    mixed_batches: true\n    batch_limits: " +
+            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    mixed_batches: true\n    request_latency: \"0s\"\n    batch_limits: " +
             (e == serving::Engine::kSglang ? "per_node" : "per_replica") + "\n";
   }
   std::ofstream(file) << text;
@@ -103,6 +104,20 @@ TEST(ServingEngine, DecodesOnceAndStepOverheadOverrides) {
   const Experiment o = parse_experiment(experiment("  engine: trtllm\n  step_overhead: \"2ms\"\n"), kRoot + "/e.yaml", kRoot);
   EXPECT_TRUE(effective_engine_overhead(o.serving).zero());
   EXPECT_DOUBLE_EQ(o.serving.step_overhead_s, 2e-3);
+}
+
+// The engine's request latency is the catalog's unless serving.request_latency replaces it
+// (0 s: requests reach the scheduler as the client sends them); a constant step_overhead leaves it.
+TEST(ServingEngine, RequestLatencyIsTheEnginesUnlessTheExperimentSetsIt) {
+  const Catalog c = load_catalog(kRoot);
+  for (const auto& [name, e] : serving::kEngineNames) EXPECT_GT(c.engine(e).request_latency_s, 0) << name;
+  const Experiment a = parse_experiment(experiment("  engine: trtllm\n  step_overhead: \"2ms\"\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_EQ(effective_request_latency_s(a.serving), c.engine(serving::Engine::kTrtllm).request_latency_s);
+  const Experiment z = parse_experiment(experiment("  engine: sglang\n  request_latency: 0s\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_EQ(effective_request_latency_s(z.serving), 0.0);
+  EXPECT_EQ(resolve_run(z, first_valid_plan(z)).request_latency_s, 0.0);
+  const Experiment o = parse_experiment(experiment("  request_latency: 250ms\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_DOUBLE_EQ(resolve_run(o, first_valid_plan(o)).request_latency_s, 0.25);
 }
 
 TEST(ServingEngine, UnknownNameIsAnErrorWithTheValidNames) {
@@ -162,6 +177,32 @@ TEST(ValidationFit, RecoversTheParameterTheRowsWereGeneratedWith) {
   for (int i = 3; i < 6; ++i) runs[i] = measured(device[i], 8 * (i - 2), 3.23e-3, "b"), grids[i] = synthetic(device[i], 8 * (i - 2));
   EXPECT_NEAR(fit_parameter(runs, grids, {3, 4, 5}), 3.23e-3, 1e-6);
   EXPECT_NEAR(fit_parameter(runs, grids, {0, 1, 2}), truth, 1e-6);
+}
+
+// TTFTs simulated at a request latency of 20 ms, measured 80 ms slower than the engine part
+// predicts: the fit recovers 80 ms from either TTFT metric, ignores every other metric, and is
+// NaN when no row reports a TTFT.
+TEST(ValidationFit, RequestLatencyIsRecoveredFromTheTtfts) {
+  const std::size_t mean = calib::measured_metric_index("ttft_s_mean");
+  const std::size_t median = calib::measured_metric_index("ttft_s_median");
+  const std::size_t tpot = calib::measured_metric_index("tpot_s_mean");
+  std::vector<calib::MeasuredRun> runs;
+  std::vector<std::vector<double>> at;
+  const double engine_s[] = {0.03, 0.2, 0.9};
+  for (int i = 0; i < 3; ++i) {
+    calib::MeasuredRun r;
+    for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> p(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
+    r.metrics[i == 2 ? median : mean] = engine_s[i] + 0.08;
+    p[mean] = p[median] = engine_s[i] + 0.02;
+    r.metrics[tpot] = 1.0, p[tpot] = 0.01;  // far off, and not the latency's to fit
+    runs.push_back(r);
+    at.push_back(p);
+  }
+  EXPECT_NEAR(fit_request_latency(runs, at, 0.02, {0, 1, 2}), 0.08, 1e-4);
+  EXPECT_NEAR(fit_request_latency(runs, at, 0.02, {2}), 0.08, 1e-4);
+  for (auto& r : runs) r.metrics[mean] = r.metrics[median] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(std::isnan(fit_request_latency(runs, at, 0.02, {0, 1, 2})));
 }
 
 // A Llama-3.1-8B row on one H200 at concurrency 4, no metrics.
