@@ -53,6 +53,16 @@ struct MeasuredRun {
   // recv_interval_steps); 1 = SGLang's default, and every other engine. InferenceX rows: their
   // recipe's (inferencex_recv_interval.hpp).
   int recv_interval_steps = 1;
+  // TensorRT-LLM's context waits the server was launched with (serving::ContextWait): its
+  // attention-DP balance timeout in steps (attention_dp_config.timeout_iters with enable_balance;
+  // 0 = off) and its batch waiting (batch_wait_timeout_iters, batch_wait_max_tokens_ratio; 0 =
+  // off). InferenceX rows: their recipe's (inferencex_context_wait.hpp).
+  int balance_timeout_steps = 0;
+  int batch_wait_steps = 0;
+  double batch_wait_max_tokens_ratio = 0;
+  // When the run was measured, "YYYY-MM-DD" where the source states it (serving-points-2's
+  // InferenceX rows: "CI run DATE" in their notes); "" otherwise.
+  std::string run_date;
   // The client's random-range-ratio: each request's prompt and output lengths uniform integers in
   // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);
   // 1 = every request exactly isl/osl. InferenceX rows: 0.8.

@@ -20,6 +20,7 @@ const std::vector<OptionSection>& option_sections() {
       {"serving.efficiency", "achieved fractions of peak until calibration", efficiency_options()},
       {"serving.kv_cache", "KV blocks, prefix caching, lower tiers and retention during tool calls", kv_cache_options()},
       {"serving.disaggregation", "separate prefill and decode replicas", disaggregation_options()},
+      {"serving.context_wait", "TensorRT-LLM's waits that hold new prompts back", context_wait_options()},
       {"workload", "where sessions come from and how they are replayed", workload_options()},
       {"readoffs", "targets read off each system's curve", readoff_options()},
       {"slo", "SLO tiers: max agents per MW found by bisection on concurrency", slo_options()},

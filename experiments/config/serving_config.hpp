@@ -48,6 +48,12 @@ struct ServingConfig {
   serving::Preemption preemption = serving::Preemption::kRecompute;  // kPreemptionNames (on_demand only)
   bool fast_forward = true;              // closed-form decode-only stretches
   int recv_interval_steps = 1;           // `scheduler_recv_interval` (serving::ReplicaOptions)
+  // `context_wait`: TensorRT-LLM's attention-DP balance timeout and batch waiting
+  // (serving::ContextWait; resolve_run gives the balance to attention-DP plans only and batch
+  // waiting to the others, as TensorRT-LLM does); 0 = off.
+  int balance_timeout_steps = 0;
+  int batch_wait_steps = 0;
+  double batch_wait_max_tokens_ratio = 0;
   // KV cache.
   long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
   double runtime_reserve_bytes = 0;      // per device, besides weights and activations
@@ -72,6 +78,7 @@ std::span<const core::OptionSpec> serving_options();
 std::span<const core::OptionSpec> efficiency_options();
 std::span<const core::OptionSpec> kv_cache_options();
 std::span<const core::OptionSpec> disaggregation_options();
+std::span<const core::OptionSpec> context_wait_options();
 
 ServingConfig decode_serving(const core::YamlNode* srv);
 

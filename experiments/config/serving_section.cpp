@@ -28,6 +28,8 @@ constexpr std::array kServingKeys = {
     OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
     OptionSpec{"scheduler_recv_interval", "integer", "1",
                "SGLang's --scheduler-recv-interval: while a batch decodes, arrivals reach the scheduler every this many decode steps"},
+    OptionSpec{"context_wait", "map", "",
+               "TensorRT-LLM's waits that hold new prompts back: attention-DP balance timeout, batch waiting"},
     OptionSpec{"kv_cache", "map", "", "block size, prefix caching, lower tiers, retention"},
     OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
     OptionSpec{"replicas", "integer or fill", "fill",
@@ -55,6 +57,17 @@ constexpr std::array kKvKeys = {
     OptionSpec{"retention", "string", "lru", "during tool calls: lru, ttl (pin), offload (to host)"},
     OptionSpec{"ttl", "time", "0s", "pin duration after a turn (retention: ttl)"},
 };
+constexpr std::array kContextWaitKeys = {
+    OptionSpec{"balance_timeout_steps", "integer", "0",
+               "attention-DP plans: prompts start when every DP rank has one, a rank decodes none, or every this many steps "
+               "(TensorRT-LLM attention_dp_config enable_balance, timeout_iters); 0 = off"},
+    OptionSpec{"batch_wait_steps", "integer", "0",
+               "plans without attention DP: while sequences decode, prompts wait up to this many steps "
+               "(TensorRT-LLM batch_wait_timeout_iters); 0 = off"},
+    OptionSpec{"batch_wait_max_tokens_ratio", "number", "0",
+               "... or until their tokens plus the decode tokens reach this share of max_batch_tokens "
+               "(batch_wait_max_tokens_ratio); 0 = off"},
+};
 constexpr std::array kDisaggKeys = {
     OptionSpec{"prefill_replicas", "integer", "1", "replicas that prefill"},
     OptionSpec{"decode_replicas", "integer", "1", "replicas that decode"},
@@ -71,6 +84,7 @@ std::span<const OptionSpec> serving_options() { return kServingKeys; }
 std::span<const OptionSpec> efficiency_options() { return kEfficiencyKeys; }
 std::span<const OptionSpec> kv_cache_options() { return kKvKeys; }
 std::span<const OptionSpec> disaggregation_options() { return kDisaggKeys; }
+std::span<const OptionSpec> context_wait_options() { return kContextWaitKeys; }
 
 ServingConfig decode_serving(const YamlNode* srv) {
   ServingConfig s;
@@ -98,6 +112,17 @@ ServingConfig decode_serving(const YamlNode* srv) {
   s.preemption = named_or(*srv, "preemption", s.preemption, serving::kPreemptionNames);
   s.fast_forward = bool_key(*srv, "fast_forward", true);
   s.recv_interval_steps = static_cast<int>(bounded_int(*srv, "scheduler_recv_interval", 1, 1, 1 << 20));
+  if (auto w = srv->find("context_wait")) {
+    w->check_keys(kContextWaitKeys);
+    s.balance_timeout_steps = static_cast<int>(bounded_int(*w, "balance_timeout_steps", 0, 0, 1 << 20));
+    s.batch_wait_steps = static_cast<int>(bounded_int(*w, "batch_wait_steps", 0, 0, 1 << 20));
+    if (auto r = w->find("batch_wait_max_tokens_ratio")) {
+      s.batch_wait_max_tokens_ratio = r->as_number();
+      if (!(s.batch_wait_max_tokens_ratio >= 0 && s.batch_wait_max_tokens_ratio <= 1)) {
+        throw r->error("expected a number in [0, 1]");
+      }
+    }
+  }
   if (auto kv = srv->find("kv_cache")) {
     kv->check_keys(kKvKeys);
     s.block_tokens = bounded_int(*kv, "block_tokens", 16, 1, 1 << 20);

@@ -135,6 +135,14 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.max_sequences = e.serving.max_sequences * limit_ranks;
   ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
   ro.recv_interval_steps = e.serving.recv_interval_steps;
+  // TensorRT-LLM balances prompts across attention-DP ranks, and batch-waits only without them.
+  if (d.plan.attn_dp > 1) {
+    ro.context_wait.balance_timeout_steps = e.serving.balance_timeout_steps;
+    ro.context_wait.balance_ranks = d.plan.attn_dp;
+  } else {
+    ro.context_wait.batch_wait_steps = e.serving.batch_wait_steps;
+    ro.context_wait.batch_wait_tokens = e.serving.batch_wait_max_tokens_ratio * static_cast<double>(ro.max_batch_tokens);
+  }
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
   ro.kv_capacity_tokens =

@@ -349,12 +349,24 @@ void Replica::maybe_start_step() {
   for (std::size_t i = 0; i < running_.size() && budget > 0; ++i) {
     if (running_[i].prefilled < running_[i].prompt) add_prefill(i);
   }
+  // TensorRT-LLM's context waits may hold the waiting prompts back this step.
+  bool hold = false;
+  if (opt_.context_wait.active()) {
+    long long decoding = 0, prompt_tokens = 0;
+    for (const Active& a : running_) decoding += a.prefilled == a.prompt;
+    for (const Active& a : waiting_) {
+      if (prompt_tokens >= budget) break;
+      prompt_tokens += a.prompt - a.prefilled;
+    }
+    hold = holds_prompts(opt_.context_wait, ctx_wait_count_, static_cast<long long>(waiting_.size()),
+                         std::min(prompt_tokens, std::max(0LL, budget)), decoding, verify_tokens * decoding);
+  }
   // Admit FCFS; the head of the queue blocks those behind it (no overtaking).
   double load_s = 0;
   while (!waiting_.empty() && static_cast<int>(running_.size()) < opt_.max_sequences) {
     Active& head = waiting_.front();
     const bool needs_prefill = !head.ready && head.swapped_tokens == 0;
-    if (needs_prefill && budget <= 0) break;
+    if (needs_prefill && (budget <= 0 || hold)) break;
     if (!try_admit(head, load_s)) break;
     running_.push_back(std::move(head));
     waiting_.pop_front();
@@ -386,8 +398,9 @@ void Replica::maybe_start_step() {
   // Stepping prices every step exactly; fast-forward prices a decode-only segment's
   // steps from its verified affine pieces (decode_segment.hpp).
   // With speculation every step's tokens are drawn: each is priced exactly (docs/serving.md).
+  // With context waits a run never starts while a prompt waits: each held step decides anew.
   const bool segment_step = opt_.fast_forward && !spec.enabled() && batch.prefills.empty() && load_s == 0 &&
-                            pending_swap_out_s_ == 0;
+                            pending_swap_out_s_ == 0 && (waiting_.empty() || !opt_.context_wait.active());
   if (segment_step) {
     const long long k = segment_steps();
     if (!seg_valid_ || seg_.next_step + k > seg_.steps()) {
@@ -405,6 +418,7 @@ void Replica::maybe_start_step() {
     step.overhead_s = parts.overhead_s;
     if (run >= 2) {
       busy_ = true;
+      run_decoding_ = static_cast<long long>(batch.decodes.size());
       run_.active = true;
       run_.start = sim_.now();
       run_.i0 = seg_.next_step;
@@ -475,6 +489,8 @@ void Replica::end_run() {
   run_.step.end_s = now;
   recorder_.add(run_.step);
   count_recv(run_.k, false);
+  // The run's first step counted when it was built; its other steps count here.
+  ctx_wait_count_ = counter_after_idle_steps(opt_.context_wait, ctx_wait_count_, run_.k - 1, run_decoding_);
   busy_ = false;
   retire_finished();
   kick();

@@ -21,6 +21,7 @@
 #include "sim/core/rng.hpp"
 #include "sim/core/simulator.hpp"
 #include "sim/metrics/recorder.hpp"
+#include "sim/serving/context_wait.hpp"
 #include "sim/serving/decode_segment.hpp"
 #include "sim/serving/kv_manager.hpp"
 #include "sim/serving/price_memo.hpp"
@@ -65,6 +66,9 @@ struct ReplicaOptions {
   // verify step counts as one); after a step with prefill work, or when nothing runs, at the next
   // step boundary. 1 = at every step boundary (vLLM, TensorRT-LLM, SGLang's default).
   int recv_interval_steps = 1;
+  // TensorRT-LLM's attention-DP balance and batch waiting (context_wait.hpp): new prompts held
+  // back for some steps. Decode-only steps taken while a prompt waits are priced one by one.
+  ContextWait context_wait;
 };
 
 // KV tokens that fit: (HBM of `tp` devices x mem_fraction - weights) / KV per token.
@@ -174,6 +178,8 @@ class Replica : public RequestSink {
   std::deque<Active> waiting_;
   std::deque<Active> inbox_;      // arrived, not yet received (recv_interval_steps > 1)
   long long recv_count_ = 0;      // decode steps since the last receive
+  long long ctx_wait_count_ = 0;  // context_wait's counter (holds_prompts)
+  long long run_decoding_ = 0;    // sequences decoding in the run in flight (context_wait's count)
   bool recv_due_ = false;         // the scheduler receives at this step boundary
   std::vector<Active> running_;  // in admission order
   std::vector<Active> leaving_;  // scratch of retire_finished

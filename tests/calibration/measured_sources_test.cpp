@@ -10,6 +10,7 @@
 #include <string>
 
 #include "calibration/inferencex_kv_dtype.hpp"
+#include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
@@ -263,6 +264,62 @@ TEST(MeasuredSources, InferenceXRecvIntervalFollowsTheRecipe) {
   r.system = "hgx-b200";
   r.engine = "trtllm";
   EXPECT_EQ(inferencex_recv_interval_steps(r), 1);
+}
+
+// The recipes' TensorRT-LLM context waits (calibration/inferencex_context_wait.hpp): attention-DP
+// balance on every DPA plan; batch waiting on the B200 FP8 script without MTP at 1k/1k and
+// concurrency >= 64 from 2026-01-28; neither on SGLang.
+TEST(MeasuredSources, InferenceXContextWaitFollowsTheRecipe) {
+  MeasuredRun r = r1_row("trtllm", "hgx-h200", "fp8");
+  r.plan = "tp=1,ep=8,dp=8";
+  r.isl = r.osl = 1024;
+  r.concurrency = 256;
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.balance_timeout_steps, 60);  // attention_dp_config timeout_iters
+  EXPECT_EQ(r.batch_wait_steps, 0);
+  r.plan = "tp=8,ep=1";
+  r.system = "hgx-b200";
+  r.run_date = "2026-01-29";
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.balance_timeout_steps, 0);
+  EXPECT_EQ(r.batch_wait_steps, 40);       // DELAY_BATCHING in dsr1_fp8_b200_trt.sh
+  EXPECT_DOUBLE_EQ(r.batch_wait_max_tokens_ratio, 0.8);
+  r.run_date = "2025-12-15";               // before the script set it
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.batch_wait_steps, 0);
+  r.run_date = "2026-05-18";
+  r.concurrency = 32;                      // below 64
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.batch_wait_steps, 0);
+  r.concurrency = 64;
+  r.speculative = true;                    // dsr1_fp8_b200_trt_mtp.sh sets none
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.batch_wait_steps, 0);
+  r.speculative = false;
+  r.engine = "sglang";
+  r.plan = "tp=1,ep=8,dp=8";
+  apply_inferencex_context_wait(r);
+  EXPECT_EQ(r.balance_timeout_steps, 0);
+  EXPECT_EQ(r.batch_wait_steps, 0);
+}
+
+// serving-points-2 rows take their run date from the notes' "CI run YYYY-MM-DD"; the shipped
+// InferenceX TensorRT-LLM DPA rows carry the balance.
+TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
+  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
+                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  int dated = 0, balanced = 0, batch_waiting = 0;
+  for (const MeasuredRun& r : set.runs) {
+    if (r.id == "IXF-mi300x-sglang-fp8-none-agg-1k1k-tp8ep1-c4") {
+      EXPECT_EQ(r.run_date, "2026-05-18");
+    }
+    dated += !r.run_date.empty();
+    balanced += r.balance_timeout_steps == 60;
+    batch_waiting += r.batch_wait_steps == 40;
+  }
+  EXPECT_GT(dated, 200);
+  EXPECT_GT(balanced, 0);
+  EXPECT_GT(batch_waiting, 0);
 }
 
 // agentsim's own schema refuses `csv` (read as m.csv) with a message containing `where`.

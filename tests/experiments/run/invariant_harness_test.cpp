@@ -1,6 +1,6 @@
 // Invariants on random experiments: a property-based harness. Each case draws a random valid
 // experiment (model, system, plan, overlap, speculation, host time: a constant or an engine's
-// model, serving options, replay mode, KV tiers, pods)
+// model, request latency, TensorRT-LLM context waits, serving options, replay mode, KV tiers, pods)
 // small enough to run in a fraction of a second, runs it, and checks conservation laws that
 // must hold for every run, whatever the options:
 //   - tokens: the window's output tokens are the sampled tokens of the window's steps; every
@@ -16,8 +16,9 @@
 //   - per-request decode speed <= the single-sequence bound of the same plan: (tokens a
 //     sequence can gain per step) / (shortest decode step of the run) - with speculation a
 //     sequence gains up to draft + 1 tokens a step, without it one;
-//   - TTFT >= the prefill time of the uncached part at the run's fastest prefill rate
-//     (prompt tokens computed per second of the fastest step);
+//   - TTFT >= the run's request latency (the path before the scheduler sees a request) plus the
+//     prefill time of the uncached part at the run's fastest prefill rate (prompt tokens
+//     computed per second of the fastest step);
 //   - results byte-identical for -j1 and -j2 (pods on threads).
 // CI runs a fixed-seed batch (AGENTSIM_INVARIANT_CASES overrides the count, AGENTSIM_INVARIANT_SEED
 // the seed; a sanitizer build runs fewer). A violation a campaign finds becomes a regression test
@@ -75,6 +76,8 @@ struct Case {
   int draft = 0;          // tokens a step may add to a sequence beyond one
   int pods = 1;
   std::string host;       // per-step host time: "constant" or the engine whose model prices it
+  std::string latency = "engine";  // request latency: the engine's, "0s" or "250ms"
+  bool context_wait = false;       // serving.context_wait set
 };
 
 template <class T>
@@ -180,6 +183,19 @@ Case random_case(std::uint64_t seed) {
     y << "  warmup: \"" << draw.uniform_int(0, 5) << "s\"\n  window: \"" << draw.uniform_int(10, 40) << "s\"\n";
   }
   c.yaml = y.str();
+  // Drawn last, so every field above keeps the value it had before this draw existed: the
+  // request latency the engine's (~0.1 s), none, or longer than most steps.
+  const double latency = draw.uniform();
+  if (latency < 0.5) {
+    c.latency = latency < 0.3 ? "0s" : "250ms";
+    c.yaml.insert(c.yaml.find("workload:\n"), "  request_latency: \"" + c.latency + "\"\n");
+  }
+  // TensorRT-LLM's context waits (the plan's attention DP picks which applies), drawn after the rest.
+  if (coin(0.3)) {
+    c.context_wait = true;
+    c.yaml.insert(c.yaml.find("workload:\n"),
+                  "  context_wait: {balance_timeout_steps: 8, batch_wait_steps: 5, batch_wait_max_tokens_ratio: 0.5}\n");
+  }
   return c;
 }
 
@@ -274,12 +290,17 @@ Checked check_case(const Case& c) {
            ", last " + num(q.last_token_s));
     }
     if (q.arrival_s >= start && q.first_token_s >= start) inside += static_cast<double>(q.output_tokens);
-    // TTFT >= the uncached prompt at the run's fastest prefill rate (known when a step priced one in the window).
+    // TTFT >= the request latency, plus the uncached prompt at the run's fastest prefill rate
+    // (known when a step priced one in the window).
+    const double ttft = q.first_token_s - q.arrival_s, latency = spec.request_latency_s;
+    if (ttft < latency * (1 - 1e-9) - 1e-9) {
+      fail("TTFT " + num(ttft) + " s below the request latency " + num(latency) + " s");
+    }
     const double uncached = static_cast<double>(q.input_tokens - q.cached_tokens);
     if (max_prefill_rate > 0 && q.arrival_s >= start && uncached > 0 &&
-        q.first_token_s - q.arrival_s < uncached / max_prefill_rate * (1 - 1e-9) - 1e-12) {
-      fail("TTFT " + num(q.first_token_s - q.arrival_s) + " s below the prefill time of " + num(uncached) +
-           " uncached tokens at the fastest prefill rate (" + num(uncached / max_prefill_rate) + " s)");
+        ttft < latency + uncached / max_prefill_rate * (1 - 1e-9) - 1e-9) {
+      fail("TTFT " + num(ttft) + " s below the request latency " + num(latency) + " s plus the prefill time of " +
+           num(uncached) + " uncached tokens at the fastest prefill rate (" + num(uncached / max_prefill_rate) + " s)");
     }
     // Per-request speed <= a single sequence's: `gain` tokens per shortest decode step.
     if (q.output_tokens > 1 && q.last_token_s > q.first_token_s && std::isfinite(min_decode_step) &&
@@ -384,7 +405,8 @@ TEST(Invariants, HoldOnRandomExperiments) {
   const long long cases = env_or("AGENTSIM_INVARIANT_CASES", fallback);
   const auto seed = static_cast<std::uint64_t>(env_or("AGENTSIM_INVARIANT_SEED", 20261201));
   long long ran = 0, drawn = 0, requests = 0, preempted = 0, full = 0, drained = 0, tiers = 0, violations = 0;
-  std::map<std::string, int> modes, hosts;
+  std::map<std::string, int> modes, hosts, latencies;
+  int waits = 0;
   for (long long i = 0; ran < cases && drawn < 4 * cases; ++i, ++drawn) {
     const std::uint64_t case_seed = core::derive_seed(seed, "case/" + std::to_string(i));
     const Case c = random_case(case_seed);
@@ -402,12 +424,17 @@ TEST(Invariants, HoldOnRandomExperiments) {
       ++ran;
       ++modes[c.mode + (c.speculative ? "+spec" : "") + (c.pods > 1 ? "+pods" : "")];
       ++hosts[c.host];
+      ++latencies[c.latency];
+      waits += c.context_wait;
     }
   }
   std::printf("invariants: %lld experiments run (%lld drawn):", ran, drawn);
   for (const auto& [m, k] : modes) std::printf(" %s %d", m.c_str(), k);
   std::printf("; host time:");
   for (const auto& [h, k] : hosts) std::printf(" %s %d", h.c_str(), k);
+  std::printf("; request latency:");
+  for (const auto& [l, k] : latencies) std::printf(" %s %d", l.c_str(), k);
+  std::printf("; context waits %d", waits);
   std::printf("; %lld requests in windows, %lld runs preempted, %lld filled HBM KV past 90%%, %lld hit a lower tier, "
               "%lld drained open-loop replays checked token for token; %lld violations\n",
               requests, preempted, full, tiers, drained, violations);

@@ -278,6 +278,38 @@ TEST(ResolvedRun, AnEnormousWhatIfCapacityHoldsTheKvTokenCount) {
   EXPECT_NO_THROW(check_kv_fits(e, spec));
 }
 
+// `serving.context_wait` gives the attention-DP balance to attention-DP plans (with their rank
+// count) and batch waiting to the others (its token threshold a share of max_batch_tokens), as
+// TensorRT-LLM applies them; a ratio above 1 is refused at its key.
+TEST(ResolvedRun, ContextWaitReachesTheReplicaAsTensorRtLlmAppliesIt) {
+  auto spec_for = [](const std::string& deployment, const std::string& serving) {
+    const Experiment e = parse_resolved("name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: " + deployment +
+                                        "\nserving: " + serving + "\nworkload:\n  trace: " + kTrace +
+                                        "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+    return resolve_run(e, first_valid_plan(e), 16);
+  };
+  const std::string wait =
+      "{engine: trtllm, max_batch_tokens: 8192, context_wait: {balance_timeout_steps: 60, batch_wait_steps: 40, "
+      "batch_wait_max_tokens_ratio: 0.8}}";
+  const serving::ContextWait dp = spec_for("{tp: 1, ep: 8, dp: 8}", wait).replica.context_wait;
+  EXPECT_EQ(dp.balance_timeout_steps, 60);
+  EXPECT_EQ(dp.balance_ranks, 8);
+  EXPECT_EQ(dp.batch_wait_steps, 0);
+  const serving::ContextWait tp = spec_for("{tp: 8}", wait).replica.context_wait;
+  EXPECT_EQ(tp.balance_timeout_steps, 0);
+  EXPECT_EQ(tp.batch_wait_steps, 40);
+  EXPECT_DOUBLE_EQ(tp.batch_wait_tokens, 0.8 * 8192);
+  EXPECT_FALSE(spec_for("{tp: 8}", "{engine: trtllm}").replica.context_wait.active());
+  try {
+    spec_for("{tp: 8}", "{context_wait: {batch_wait_max_tokens_ratio: 1.5}}");
+    FAIL() << "accepted";
+  } catch (const core::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("serving.context_wait.batch_wait_max_tokens_ratio: expected a number in [0, 1]"),
+              std::string::npos)
+        << err.what();
+  }
+}
+
 // `serving.scheduler_recv_interval` reaches every replica (SGLang's launch flag; 1 when absent), and
 // a value below 1 is refused at its key.
 TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {
