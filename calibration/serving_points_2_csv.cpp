@@ -1,4 +1,6 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
+#include <regex>
+
 #include "calibration/inferencex_client.hpp"
 #include "calibration/measured_row.hpp"
 
@@ -41,13 +43,8 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.osl = required_count(csv, col("osl"), why);
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
     // "InferenceX CI run YYYY-MM-DD" in the notes: when the run was measured.
-    const std::string& notes = csv.field(col("notes"));
-    if (const std::size_t at = notes.find("CI run "); at != std::string::npos && notes.size() >= at + 17) {
-      const std::string date = notes.substr(at + 7, 10);
-      bool ok = true;
-      for (std::size_t i = 0; i < date.size(); ++i) ok = ok && (i == 4 || i == 7 ? date[i] == '-' : date[i] >= '0' && date[i] <= '9');
-      if (ok) r.run_date = date;
-    }
+    static const std::regex kRunDate(R"(CI run (\d{4}-\d{2}-\d{2}))");
+    if (std::smatch m; std::regex_search(csv.field(col("notes")), m, kRunDate)) r.run_date = m[1].str();
     if (r.random_prompts) apply_inferencex_run(r);  // its recipe's and its client's settings
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);

@@ -235,7 +235,6 @@ std::span<const OptionSpec> limits_options() { return kLimitsKeys; }
 
 namespace {
 
-// The --set whose PATH is `key_path` or one of its parents, or nullptr.
 // Whether the file itself has the map key path "a.b.c" (no list indices).
 bool file_has(const YAML::Node& file_root, const std::string& key_path) {
   YAML::Node cur = file_root;
