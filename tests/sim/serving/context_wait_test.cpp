@@ -2,6 +2,7 @@
 // them step by step, and on a replica: prompts held back, then started together.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "tests/sim/serving/catalog_fixtures.hpp"
@@ -71,46 +72,58 @@ TEST(ContextWait, IdleStepsInOneCallEqualThemOneByOne) {
   EXPECT_EQ(counter_after_idle_steps(b, 2, 7, 4), 2);
 }
 
-// On a replica (attention DP over 2 ranks, timeout 8 steps): a prompt that arrives while 4
-// sequences decode starts only at the 8th step, so its first token comes later than without
-// the wait, by at least 6 decode steps; with fast-forward and with stepping alike.
-TEST(ContextWait, AReplicaHoldsALonePromptUntilTheTimeout) {
+// On a replica (attention DP over 2 ranks, a timeout of 1,000 steps, longer than the run): a
+// lone prompt that arrives while 4 sequences decode is held until a rank would decode none, that
+// is until the 4 finish, where without the wait it starts at once; two prompts that arrive
+// together (one per rank) start at once, as without the wait. Fast-forward and stepping agree.
+TEST(ContextWait, AReplicaHoldsALonePromptUntilARankDecodesNone) {
   const auto& catalog = test::fixture_catalog();
   const wl::ModelSpec& model = catalog.models.get("llama-3.1-8b");
   const hw::System& system = catalog.systems.get("hgx-h200");
-  const auto run = [&](bool wait, bool fast_forward) {
+  const auto run = [&](bool wait, bool fast_forward, int late_prompts) {
     core::Simulator sim;
     metrics::Recorder rec;
     ReplicaOptions o;
     o.cost = StepCostOptions{1, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
     o.kv_capacity_tokens = kv_capacity_tokens(model, system, 1, 0.9);
     o.fast_forward = fast_forward;
-    if (wait) o.context_wait.balance_timeout_steps = 8, o.context_wait.balance_ranks = 2;
+    if (wait) o.context_wait.balance_timeout_steps = 1000, o.context_wait.balance_ranks = 2;
     Replica replica(sim, model, system, o, rec);
-    for (int i = 0; i < 4; ++i) {
+    const auto submit = [&](int agent, long long output_tokens) {
       Request r;
-      r.agent = i;
+      r.agent = agent;
       r.input_tokens = 500;
-      r.output_tokens = 400;
+      r.output_tokens = output_tokens;
       replica.submit(r, [](const metrics::RequestRecord&) {});
-    }
+    };
+    for (int i = 0; i < 4; ++i) submit(i, 400);
     sim.at(core::to_ticks(0.3), [&] {
-      Request r;
-      r.agent = 9;
-      r.input_tokens = 500;
-      r.output_tokens = 20;
-      replica.submit(r, [](const metrics::RequestRecord&) {});
+      for (int i = 0; i < late_prompts; ++i) submit(10 + i, 20);
     });
     sim.run_until_idle();
-    for (const auto& q : rec.requests()) {
-      if (q.agent == 9) return q.first_token_s - q.arrival_s;
+    return rec.requests();
+  };
+  const auto first_token = [](const std::vector<metrics::RequestRecord>& rs, int agent) {
+    for (const auto& q : rs) {
+      if (q.agent == agent) return q.first_token_s;
     }
     return -1.0;
   };
-  const double direct = run(false, true), held = run(true, true), stepped = run(true, false);
-  ASSERT_GT(direct, 0);
-  EXPECT_GT(held, direct + 6 * 2e-3);
-  EXPECT_NEAR(held, stepped, 1e-9);
+  const auto last_of_long = [](const std::vector<metrics::RequestRecord>& rs) {
+    double t = 0;
+    for (const auto& q : rs) {
+      if (q.agent < 4) t = std::max(t, q.last_token_s);
+    }
+    return t;
+  };
+  const auto direct = run(false, true, 1), held = run(true, true, 1), stepped = run(true, false, 1);
+  ASSERT_GT(first_token(direct, 10), 0.3);
+  EXPECT_LT(first_token(direct, 10), last_of_long(direct));
+  EXPECT_GE(first_token(held, 10), last_of_long(held));
+  EXPECT_NEAR(first_token(held, 10), first_token(stepped, 10), 1e-9);
+  // One prompt per rank: no wait.
+  const auto pair_direct = run(false, true, 2), pair_held = run(true, true, 2);
+  for (int agent : {10, 11}) EXPECT_EQ(first_token(pair_held, agent), first_token(pair_direct, agent)) << agent;
 }
 
 }  // namespace
