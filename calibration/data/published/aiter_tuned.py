@@ -69,8 +69,46 @@ def dense(rows, dtype, commit, path, out):
                              "latency_us is aiter's us column."})
 
 
-def moe(rows, dtype, commit, path, out):
+def copies(rows):
+    """Ids of rows aiter copied rather than measured. aiter derives `tflops` and `bw` from a row's
+    own geometry and time, so (1) a row that repeats the previous token count's us, tflops and bw in
+    its series (same cu_num and geometry) was copied from the smaller one; (2) of rows at the same
+    cu_num, token, model_dim and inter_dim that repeat each other across layouts (expert, topk), those
+    whose tflops are not 2 x token x topk x model_dim x 3 x inter_dim / us (within 2%) were copied from
+    the one whose are. Where no row of such a set reproduces its tflops, none is dropped."""
+    def same(a, b):
+        return (a["us"], a["tflops"], a["bw"]) == (b["us"], b["tflops"], b["bw"])
+
+    def own_tflops(r):
+        flops = 2 * int(r["token"]) * int(r["topk"]) * int(r["model_dim"]) * 3 * int(r["inter_dim"])
+        return float(r["us"]) > 0 and float(r["tflops"] or 0) > 0 and \
+            abs(flops / (float(r["us"]) * 1e6) / float(r["tflops"]) - 1) < 0.02
+
+    out = set()
+    series = {}
     for r in rows:
+        series.setdefault((r["cu_num"], r["model_dim"], r["inter_dim"], r["expert"], r["topk"]), []).append(r)
+    for s in series.values():
+        s.sort(key=lambda r: int(r["token"]))
+        for a, b in zip(s, s[1:]):
+            if same(a, b):
+                out.add(id(b))
+    layouts = {}
+    for r in rows:
+        layouts.setdefault((r["cu_num"], r["token"], r["model_dim"], r["inter_dim"]), []).append(r)
+    for group in layouts.values():
+        for r in group:
+            twins = [o for o in group if o is not r and same(o, r)]
+            if twins and not own_tflops(r) and any(own_tflops(o) for o in twins):
+                out.add(id(r))
+    return out
+
+
+def moe(rows, dtype, commit, path, out):
+    copied = copies(rows)
+    for r in rows:
+        if id(r) in copied:
+            continue
         cu = r["cu_num"]
         if cu not in GPU or int(r["model_dim"]) != HIDDEN:
             continue
