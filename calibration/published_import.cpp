@@ -290,6 +290,17 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
   } else {
     return skip(s, "no achieved rate");
   }
+  // A rate above the datasheet roofline is not a measurement of the shape (aiter once committed a
+  // 1,024-token time for 32,768 tokens: 1.8x MI355X's FP8 peak); skipped, never fitted.
+  const double compute_x = achieved / a.peak_flops.at(dtype_of_bits(bits));
+  const double bytes = gemm_bytes(groups, m, n, k, bits);
+  const double memory_x = a.hbm_bw_Bps > 0 ? bytes / (flops / achieved) / a.hbm_bw_Bps : 0;
+  if (compute_x > 1 || memory_x > 1) {
+    char why[96];
+    std::snprintf(why, sizeof why, "beyond the datasheet roofline (%.2fx the %s peak)", std::max(compute_x, memory_x),
+                  compute_x >= memory_x ? dtype_name(bits).c_str() : "HBM");
+    return skip(s, why);
+  }
   row.dtype_bits = bits;
   row.achieved = achieved;
   row.work = flops;

@@ -127,6 +127,21 @@ TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
   EXPECT_NEAR(ar.lookup({1073741824.0}).value * ar.peak / link / (busbw / link), 1.0, kTol);
 }
 
+// The shipped kernel files in a temporary folder `name`, gemm.csv replaced by its header and `rows`.
+PublishedImport import_with_gemm_rows(const char* name, const std::string& rows) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* f : {"aiter_tuned.csv", "attention.csv", "collectives.csv", "custom_all_reduce.csv", "fused_moe.csv",
+                        "memory.csv", "overheads.csv"})
+    fs::copy_file(kKernels + "/" + f, dir / f);
+  std::ifstream in(kKernels + "/gemm.csv");
+  std::string header;
+  std::getline(in, header);
+  std::ofstream(dir / "gemm.csv") << header << "\n" << rows;
+  return import_published(dir.string(), loaded().accs, loaded().systems, "p");
+}
+
 TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
   const auto& u = imported().unmapped_gpus;
   // The consumer-GPU rows are secondary issue reports: dropped by quality before any mapping.
@@ -137,22 +152,34 @@ TEST(PublishedImport, UnmappableGpusAreSkippedAndReported) {
   EXPECT_NE(summary.find("GB200 host (Grace CPU, ND GB200 v6 VM)"), std::string::npos) << summary;
 
   // A file of our own with a gpu no catalog entry matches.
-  const fs::path dir = fs::temp_directory_path() / "agentsim_published_unmapped";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  for (const char* f : {"aiter_tuned.csv", "attention.csv", "collectives.csv", "custom_all_reduce.csv", "fused_moe.csv",
-                        "memory.csv", "overheads.csv"})
-    fs::copy_file(kKernels + "/" + f, dir / f);
-  std::ifstream in(kKernels + "/gemm.csv");
-  std::string header;
-  std::getline(in, header);
-  std::ofstream(dir / "gemm.csv") << header << "\n"
-                                  << "TPU v5p,TPU v5p,XLA,dense GEMM,BF16,,1,4096,4096,4096,300,,,,somewhere,primary,\n";
-  const PublishedImport r = import_published(dir.string(), loaded().accs, loaded().systems, "p");
+  const PublishedImport r =
+      import_with_gemm_rows("agentsim_published_unmapped", "TPU v5p,TPU v5p,XLA,dense GEMM,BF16,,1,4096,4096,4096,300,,,,somewhere,primary,\n");
   EXPECT_EQ(r.unmapped_gpus.at("TPU v5p"), 1u);
   EXPECT_EQ(r.files.at(0).rows, 1u);
   EXPECT_EQ(r.files.at(0).used, 0u);
   EXPECT_EQ(r.files.at(0).skipped.at("gpu maps to no catalog accelerator"), 1u);
+}
+
+// A rate above the mapped accelerator's datasheet roofline cannot be a measurement of its shape:
+// skipped with its reason, on either side of the roofline, never fitted.
+TEST(PublishedImport, RowsBeyondTheDatasheetRooflineAreSkipped) {
+  // H100 SXM, FP8 dense peak 1,979 TFLOPS and 3.35 TB/s (catalog): 4096^3 at 2,500 TFLOPS is
+  // beyond the compute roof; m 1 x 8192 x 8192 (67 MB of FP8 weights) in 10 us is 6.7 TB/s, beyond
+  // the HBM roof; 4096^3 at 1,000 TFLOPS is a measurement and is kept.
+  const PublishedImport r = import_with_gemm_rows("agentsim_published_roofline",
+                                                   "H100 SXM,H100 SXM,x,dense GEMM,FP8 e4m3,,1,4096,4096,4096,2500,,,,s,primary,\n"
+                                                   "H100 SXM,H100 SXM,x,dense GEMM,FP8 e4m3,,1,1,8192,8192,,,10,,s,primary,\n"
+                                                   "H100 SXM,H100 SXM,x,dense GEMM,FP8 e4m3,,1,4096,4096,4096,1000,,,,s,primary,\n");
+  const auto& f = r.files.at(0);
+  EXPECT_EQ(f.rows, 3u);
+  EXPECT_EQ(f.used, 1u);
+  std::size_t compute = 0, memory = 0;
+  for (const auto& [why, count] : f.skipped) {
+    if (why.starts_with("beyond the datasheet roofline") && why.find("fp8 peak") != std::string::npos) compute += count;
+    if (why.starts_with("beyond the datasheet roofline") && why.find("HBM peak") != std::string::npos) memory += count;
+  }
+  EXPECT_EQ(compute, 1u);
+  EXPECT_EQ(memory, 1u);
 }
 
 TEST(PublishedImport, UnknownColumnNamesFileLineAndColumn) {
@@ -467,6 +494,9 @@ TEST(PublishedImport, ShippedProfilesMatchTheImport) {
       EXPECT_EQ(s.extended_from, t.extended_from) << a.name << " " << name;
       EXPECT_NEAR(s.log_constant, t.log_constant, 1e-9) << a.name << " " << name;
       EXPECT_EQ(s.peak, t.peak) << a.name << " " << name;
+      // The provenance names the source file's SHA-256 from PROVENANCE.md: a profile imported
+      // before PROVENANCE.md was updated says "not in PROVENANCE.md" instead.
+      EXPECT_EQ(s.provenance, t.provenance) << a.name << " " << name;
     }
   }
 }
