@@ -1,5 +1,6 @@
 #include "calibration/inferencex_client.hpp"
 
+#include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
@@ -11,6 +12,7 @@ void apply_inferencex_run(MeasuredRun& r) {
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
   r.recv_interval_steps = inferencex_recv_interval_steps(r);
   apply_inferencex_context_wait(r);
+  apply_inferencex_batch_limits(r);
   if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
   r.range_ratio = kInferenceXRangeRatio;
   r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);

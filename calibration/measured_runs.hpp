@@ -60,6 +60,13 @@ struct MeasuredRun {
   int balance_timeout_steps = 0;
   int batch_wait_steps = 0;
   double batch_wait_max_tokens_ratio = 0;
+  // The engine's batch limits the server was launched with: tokens one step may schedule (vLLM's
+  // max_num_batched_tokens, SGLang's prefill budget min(--chunked-prefill-size,
+  // --max-prefill-tokens), TensorRT-LLM's max_num_tokens) and requests running at once (SGLang's
+  // --max-running-requests, TensorRT-LLM's max_batch_size); 0 = the base experiment's. InferenceX
+  // rows: their recipe's (inferencex_batch_limits.hpp).
+  int max_batch_tokens = 0;
+  int max_sequences = 0;
   // When the run was measured, "YYYY-MM-DD" where the source states it (serving-points-2's
   // InferenceX rows: "CI run DATE" in their notes); "" otherwise.
   std::string run_date;

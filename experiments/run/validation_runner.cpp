@@ -69,7 +69,10 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     plan.deployment.spec_mode = SpecMode::kExplicit;
   }
   out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
-  const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan);
+  // The server's batch limits where the row's recipe states them (inferencex_batch_limits.hpp).
+  if (row.max_batch_tokens > 0) e.serving.max_batch_tokens = row.max_batch_tokens;
+  if (row.max_sequences > 0) e.serving.max_sequences = row.max_sequences;
+  const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan, e.serving.memory_fraction);
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   const int devices = plan.deployment.plan.devices();
   if (row.gpus % devices != 0) {

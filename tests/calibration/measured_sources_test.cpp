@@ -8,7 +8,9 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 
+#include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
@@ -303,6 +305,63 @@ TEST(MeasuredSources, InferenceXContextWaitFollowsTheRecipe) {
   EXPECT_EQ(r.batch_wait_steps, 0);
 }
 
+// {max_batch_tokens, max_sequences} the recipe mapping gives a row.
+std::pair<int, int> batch_limits(MeasuredRun r) {
+  apply_inferencex_batch_limits(r);
+  return {r.max_batch_tokens, r.max_sequences};
+}
+
+MeasuredRun r1_row_at(const std::string& engine, const std::string& system, const std::string& experts,
+                      const std::string& plan, long long isl, double concurrency) {
+  MeasuredRun r = r1_row(engine, system, experts);
+  r.plan = plan;
+  r.isl = isl;
+  r.osl = 1024;
+  r.concurrency = concurrency;
+  return r;
+}
+
+// The recipes' batch limits (calibration/inferencex_batch_limits.hpp): SGLang's prefill budget and
+// running-request cap per script, TensorRT-LLM's max_num_tokens formulas; vLLM rows keep the base's.
+TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
+  using L = std::pair<int, int>;
+  MeasuredRun r = r1_row_at("sglang", "hgx-b200", "fp8", "tp=8,ep=1", 8192, 64);
+  EXPECT_EQ(batch_limits(r), L(32768, 128));  // dsr1_fp8_b200.sh, TP 8
+  r.plan = "tp=4,ep=1";
+  EXPECT_EQ(batch_limits(r), L(8192, 32));    // its TP 4 branch
+  r.speculative = true;
+  EXPECT_EQ(batch_limits(r), L(16384, 512));  // dsr1_fp8_b200_mtp.sh
+  r.speculative = false;
+  r.system = "hgx-h200";
+  EXPECT_EQ(batch_limits(r), L(32768, 256));  // dsr1_fp8_h200.sh: 512 requests only at 1k/1k
+  r.system = "mi355x-8";
+  r.experts_dtype = "fp4";
+  EXPECT_EQ(batch_limits(r), L(32768, 0));    // dsr1_fp4_mi355x.sh: 8k/1k above concurrency 32; requests unset
+  r.concurrency = 32;
+  EXPECT_EQ(batch_limits(r), L(196608, 0));
+
+  MeasuredRun t = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=1", 8192, 256);
+  EXPECT_EQ(batch_limits(t), L(8576, 0));     // max(8192, ceil64(256 + 8192 + 127))
+  t.isl = 1024;
+  EXPECT_EQ(batch_limits(t), L(8192, 0));     // the floor
+  t.speculative = true;
+  t.concurrency = 4;
+  EXPECT_EQ(batch_limits(t), L(1216, 4));     // ceil64(4 x 4 + 1024 + 127): nextn 3, max_batch_size 4
+  t.plan = "tp=1,ep=8,dp=8";
+  t.concurrency = 256;
+  t.run_date = "2026-03-01";
+  EXPECT_EQ(batch_limits(t), L(1216, 32));    // per rank: nextn 1, max_batch_size 256 / 8
+  t.experts_dtype = "fp4";
+  t.plan = "tp=1,ep=4,dp=4";
+  t.concurrency = 32;
+  t.run_date = "2026-01-14";                  // before 2026-02-06: CONC / TP, TP the replica's 4 GPUs
+  EXPECT_EQ(batch_limits(t), L(1216, 8));     // ceil64(2 x 8 + 1024 + 127)
+
+  MeasuredRun v = r1_row("vllm", "hgx-h100", "fp8");
+  v.model = "gpt-oss-120b";
+  EXPECT_EQ(batch_limits(v), L(0, 0));
+}
+
 // serving-points-2 rows take their run date from the notes' "CI run YYYY-MM-DD"; the shipped
 // InferenceX TensorRT-LLM DPA rows carry the balance.
 TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
@@ -312,6 +371,7 @@ TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
   for (const MeasuredRun& r : set.runs) {
     if (r.id == "IXF-mi300x-sglang-fp8-none-agg-1k1k-tp8ep1-c4") {
       EXPECT_EQ(r.run_date, "2026-05-18");
+      EXPECT_EQ(r.max_batch_tokens, 131072);  // dsr1_fp8_mi300x.sh's prefill budget
     }
     dated += !r.run_date.empty();
     balanced += r.balance_timeout_steps == 60;

@@ -1,0 +1,81 @@
+#include "calibration/inferencex_batch_limits.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace agentsim::calib {
+
+namespace {
+
+int ceil64(int tokens) { return (tokens + 63) / 64 * 64; }
+
+// A degree of a canonical plan ("tp=8,ep=1", "tp=1,ep=8,dp=8"; measured_names.hpp); 1 if absent.
+int degree(const std::string& plan, const std::string& key) {
+  const auto at = plan.find(key + "=");
+  return at == std::string::npos ? 1 : std::stoi(plan.substr(at + key.size() + 1));
+}
+int tp_of(const std::string& plan) { return degree(plan, "tp"); }
+
+void sglang(MeasuredRun& r) {
+  const bool fp4 = r.experts_dtype == "fp4";
+  const bool l1k1k = r.isl == 1024 && r.osl == 1024, l8k1k = r.isl == 8192 && r.osl == 1024;
+  if (r.system == "hgx-b200") {
+    if (fp4) {
+      r.max_batch_tokens = 16384;  // the default --max-prefill-tokens bounds a 32768 chunk too
+      r.max_sequences = 256;
+    } else if (r.speculative) {
+      r.max_batch_tokens = 16384;
+      r.max_sequences = 512;
+    } else if (tp_of(r.plan) == 4) {
+      r.max_batch_tokens = 8192;
+      r.max_sequences = 32;
+    } else {
+      r.max_batch_tokens = 32768;
+      r.max_sequences = 128;
+    }
+  } else if (r.system == "hgx-h200") {
+    r.max_batch_tokens = 32768;
+    r.max_sequences = l1k1k ? 512 : 256;
+  } else if (r.system == "mi300x-8" || r.system == "mi325x-8") {
+    r.max_batch_tokens = 131072;
+  } else if (r.system == "mi355x-8") {
+    r.max_batch_tokens = fp4 && l8k1k && r.concurrency > 32 ? 32768 : 196608;
+  }
+}
+
+void trtllm(MeasuredRun& r) {
+  const int conc = static_cast<int>(r.concurrency);
+  const bool dp = r.plan.find("dp=") != std::string::npos;  // canonical: only attention DP > 1
+  if (!r.speculative) {
+    r.max_batch_tokens = std::max(8192, ceil64(conc + static_cast<int>(r.isl) + 127));
+    return;
+  }
+  int nextn = 3, batch = conc;
+  if (dp) {
+    nextn = 1;
+    // The scripts' TP is the replica's GPUs: attention-DP ranks ("tp8ep8d" is tp=1,ep=8,dp=8 here).
+    const int tp = tp_of(r.plan) * degree(r.plan, "dp");
+    const bool b200 = r.system == "hgx-b200", fp4 = r.experts_dtype == "fp4";
+    if (b200 && !fp4 && r.run_date >= "2026-02-05") {
+      batch = conc < 8 ? conc : conc / 8;
+    } else if (b200 && fp4 && r.run_date >= "2026-02-06") {
+      batch = conc < 4 ? conc : conc / 4;
+    } else {
+      batch = std::max(1, conc / tp);
+    }
+  }
+  r.max_batch_tokens = ceil64((nextn + 1) * batch + static_cast<int>(r.isl) + 127);
+  r.max_sequences = batch;
+}
+
+}  // namespace
+
+void apply_inferencex_batch_limits(MeasuredRun& r) {
+  r.max_batch_tokens = 0;
+  r.max_sequences = 0;
+  if (r.model != "deepseek-r1") return;
+  if (r.engine == "sglang") sglang(r);
+  if (r.engine == "trtllm") trtllm(r);
+}
+
+}  // namespace agentsim::calib

@@ -1,0 +1,36 @@
+#pragma once
+// The batch limits an InferenceX run's server was launched with, from its DeepSeek-R1 recipe in
+// github.com/SemiAnalysisAI/InferenceX (benchmarks/single_node/fixed_seq_len/dsr1_*.sh and their
+// earlier paths, read in every version from 2026-01-22, the mirror's oldest, to 2026-08; rows
+// measured before follow the oldest):
+// SGLang, the prefill budget min(--chunked-prefill-size, --max-prefill-tokens; SGLang's default
+// 16384 where unset) and --max-running-requests where set:
+//   B200 FP8 (dsr1_fp8_b200.sh):      TP 8 32768 tokens, 128 requests; TP 4 8192 and 32
+//   B200 FP8 MTP (_mtp):              16384 tokens, 512 requests
+//   B200 FP4 (dsr1_fp4_b200.sh, _mtp): --chunked-prefill-size 16384 (32768 with attention DP from
+//                                     2026-06-23, the MTP script's from 2026-07-02, under the
+//                                     default 16384 of --max-prefill-tokens), 256 requests
+//   H200 FP8 (dsr1_fp8_h200.sh, _mtp): 32768 tokens; 512 requests at 1k/1k, else 256
+//   MI300X, MI325X FP8 (+ _mtp):      131072 tokens; requests unset
+//   MI355X FP8 (+ _mtp):              196608 tokens; requests unset
+//   MI355X FP4 (+ _mtp):              196608 tokens, 32768 at 8k/1k above concurrency 32
+// Their --mem-fraction-static (0.8-0.95) is not mapped: docs/calibration.md, "Recipe batch limits".
+// TensorRT-LLM, --max_num_tokens (per attention-DP rank with attention DP; its KV budget,
+// free_gpu_memory_fraction, is a fraction of the memory left after the weights, not mapped):
+//   without MTP (dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, dsr1_fp8_h200_trt.sh):
+//     max(8192, ceil64(concurrency + isl + 127))
+//   with MTP (the _mtp scripts), ceil64((nextn + 1) x max_batch_size + isl + 127) and
+//   --max_batch_size max_batch_size: without attention DP nextn 3 and max_batch_size =
+//   concurrency; with it nextn 1 and max_batch_size concurrency / 8 (B200 FP8, from 2026-02-05),
+//   concurrency / 4 (B200 FP4, from 2026-02-06), concurrency below those divisors itself, and
+//   concurrency / TP before (and on H200).
+// vLLM rows and other models: none (0, the base experiment's).
+#include "calibration/measured_runs.hpp"
+
+namespace agentsim::calib {
+
+// Sets r.max_batch_tokens and r.max_sequences for a row already mapped to catalog model, system,
+// engine, plan, precision, lengths, concurrency, speculation and run date.
+void apply_inferencex_batch_limits(MeasuredRun& r);
+
+}  // namespace agentsim::calib
