@@ -23,29 +23,43 @@ void sglang(MeasuredRun& r) {
     if (fp4) {
       r.max_batch_tokens = 16384;  // the default --max-prefill-tokens bounds a 32768 chunk too
       r.max_sequences = 256;
+      r.memory_fraction = r.speculative && r.run_date < "2026-07-02" ? 0.82 : 0.85;
     } else if (r.speculative) {
       r.max_batch_tokens = 16384;
       r.max_sequences = 512;
+      r.memory_fraction = 0.82;
     } else if (tp_of(r.plan) == 4) {
       r.max_batch_tokens = 8192;
       r.max_sequences = 32;
+      r.memory_fraction = 0.95;
     } else {
       r.max_batch_tokens = 32768;
       r.max_sequences = 128;
+      r.memory_fraction = 0.82;
     }
   } else if (r.system == "hgx-h200") {
     r.max_batch_tokens = 32768;
     r.max_sequences = l1k1k ? 512 : 256;
+    r.memory_fraction = 0.82;
   } else if (r.system == "mi300x-8" || r.system == "mi325x-8") {
     r.max_batch_tokens = 131072;
+    r.memory_fraction = 0.8;
   } else if (r.system == "mi355x-8") {
     r.max_batch_tokens = fp4 && l8k1k && r.concurrency > 32 ? 32768 : 196608;
+    r.memory_fraction = 0.8;
   }
 }
 
 void trtllm(MeasuredRun& r) {
   const int conc = static_cast<int>(r.concurrency);
   const bool dp = r.plan.find("dp=") != std::string::npos;  // canonical: only attention DP > 1
+  const bool fp8_b200 = r.system == "hgx-b200" && r.experts_dtype != "fp4";
+  r.kv_free_memory_fraction = r.system == "hgx-h200" ? 0.75 : 0.8;
+  if (fp8_b200 && !r.speculative && r.run_date >= "2026-01-29") {
+    if (dp && r.run_date < "2026-03-27") r.kv_free_memory_fraction = 0.7;
+    if (!dp && tp_of(r.plan) == 4 && r.isl == 8192 && r.osl == 1024) r.kv_free_memory_fraction = 0.75;
+  }
+  if (fp8_b200 && r.speculative && dp && r.run_date >= "2026-02-05") r.kv_free_memory_fraction = 0.7;
   if (!r.speculative) {
     r.max_batch_tokens = std::max(8192, ceil64(conc + static_cast<int>(r.isl) + 127));
     return;
@@ -73,6 +87,8 @@ void trtllm(MeasuredRun& r) {
 void apply_inferencex_batch_limits(MeasuredRun& r) {
   r.max_batch_tokens = 0;
   r.max_sequences = 0;
+  r.memory_fraction = 0;
+  r.kv_free_memory_fraction = 0;
   if (r.model != "deepseek-r1") return;
   if (r.engine == "sglang") sglang(r);
   if (r.engine == "trtllm") trtllm(r);

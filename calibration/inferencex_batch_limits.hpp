@@ -4,19 +4,21 @@
 // earlier paths, read in every version from 2026-01-22, the mirror's oldest, to 2026-08; rows
 // measured before follow the oldest):
 // SGLang, the prefill budget min(--chunked-prefill-size, --max-prefill-tokens; SGLang's default
-// 16384 where unset) and --max-running-requests where set:
-//   B200 FP8 (dsr1_fp8_b200.sh):      TP 8 32768 tokens, 128 requests; TP 4 8192 and 32
-//   B200 FP8 MTP (_mtp):              16384 tokens, 512 requests
+// 16384 where unset), --max-running-requests where set, and --mem-fraction-static:
+//   B200 FP8 (dsr1_fp8_b200.sh):      TP 8 32768 tokens, 128 requests, 0.82; TP 4 8192, 32, 0.95
+//   B200 FP8 MTP (_mtp):              16384 tokens, 512 requests, 0.82
 //   B200 FP4 (dsr1_fp4_b200.sh, _mtp): --chunked-prefill-size 16384 (32768 with attention DP from
 //                                     2026-06-23, the MTP script's from 2026-07-02, under the
-//                                     default 16384 of --max-prefill-tokens), 256 requests
-//   H200 FP8 (dsr1_fp8_h200.sh, _mtp): 32768 tokens; 512 requests at 1k/1k, else 256
-//   MI300X, MI325X FP8 (+ _mtp):      131072 tokens; requests unset
-//   MI355X FP8 (+ _mtp):              196608 tokens; requests unset
-//   MI355X FP4 (+ _mtp):              196608 tokens, 32768 at 8k/1k above concurrency 32
-// Their --mem-fraction-static (0.8-0.95) is not mapped: docs/calibration.md, "Recipe batch limits".
-// TensorRT-LLM, --max_num_tokens (per attention-DP rank with attention DP; its KV budget,
-// free_gpu_memory_fraction, is a fraction of the memory left after the weights, not mapped):
+//                                     default 16384 of --max-prefill-tokens), 256 requests, 0.85
+//                                     (the MTP script's 0.82 until 2026-07-02)
+//   H200 FP8 (dsr1_fp8_h200.sh, _mtp): 32768 tokens; 512 requests at 1k/1k, else 256; 0.82
+//   MI300X, MI325X FP8 (+ _mtp):      131072 tokens; requests unset; 0.8
+//   MI355X FP8 (+ _mtp):              196608 tokens; requests unset; 0.8
+//   MI355X FP4 (+ _mtp):              196608 tokens, 32768 at 8k/1k above concurrency 32; 0.8
+// TensorRT-LLM, kv_cache_config.free_gpu_memory_fraction (of the memory left after the weights):
+// 0.8 on B200 (0.75 for the FP8 script's TP 4 at 8k/1k from 2026-01-29; 0.7 with attention DP in
+// the FP8 scripts, the MTP one's from 2026-02-05, the other's 2026-01-29 to 2026-03-26), 0.75 on
+// H200; and --max_num_tokens (per attention-DP rank with attention DP):
 //   without MTP (dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, dsr1_fp8_h200_trt.sh):
 //     max(8192, ceil64(concurrency + isl + 127))
 //   with MTP (the _mtp scripts), ceil64((nextn + 1) x max_batch_size + isl + 127) and
@@ -29,7 +31,7 @@
 
 namespace agentsim::calib {
 
-// Sets r.max_batch_tokens and r.max_sequences for a row already mapped to catalog model, system,
+// Sets r.max_batch_tokens, r.max_sequences, r.memory_fraction and r.kv_free_memory_fraction for a row already mapped to catalog model, system,
 // engine, plan, precision, lengths, concurrency, speculation and run date.
 void apply_inferencex_batch_limits(MeasuredRun& r);
 

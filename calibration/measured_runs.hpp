@@ -67,6 +67,12 @@ struct MeasuredRun {
   // rows: their recipe's (inferencex_batch_limits.hpp).
   int max_batch_tokens = 0;
   int max_sequences = 0;
+  // The fraction of HBM the server takes for weights and KV (SGLang's --mem-fraction-static, vLLM's
+  // --gpu-memory-utilization); 0 = the base experiment's. InferenceX SGLang rows: their recipe's.
+  double memory_fraction = 0;
+  // TensorRT-LLM's KV budget instead: kv_cache_config.free_gpu_memory_fraction, the fraction of the
+  // memory left after the weights; 0 = not stated. InferenceX TensorRT-LLM rows: their recipe's.
+  double kv_free_memory_fraction = 0;
   // When the run was measured, "YYYY-MM-DD" where the source states it (serving-points-2's
   // InferenceX rows: "CI run DATE" in their notes); "" otherwise.
   std::string run_date;

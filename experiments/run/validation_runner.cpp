@@ -69,9 +69,17 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     plan.deployment.spec_mode = SpecMode::kExplicit;
   }
   out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
-  // The server's batch limits where the row's recipe states them (inferencex_batch_limits.hpp).
+  // The server's limits where the row's recipe states them (inferencex_batch_limits.hpp); the plan
+  // must fit in the memory the server took.
   if (row.max_batch_tokens > 0) e.serving.max_batch_tokens = row.max_batch_tokens;
   if (row.max_sequences > 0) e.serving.max_sequences = row.max_sequences;
+  if (row.memory_fraction > 0) e.serving.memory_fraction = row.memory_fraction;
+  if (row.kv_free_memory_fraction > 0) {
+    // TensorRT-LLM's KV takes that fraction of what the weights leave (activations not subtracted).
+    const double hbm = system.accelerator.hbm_bytes;
+    const double weights = serving::check_plan(e.model, system, plan.deployment.plan, 1.0).weight_bytes_per_device;
+    e.serving.memory_fraction = std::clamp((weights + row.kv_free_memory_fraction * (hbm - weights)) / hbm, 0.0, 1.0);
+  }
   const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan, e.serving.memory_fraction);
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   const int devices = plan.deployment.plan.devices();

@@ -357,6 +357,26 @@ TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
   t.run_date = "2026-01-14";                  // before 2026-02-06: CONC / TP, TP the replica's 4 GPUs
   EXPECT_EQ(batch_limits(t), L(1216, 8));     // ceil64(2 x 8 + 1024 + 127)
 
+  // The servers' memory: SGLang's --mem-fraction-static, TensorRT-LLM's fraction of what the weights leave.
+  r.system = "hgx-b200";
+  r.experts_dtype = "fp8";
+  r.plan = "tp=4,ep=1";
+  apply_inferencex_batch_limits(r);
+  EXPECT_DOUBLE_EQ(r.memory_fraction, 0.95);  // dsr1_fp8_b200.sh's TP 4 branch
+  EXPECT_DOUBLE_EQ(r.kv_free_memory_fraction, 0);
+  t.run_date = "2026-05-18";
+  apply_inferencex_batch_limits(t);
+  EXPECT_DOUBLE_EQ(t.kv_free_memory_fraction, 0.8);  // dsr1_fp4_b200_trt_mtp.sh
+  EXPECT_DOUBLE_EQ(t.memory_fraction, 0);
+  t = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=4,ep=1", 8192, 32);
+  t.run_date = "2026-05-18";
+  apply_inferencex_batch_limits(t);
+  EXPECT_DOUBLE_EQ(t.kv_free_memory_fraction, 0.75);  // dsr1_fp8_b200_trt.sh: TP 4 at 8k/1k
+  t.system = "hgx-h200";
+  t.plan = "tp=8,ep=1";
+  apply_inferencex_batch_limits(t);
+  EXPECT_DOUBLE_EQ(t.kv_free_memory_fraction, 0.75);  // dsr1_fp8_h200_trt.sh
+
   MeasuredRun v = r1_row("vllm", "hgx-h100", "fp8");
   v.model = "gpt-oss-120b";
   EXPECT_EQ(batch_limits(v), L(0, 0));

@@ -149,7 +149,7 @@ TEST(HardwareCatalog, WrongUnitsAreErrorsWithFileLineAndKey) {
   EXPECT_NE(bare.find("tdp"), std::string::npos) << bare;
   EXPECT_NE(bare.find("no unit"), std::string::npos) << bare;
   // An unknown unit, and a misspelt key with a suggestion.
-  EXPECT_NE(decode_error(replace("\"141GB\"", "\"141 parsecs\"")).find("hbm_capacity"), std::string::npos);
+  EXPECT_NE(decode_error(replace("\"143745MiB\"", "\"141 parsecs\"")).find("hbm_capacity"), std::string::npos);
   const std::string typo = decode_error(replace("idle_power:", "idle_powr:"));
   EXPECT_NE(typo.find("idle_power"), std::string::npos) << typo;
   // A decode fraction outside (0, 1].
