@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "sim/core/csv_reader.hpp"
@@ -36,7 +37,8 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   {
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
-                                           "scheduler_recv_interval", "range_ratio", "prompts"};
+                                           "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
+                                           "max_sequences", "memory_fraction"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
@@ -45,6 +47,11 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   const bool has_recv = csv.has_column("scheduler_recv_interval");
   const bool has_range = csv.has_column("range_ratio");
   const bool has_prompts = csv.has_column("prompts");
+  // An optional column's index when the column is present and this row's field is not empty.
+  auto filled = [&](const char* column) -> std::optional<std::size_t> {
+    if (!csv.has_column(column) || csv.field(csv.column(column)).empty()) return std::nullopt;
+    return csv.column(column);
+  };
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
@@ -92,6 +99,20 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       const std::size_t c = csv.column("prompts");
       r.prompts = csv.integer(c);
       if (r.prompts < 1 || r.prompts > 1'000'000'000) throw csv.error_at(c, "expected a prompt count in [1, 1000000000]");
+    }
+    if (const auto c = filled("max_batch_tokens")) {
+      const long long n = csv.integer(*c);
+      if (n < 1 || n > 100'000'000) throw csv.error_at(*c, "expected a token budget in [1, 100000000] tokens a step");
+      r.max_batch_tokens = static_cast<int>(n);
+    }
+    if (const auto c = filled("max_sequences")) {
+      const long long n = csv.integer(*c);
+      if (n < 1 || n > 10'000'000) throw csv.error_at(*c, "expected a running-request cap in [1, 10000000]");
+      r.max_sequences = static_cast<int>(n);
+    }
+    if (const auto c = filled("memory_fraction")) {
+      r.memory_fraction = csv.number(*c);
+      if (!(r.memory_fraction > 0 && r.memory_fraction <= 1)) throw csv.error_at(*c, "expected a memory fraction in (0, 1]");
     }
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
     if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");

@@ -461,6 +461,25 @@ TEST(MeasuredSources, OwnSchemaRangeRatioAndPromptsColumns) {
   EXPECT_THROW(own_schema_pair("prompts", "8.5"), core::Error);  // a count, not a number
 }
 
+// The server's limits are optional columns: a row states its token budget, running-request cap and
+// memory fraction (validation runs it with them); empty keeps the base experiment's (0 here).
+TEST(MeasuredSources, OwnSchemaServerLimitColumns) {
+  const std::vector<MeasuredRun> tokens = own_schema_pair("max_batch_tokens", "32768");
+  ASSERT_EQ(tokens.size(), 2u);
+  EXPECT_EQ(tokens[0].max_batch_tokens, 32768);
+  EXPECT_EQ(tokens[1].max_batch_tokens, 0);
+  EXPECT_EQ(own_schema_pair("max_sequences", "128")[0].max_sequences, 128);
+  EXPECT_DOUBLE_EQ(own_schema_pair("memory_fraction", "0.82")[0].memory_fraction, 0.82);
+  EXPECT_DOUBLE_EQ(own_schema_pair("memory_fraction", "0.82")[1].memory_fraction, 0);
+  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,memory_fraction,"
+                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
+                             "tpot_s_median,power_w_per_gpu\n";
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,1.5,,,,0.3,,,\n",
+                          "m.csv:2: memory_fraction: expected a memory fraction in (0, 1]");
+  EXPECT_THROW(own_schema_pair("max_batch_tokens", "0"), core::Error);
+  EXPECT_THROW(own_schema_pair("max_sequences", "2.5"), core::Error);
+}
+
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like
 // every metric, positive where given.
 TEST(MeasuredSources, OwnSchemaMedianTtftColumnIsOptional) {

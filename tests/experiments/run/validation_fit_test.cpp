@@ -13,6 +13,7 @@
 #include "experiments/run/resolve_run.hpp"
 #include "experiments/run/validation_fit.hpp"
 #include "experiments/run/validation_runner.hpp"
+#include "sim/serving/replica_plan.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/engine_overhead.hpp"
 #include "sim/serving/engine_overhead_decoder.hpp"
@@ -245,6 +246,37 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   // (4 x concurrency of them here), so no repeated one may be served from the prefix cache.
   EXPECT_TRUE(load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot).serving.prefix_caching);
   for (const auto& row : rows.rows) EXPECT_FALSE(row.experiment.serving.prefix_caching);
+}
+
+// A row's server limits replace the base experiment's; a TensorRT-LLM KV fraction of what the
+// weights leave becomes the memory fraction that leaves the KV that much; a row stating none keeps
+// the base's (validate.yaml: 8192 tokens, 256 requests, 0.9).
+TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
+  calib::MeasuredRun r = h200_row("limits", 1024, 64);
+  r.max_batch_tokens = 32768;
+  r.max_sequences = 128;
+  r.memory_fraction = 0.82;
+  calib::MeasuredRun trt = h200_row("trt", 1024, 64);
+  trt.engine = "trtllm";
+  trt.kv_free_memory_fraction = 0.75;
+  calib::MeasuredRun base = h200_row("base", 1024, 64);
+  const PreparedRows rows = prepared({r, trt, base});
+  ASSERT_EQ(rows.rows.size(), 3u);
+  EXPECT_EQ(rows.rows[0].experiment.serving.max_batch_tokens, 32768);
+  EXPECT_EQ(rows.rows[0].experiment.serving.max_sequences, 128);
+  EXPECT_DOUBLE_EQ(rows.rows[0].experiment.serving.memory_fraction, 0.82);
+  // Llama-3.1-8B in BF16 on one H200: W of weights, then KV = 0.75 (HBM - W).
+  const Catalog catalog = load_catalog(kRoot);
+  const double hbm = catalog.accelerators.get("h200").hbm_bytes;
+  const double f = rows.rows[1].experiment.serving.memory_fraction;
+  const double weights = serving::check_plan(rows.rows[1].experiment.model, rows.rows[1].experiment.systems[0],
+                                             rows.rows[1].experiment.plans[0].deployment.plan, 1.0)
+                             .weight_bytes_per_device;
+  EXPECT_GT(weights, 1e10);
+  EXPECT_NEAR(f * hbm - weights, 0.75 * (hbm - weights), 1.0);
+  EXPECT_EQ(rows.rows[2].experiment.serving.max_batch_tokens, 8192);
+  EXPECT_EQ(rows.rows[2].experiment.serving.max_sequences, 256);
+  EXPECT_DOUBLE_EQ(rows.rows[2].experiment.serving.memory_fraction, 0.9);
 }
 
 // A row whose client sent a stated number of prompts runs as that finite run (InferenceX: 10 x
