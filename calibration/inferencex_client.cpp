@@ -2,6 +2,7 @@
 
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_context_wait.hpp"
+#include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
@@ -13,6 +14,7 @@ void apply_inferencex_run(MeasuredRun& r) {
   r.recv_interval_steps = inferencex_recv_interval_steps(r);
   apply_inferencex_context_wait(r);
   apply_inferencex_batch_limits(r);
+  r.draft_tokens = inferencex_draft_tokens(r);
   if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
   r.range_ratio = kInferenceXRangeRatio;
   r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);

@@ -44,6 +44,10 @@ struct MeasuredRun {
   bool speculative = false;  // the model's drafter (MTP) on
   double accept_len = std::numeric_limits<double>::quiet_NaN();  // stated mean tokens per verify step; NaN: not stated
   bool random_prompts = false;  // random-token prompts (InferenceX): draft acceptance is not the card's
+  // Draft tokens per step the server was launched with (SGLang's --speculative-num-steps,
+  // TensorRT-LLM's num_nextn_predict_layers); 0 = the model's drafter as it is. Fewer than the
+  // drafter has: its first positions. InferenceX rows: their recipe's (inferencex_draft_tokens.hpp).
+  int draft_tokens = 0;
   // Output tokens per streamed chunk the server was launched with (SGLang --stream-interval,
   // TensorRT-LLM stream_interval); 1 = every token streamed. InferenceX rows: their recipe's
   // (inferencex_stream_interval.hpp). Which token the client's first chunk (its TTFT) waits

@@ -63,9 +63,12 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");
   }
   plan.deployment.spec_mode = row.speculative ? SpecMode::kAuto : SpecMode::kOff;
-  // A stated acceptance length is the row's dataset's: the card's drafter scaled to it.
-  if (row.speculative && std::isfinite(row.accept_len)) {
-    plan.deployment.spec = serving::with_tokens_per_step(resolve_speculative(plan.deployment, e.model), row.accept_len);
+  // The server's draft tokens where the row states them (fewer than the card's: its first
+  // positions); a stated acceptance length is the row's dataset's: that drafter scaled to it.
+  if (row.speculative && (row.draft_tokens > 0 || std::isfinite(row.accept_len))) {
+    serving::SpecDecodeOptions s = serving::first_drafts(resolve_speculative(plan.deployment, e.model), row.draft_tokens);
+    if (std::isfinite(row.accept_len)) s = serving::with_tokens_per_step(s, row.accept_len);
+    plan.deployment.spec = s;
     plan.deployment.spec_mode = SpecMode::kExplicit;
   }
   out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
@@ -188,8 +191,13 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
   Experiment e = row.experiment;
   e.serving.engine_overhead = engine;
   if (row.fit_acceptance && std::isfinite(tokens_per_step)) {
+    // `tokens_per_step` is the card's whole drafter's on these prompts: its per-position
+    // acceptance scaled to it, then the positions the server drafted.
     DeploymentConfig& d = e.plans[0].deployment;
-    d.spec = serving::with_tokens_per_step(resolve_speculative(d, e.model), tokens_per_step);
+    DeploymentConfig card = d;
+    card.spec_mode = SpecMode::kAuto;
+    d.spec = serving::first_drafts(serving::with_tokens_per_step(resolve_speculative(card, e.model), tokens_per_step),
+                                   row.run.draft_tokens);
     d.spec_mode = SpecMode::kExplicit;
   }
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);

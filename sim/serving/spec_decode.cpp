@@ -35,6 +35,14 @@ SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens
   return out;
 }
 
+SpecDecodeOptions first_drafts(const SpecDecodeOptions& s, int k) {
+  SpecDecodeOptions out = s;
+  if (k <= 0 || k >= s.draft_tokens) return out;
+  out.draft_tokens = k;
+  out.acceptance.resize(static_cast<std::size_t>(k));
+  return out;
+}
+
 int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s) {
   int accepted = 0;
   while (accepted < s.draft_tokens && rng.uniform() < s.acceptance[static_cast<std::size_t>(accepted)]) ++accepted;

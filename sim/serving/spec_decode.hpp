@@ -25,6 +25,10 @@ struct SpecDecodeOptions {
 // [1, 1 + k]: a dataset whose drafts are accepted more or less often than the card's.
 SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens_per_step);
 
+// The same drafter drafting only its first `k` positions (a server launched with fewer draft
+// tokens than the drafter has); k <= 0 or k >= its own: unchanged.
+SpecDecodeOptions first_drafts(const SpecDecodeOptions& s, int k);
+
 // Drafts of one step that the target accepts: position i is tried with probability
 // acceptance[i] once every earlier one was accepted; the first rejection ends the draw.
 // Uses one uniform per position tried, so a sequence's stream alone fixes its count.

@@ -13,6 +13,7 @@
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_context_wait.hpp"
+#include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
@@ -319,6 +320,25 @@ MeasuredRun r1_row_at(const std::string& engine, const std::string& system, cons
   r.osl = 1024;
   r.concurrency = concurrency;
   return r;
+}
+
+// The recipes' draft tokens (calibration/inferencex_draft_tokens.hpp): SGLang 2 on B200 and H200,
+// 3 on AMD; TensorRT-LLM 3, 1 with attention DP; none without speculation.
+TEST(MeasuredSources, InferenceXDraftTokensFollowTheRecipe) {
+  MeasuredRun r = r1_row("sglang", "hgx-b200", "fp8");
+  r.plan = "tp=8,ep=1";
+  EXPECT_EQ(inferencex_draft_tokens(r), 0);  // no MTP
+  r.speculative = true;
+  EXPECT_EQ(inferencex_draft_tokens(r), 2);  // dsr1_fp8_b200_mtp.sh: --speculative-num-steps 2
+  r.system = "hgx-h200";
+  EXPECT_EQ(inferencex_draft_tokens(r), 2);
+  r.system = "mi355x-8";
+  EXPECT_EQ(inferencex_draft_tokens(r), 3);  // dsr1_fp8_mi355x_mtp.sh: 3
+  r.engine = "trtllm";
+  r.system = "hgx-b200";
+  EXPECT_EQ(inferencex_draft_tokens(r), 3);  // num_nextn_predict_layers 3
+  r.plan = "tp=1,ep=8,dp=8";
+  EXPECT_EQ(inferencex_draft_tokens(r), 1);  // 1 with attention DP
 }
 
 // The recipes' batch limits (calibration/inferencex_batch_limits.hpp): SGLang's prefill budget and

@@ -228,16 +228,24 @@ PreparedRows prepared(const std::vector<calib::MeasuredRun>& runs) {
                       runs, {});
 }
 
+// `r` and a copy of it named `id` and changed by `change`, prepared; both must map.
+template <class Change>
+PreparedRows prepared_pair(const calib::MeasuredRun& r, const std::string& id, Change change) {
+  calib::MeasuredRun other = r;
+  other.id = id;
+  change(other);
+  PreparedRows rows = prepared({r, other});
+  EXPECT_EQ(rows.rows.size(), 2u);
+  return rows;
+}
+
 // A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
 // rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly. No
 // row reuses a cached prompt.
 TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   calib::MeasuredRun r = h200_row("row", 1024, 8192);
   r.range_ratio = 0.8;
-  calib::MeasuredRun exact = r;
-  exact.id = "exact";
-  exact.range_ratio = 1.0;
-  const PreparedRows rows = prepared({r, exact});
+  const PreparedRows rows = prepared_pair(r, "exact", [](calib::MeasuredRun& x) { x.range_ratio = 1.0; });
   ASSERT_EQ(rows.rows.size(), 2u);
   EXPECT_DOUBLE_EQ(rows.rows[0].experiment.workload.generator.range_ratio, 0.8);
   EXPECT_DOUBLE_EQ(rows.rows[1].experiment.workload.generator.range_ratio, 1.0);
@@ -277,6 +285,26 @@ TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   EXPECT_EQ(rows.rows[2].experiment.serving.max_batch_tokens, 8192);
   EXPECT_EQ(rows.rows[2].experiment.serving.max_sequences, 256);
   EXPECT_DOUBLE_EQ(rows.rows[2].experiment.serving.memory_fraction, 0.9);
+}
+
+// A speculative row whose server drafted fewer tokens than the card's drafter runs its first
+// positions; the fitted random-prompt acceptance is the card's whole drafter's, scaled then cut.
+TEST(ValidationRows, StatedDraftTokensCutTheDrafter) {
+  calib::MeasuredRun r = h200_row("mtp", 1024, 64);
+  r.model = "deepseek-r1";
+  r.plan = "tp=8";
+  r.gpus = 8;
+  r.speculative = true;
+  r.draft_tokens = 2;
+  const PreparedRows rows = prepared_pair(r, "card", [](calib::MeasuredRun& x) { x.draft_tokens = 0; });
+  ASSERT_EQ(rows.rows.size(), 2u);
+  const wl::ModelSpec& m = rows.rows[0].experiment.model;
+  ASSERT_EQ(m.speculative.draft_tokens, 3);
+  const serving::SpecDecodeOptions two = resolve_speculative(rows.rows[0].experiment.plans[0].deployment, m);
+  EXPECT_EQ(two.draft_tokens, 2);
+  EXPECT_EQ(two.acceptance[0], m.speculative.acceptance[0]);
+  EXPECT_EQ(two.acceptance[1], m.speculative.acceptance[1]);
+  EXPECT_EQ(resolve_speculative(rows.rows[1].experiment.plans[0].deployment, m).draft_tokens, 3);
 }
 
 // A row whose client sent a stated number of prompts runs as that finite run (InferenceX: 10 x

@@ -205,5 +205,21 @@ TEST(SpecAcceptanceLength, ScalesTheCardToTheTargetTokensPerStep) {
   EXPECT_NEAR(with_tokens_per_step(card, 9.0).expected_tokens_per_step(), 3.0, 1e-9);
 }
 
+// A server launched with fewer draft tokens than the drafter has drafts its first positions:
+// card [0.9, 0.5, 0.3] at k = 1 emits 1 + 0.9 tokens a step and verifies two per sequence.
+TEST(SpecFirstDrafts, KeepsTheDrafterFirstPositions) {
+  const SpecDecodeOptions card = spec_of({0.9, 0.5, 0.3});
+  const SpecDecodeOptions one = first_drafts(card, 1);
+  EXPECT_EQ(one.draft_tokens, 1);
+  ASSERT_EQ(one.acceptance.size(), 1u);
+  EXPECT_NEAR(one.expected_tokens_per_step(), 1.9, 1e-12);
+  EXPECT_NEAR(first_drafts(card, 2).expected_tokens_per_step(), 1 + 0.9 + 0.45, 1e-12);
+  EXPECT_NO_THROW(check_spec_decode(first_drafts(card, 2)));
+  // k at or above the drafter's own, or 0 (not stated): the drafter as it is.
+  EXPECT_EQ(first_drafts(card, 3).acceptance, card.acceptance);
+  EXPECT_EQ(first_drafts(card, 5).draft_tokens, 3);
+  EXPECT_EQ(first_drafts(card, 0).draft_tokens, 3);
+}
+
 }  // namespace
 }  // namespace agentsim::serving
