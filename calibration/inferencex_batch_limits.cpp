@@ -1,20 +1,14 @@
 #include "calibration/inferencex_batch_limits.hpp"
 
 #include <algorithm>
-#include <string>
+
+#include "calibration/measured_names.hpp"
 
 namespace agentsim::calib {
 
 namespace {
 
 int ceil64(int tokens) { return (tokens + 63) / 64 * 64; }
-
-// A degree of a canonical plan ("tp=8,ep=1", "tp=1,ep=8,dp=8"; measured_names.hpp); 1 if absent.
-int degree(const std::string& plan, const std::string& key) {
-  const auto at = plan.find(key + "=");
-  return at == std::string::npos ? 1 : std::stoi(plan.substr(at + key.size() + 1));
-}
-int tp_of(const std::string& plan) { return degree(plan, "tp"); }
 
 void sglang(MeasuredRun& r) {
   const bool fp4 = r.experts_dtype == "fp4";
@@ -28,7 +22,7 @@ void sglang(MeasuredRun& r) {
       r.max_batch_tokens = 16384;
       r.max_sequences = 512;
       r.memory_fraction = 0.82;
-    } else if (tp_of(r.plan) == 4) {
+    } else if (plan_degrees(r.plan).tp == 4) {
       r.max_batch_tokens = 8192;
       r.max_sequences = 32;
       r.memory_fraction = 0.95;
@@ -52,12 +46,13 @@ void sglang(MeasuredRun& r) {
 
 void trtllm(MeasuredRun& r) {
   const int conc = static_cast<int>(r.concurrency);
-  const bool dp = r.plan.find("dp=") != std::string::npos;  // canonical: only attention DP > 1
+  const PlanDegrees plan = plan_degrees(r.plan);
+  const bool dp = plan.dp > 1;  // attention DP
   const bool fp8_b200 = r.system == "hgx-b200" && r.experts_dtype != "fp4";
   r.kv_free_memory_fraction = r.system == "hgx-h200" ? 0.75 : 0.8;
   if (fp8_b200 && !r.speculative && r.run_date >= "2026-01-29") {
     if (dp && r.run_date < "2026-03-27") r.kv_free_memory_fraction = 0.7;
-    if (!dp && tp_of(r.plan) == 4 && r.isl == 8192 && r.osl == 1024) r.kv_free_memory_fraction = 0.75;
+    if (!dp && plan.tp == 4 && r.isl == 8192 && r.osl == 1024) r.kv_free_memory_fraction = 0.75;
   }
   if (fp8_b200 && r.speculative && dp && r.run_date >= "2026-02-05") r.kv_free_memory_fraction = 0.7;
   if (!r.speculative) {
@@ -68,7 +63,7 @@ void trtllm(MeasuredRun& r) {
   if (dp) {
     nextn = 1;
     // The scripts' TP is the replica's GPUs: attention-DP ranks ("tp8ep8d" is tp=1,ep=8,dp=8 here).
-    const int tp = tp_of(r.plan) * degree(r.plan, "dp");
+    const int tp = plan.tp * plan.dp;
     const bool b200 = r.system == "hgx-b200", fp4 = r.experts_dtype == "fp4";
     if (b200 && !fp4 && r.run_date >= "2026-02-05") {
       batch = conc < 8 ? conc : conc / 8;

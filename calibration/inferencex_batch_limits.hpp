@@ -31,8 +31,9 @@
 
 namespace agentsim::calib {
 
-// Sets r.max_batch_tokens, r.max_sequences, r.memory_fraction and r.kv_free_memory_fraction for a row already mapped to catalog model, system,
-// engine, plan, precision, lengths, concurrency, speculation and run date.
+// Sets r.max_batch_tokens, r.max_sequences, r.memory_fraction and r.kv_free_memory_fraction for a
+// row already mapped to catalog model, system, engine, plan, precision, lengths, concurrency,
+// speculation and run date.
 void apply_inferencex_batch_limits(MeasuredRun& r);
 
 }  // namespace agentsim::calib

@@ -1,6 +1,6 @@
 #include "calibration/inferencex_context_wait.hpp"
 
-#include <string>
+#include "calibration/measured_names.hpp"
 
 namespace agentsim::calib {
 
@@ -9,8 +9,7 @@ void apply_inferencex_context_wait(MeasuredRun& r) {
   r.batch_wait_steps = 0;
   r.batch_wait_max_tokens_ratio = 0;
   if (r.model != "deepseek-r1" || r.engine != "trtllm") return;
-  // A mapped plan is canonical (canonical_plan, measured_names.hpp): "dp=" only for attention DP > 1.
-  if (r.plan.find("dp=") != std::string::npos) {
+  if (plan_degrees(r.plan).dp > 1) {  // attention DP
     r.balance_timeout_steps = 60;
     return;
   }

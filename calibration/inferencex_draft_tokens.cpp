@@ -1,14 +1,13 @@
 #include "calibration/inferencex_draft_tokens.hpp"
 
-#include <string>
+#include "calibration/measured_names.hpp"
 
 namespace agentsim::calib {
 
 int inferencex_draft_tokens(const MeasuredRun& r) {
   if (r.model != "deepseek-r1" || !r.speculative) return 0;
   if (r.engine == "sglang") return r.system == "hgx-b200" || r.system == "hgx-h200" ? 2 : 3;
-  // A mapped plan is canonical (measured_names.hpp): "dp=" only for attention DP > 1.
-  if (r.engine == "trtllm") return r.plan.find("dp=") != std::string::npos ? 1 : 3;
+  if (r.engine == "trtllm") return plan_degrees(r.plan).dp > 1 ? 1 : 3;  // 1 with attention DP
   return 0;
 }
 

@@ -57,18 +57,23 @@ Mapped map_hardware(std::string_view text) {
   return no("hardware '" + std::string(text) + "' has no catalog system");
 }
 
-std::string canonical_plan(std::string_view text) {
-  int tp = 1, ep = 1, dp = 1, pp = 1;
+PlanDegrees plan_degrees(std::string_view text) {
+  PlanDegrees d;
   static const std::regex kItem(R"((tp|ep|dp|pp)=(\d+))");
   const std::string t(text);
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kItem); it != std::sregex_iterator(); ++it) {
     const int v = std::stoi((*it)[2].str());
     const std::string k = (*it)[1].str();
-    (k == "tp" ? tp : k == "ep" ? ep : k == "dp" ? dp : pp) = v;
+    (k == "tp" ? d.tp : k == "ep" ? d.ep : k == "dp" ? d.dp : d.pp) = v;
   }
-  std::string out = "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep);
-  if (dp != 1) out += ",dp=" + std::to_string(dp);
-  if (pp != 1) out += ",pp=" + std::to_string(pp);
+  return d;
+}
+
+std::string canonical_plan(std::string_view text) {
+  const PlanDegrees d = plan_degrees(text);
+  std::string out = "tp=" + std::to_string(d.tp) + ",ep=" + std::to_string(d.ep);
+  if (d.dp != 1) out += ",dp=" + std::to_string(d.dp);
+  if (d.pp != 1) out += ",pp=" + std::to_string(d.pp);
   return out;
 }
 

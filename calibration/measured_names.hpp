@@ -24,6 +24,11 @@ Mapped map_hardware(std::string_view text);
 Mapped map_plan(std::string_view text);
 // "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
 std::string canonical_plan(std::string_view text);
+// The degrees a plan's "tp=.., ep=.., dp=.., pp=.." text names; 1 for each it leaves out.
+struct PlanDegrees {
+  int tp = 1, ep = 1, dp = 1, pp = 1;
+};
+PlanDegrees plan_degrees(std::string_view text);
 // "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm.
 Mapped map_engine(std::string_view text);
 // "none" -> off ("0"), "MTP..." / "EAGLE MTP ..." -> on ("1"); empty or other methods unmapped.

@@ -51,6 +51,11 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(map_plan("TP8 EP8, attention DP, max_batch_size 896, max_num_tokens 2048").value, "tp=1,ep=8,dp=8");
   EXPECT_EQ(map_plan("TP8 EP2, moe_backend TRTLLM, max_batch_size 1").value, "tp=8,ep=2");
   EXPECT_EQ(canonical_plan("tp=1"), "tp=1,ep=1");
+  const PlanDegrees dep4 = plan_degrees(map_plan("DEP4").value);
+  EXPECT_EQ(dep4.tp, 1);
+  EXPECT_EQ(dep4.ep, 4);
+  EXPECT_EQ(dep4.dp, 4);
+  EXPECT_EQ(dep4.pp, 1);
   EXPECT_NE(map_plan("disagg P 1x(TP8 EP1) + D 2x(TP8 EP1)").reason.find("disaggregated"), std::string::npos);
   EXPECT_EQ(map_engine("lmsysorg/sglang:v0.5.12-cu130").value, "sglang");
   EXPECT_EQ(map_engine("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14").value, "trtllm");
