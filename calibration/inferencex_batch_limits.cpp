@@ -56,7 +56,8 @@ void trtllm(MeasuredRun& r) {
   }
   if (fp8_b200 && r.speculative && dp && r.run_date >= "2026-02-05") r.kv_free_memory_fraction = 0.7;
   if (!r.speculative) {
-    r.max_batch_tokens = std::max(8192, ceil64(conc + static_cast<int>(r.isl) + 127));
+    const int tokens = ceil64(conc + static_cast<int>(r.isl) + 127);
+    r.max_batch_tokens = r.run_date < "2026-01-21" ? tokens : std::max(8192, tokens);  // the floor's commit
     return;
   }
   int nextn = 3, batch = conc;

@@ -1,8 +1,9 @@
 #pragma once
 // The batch limits an InferenceX run's server was launched with, from its DeepSeek-R1 recipe in
 // github.com/SemiAnalysisAI/InferenceX (benchmarks/single_node/fixed_seq_len/dsr1_*.sh and their
-// earlier paths, read in every version from 2026-01-22, the mirror's oldest, to 2026-08; rows
-// measured before follow the oldest):
+// earlier paths, benchmarks/dsr1_*_docker.sh, _slurm.sh, read in every version on the main
+// branch from 2025-09 to 2026-08; the MTP TensorRT-LLM rows of 2026-01-14 ran the scripts' PR
+// branch, whose settings the merged scripts kept):
 // SGLang, the prefill budget min(--chunked-prefill-size, --max-prefill-tokens; SGLang's default
 // 16384 where unset), --max-running-requests where set, and --mem-fraction-static:
 //   B200 FP8 (dsr1_fp8_b200.sh):      TP 8 32768 tokens, 128 requests, 0.82; TP 4 8192, 32, 0.95
@@ -20,7 +21,8 @@
 // the FP8 scripts, the MTP one's from 2026-02-05, the other's 2026-01-29 to 2026-03-26), 0.75 on
 // H200; and --max_num_tokens (per attention-DP rank with attention DP):
 //   without MTP (dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, dsr1_fp8_h200_trt.sh):
-//     max(8192, ceil64(concurrency + isl + 127))
+//     max(8192, ceil64(concurrency + isl + 127)); before the floor (commit 64af5a771, 2026-01-21)
+//     ceil64(concurrency + isl + 127) alone (the _slurm.sh scripts from 2025-09-18)
 //   with MTP (the _mtp scripts), ceil64((nextn + 1) x max_batch_size + isl + 127) and
 //   --max_batch_size max_batch_size: without attention DP nextn 3 and max_batch_size =
 //   concurrency; with it nextn 1 and max_batch_size concurrency / 8 (B200 FP8, from 2026-02-05),

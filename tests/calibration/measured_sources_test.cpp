@@ -366,9 +366,13 @@ TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
   EXPECT_EQ(batch_limits(r), L(196608, 0));
 
   MeasuredRun t = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=1", 8192, 256);
+  t.run_date = "2026-05-18";
   EXPECT_EQ(batch_limits(t), L(8576, 0));     // max(8192, ceil64(256 + 8192 + 127))
   t.isl = 1024;
   EXPECT_EQ(batch_limits(t), L(8192, 0));     // the floor
+  t.run_date = "2025-12-15";
+  EXPECT_EQ(batch_limits(t), L(1408, 0));     // before the floor (2026-01-21): ceil64(256 + 1024 + 127)
+  t.run_date = "2026-05-18";
   t.speculative = true;
   t.concurrency = 4;
   EXPECT_EQ(batch_limits(t), L(1216, 4));     // ceil64(4 x 4 + 1024 + 127): nextn 3, max_batch_size 4
