@@ -33,11 +33,14 @@ double ttft_at(const RunResult& r, int percentile) {
   return percentile == 99 ? r.summary.ttft_s_p99 : r.summary.ttft_s_p90;
 }
 
-std::string fmt(const char* f, double a, double b = 0) {
+std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, f, a, b);
+  std::snprintf(buf, sizeof buf, f, a, b, c, d);
   return buf;
 }
+
+// |slo_margin| bound: a zero speed or TTFT (log ±inf) stays a finite interpolation end.
+constexpr double kMaxLogMargin = 20;
 
 }  // namespace
 
@@ -55,9 +58,11 @@ bool meets_slo(const RunResult& r, const SloTier& tier) {
 
 double slo_margin(const RunResult& r, const SloTier& tier) {
   if (!r.skipped.empty() || r.summary.requests == 0) return -1;
-  double m = speed_at(r, tier.speed_percentile) / tier.agent_tok_s - 1;
-  if (tier.ttft_s > 0) m = std::min(m, 1 - ttft_at(r, tier.ttft_percentile) / tier.ttft_s);
-  return std::isnan(m) ? -1 : m;
+  // Ratios on a log scale: TTFT grows by orders of magnitude past saturation, so a linear margin
+  // puts the interpolated boundary next to the meeting end of a bracket.
+  double m = std::log(speed_at(r, tier.speed_percentile) / tier.agent_tok_s);
+  if (tier.ttft_s > 0) m = std::min(m, std::log(tier.ttft_s / ttft_at(r, tier.ttft_percentile)));
+  return std::isnan(m) ? -1 : std::clamp(m, -kMaxLogMargin, kMaxLogMargin);
 }
 
 std::string plan_prefix(const Experiment& e, int plan) {
@@ -173,11 +178,21 @@ ReadoffRow slo_readoff(const Experiment& e, int plan, const std::vector<RunResul
   if (b.bracketed) {
     // Bisection only ever raises its lower bound to a meeting run, so its answer is the
     // largest meeting concurrency below the first failing swept level.
-    for (const RunResult* r : plan_runs(runs, prefix, true)) {
+    const auto probed = plan_runs(runs, prefix, true);
+    for (const RunResult* r : probed) {
       if (r->level >= static_cast<double>(b.lo) && r->level < static_cast<double>(b.hi) && meets_slo(*r, tier)) at = r;
     }
+    // The final bracket: the read-off's run and the first failing run above it (the boundary lies
+    // between them; the read-off is its conservative end).
+    double failed = static_cast<double>(b.hi);
+    for (const RunResult* r : probed) {
+      if (at && r->level > at->level && r->level < failed && !meets_slo(*r, tier)) failed = r->level;
+    }
     row.in_swept_range = true;
-    row.note = fmt("bisection between %g and %g agents", static_cast<double>(b.lo), static_cast<double>(b.hi));
+    row.note = at && failed < static_cast<double>(b.hi)
+                   ? fmt("met at %g agents, not at %g (bisection between %g and %g agents)", at->level, failed,
+                         static_cast<double>(b.lo), static_cast<double>(b.hi))
+                   : fmt("bisection between %g and %g agents", static_cast<double>(b.lo), static_cast<double>(b.hi));
   } else if (meets_slo(*sweep.front(), tier)) {
     at = sweep.back();
     row.note = fmt("SLO still met at the largest swept concurrency (%g agents); sweep higher", sweep.back()->level);

@@ -37,8 +37,8 @@ struct ReadoffRow {
 // Per-MW figures of a run (facility power); NaN when the run has no power.
 double per_mw(double value, const RunResult& r);
 bool meets_slo(const RunResult& r, const SloTier& tier);
-// How far a run is inside the tier: min(speed / tier - 1, 1 - TTFT / limit); >= 0 exactly when
-// meets_slo; -1 for a run that was skipped or completed nothing.
+// How far a run is inside the tier, on a log scale: min(ln(speed / tier), ln(limit / TTFT)),
+// clamped to +-20; >= 0 exactly when meets_slo; -1 for a run that was skipped or completed nothing.
 double slo_margin(const RunResult& r, const SloTier& tier);
 
 // Runs of `plan` that ran (not skipped), sweep runs only unless `with_bisection`, sorted by level.

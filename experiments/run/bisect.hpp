@@ -22,9 +22,10 @@ inline long long narrow_bracket(long long good, long long bad, double fraction,
 // Narrows a known bracket on a margin that is >= 0 where the target is met and < 0 where it is not
 // (m_good >= 0 at good, m_bad < 0 at bad), until bad - good <= max(1, fraction x good). Each probe
 // aims at the bracket's linear interpolation of the margin, alternately half a tolerance below and
-// above it, so a near-linear curve closes in two or three probes; after three probes on one side it
-// falls back to the midpoint. Stops after `max_probes` probes (a noisy margin near a cliff need not
-// close). Returns the final good.
+// above it, so a near-linear curve closes in two or three probes; after two probes in a row on one
+// side (the curve is bent, and interpolation keeps landing beside the root) the next is the
+// midpoint. Stops after `max_probes` probes (a noisy margin near a cliff need not close). Returns
+// the final good.
 inline long long narrow_bracket_interpolated(long long good, double m_good, long long bad, double m_bad,
                                              double fraction, const std::function<double(long long)>& margin,
                                              int max_probes = 64) {
@@ -35,7 +36,7 @@ inline long long narrow_bracket_interpolated(long long good, double m_good, long
     const double estimate = static_cast<double>(good) + t * static_cast<double>(bad - good);
     const double half = 0.5 * static_cast<double>(width());
     long long x = static_cast<long long>(std::llround(probes % 2 == 0 ? estimate - half : estimate + half));
-    if (repeats >= 3) x = good + (bad - good) / 2;
+    if (repeats >= 2) x = good + (bad - good) / 2;
     x = std::clamp(x, good + 1, bad - 1);
     const double m = margin(x);
     const int now = m >= 0 ? 1 : -1;

@@ -105,6 +105,30 @@ TEST_F(HandMade, SloBracketAndBisectionAnswer) {
   EXPECT_NE(none.note.find("smallest swept concurrency (1 agents)"), std::string::npos) << none.note;
 }
 
+// The narrowing margin is a log ratio (TTFT explodes past saturation), the smaller of speed and
+// TTFT, with the sign of meets_slo; and the read-off's note names the final bracket.
+TEST_F(HandMade, SloMarginIsALogRatioWithTheSignOfMeetsSlo) {
+  const SloTier& tier = e.slo_tiers.front();  // 60 tok/s at p10, p90 TTFT <= 2 s
+  EXPECT_NEAR(slo_margin(run(1, 3, 80, 65, 1.5, 300, 3e5), tier), std::log(65.0 / 60.0), 1e-12);
+  EXPECT_NEAR(slo_margin(run(1, 3, 80, 65, 1.9, 300, 3e5), tier), std::log(2.0 / 1.9), 1e-12);
+  EXPECT_NEAR(slo_margin(run(1, 3, 80, 65, 150, 300, 3e5), tier), std::log(2.0 / 150), 1e-12);
+  EXPECT_DOUBLE_EQ(slo_margin(run(1, 3, 80, 0, 1, 300, 3e5), tier), -20) << "zero speed: a finite end";
+  for (double p10 : {0.0, 30.0, 59.9, 60.0, 60.1, 200.0}) {
+    for (double ttft : {0.0, 1.0, 2.0, 2.01, 500.0}) {
+      const RunResult r = run(1, 3, 80, p10, ttft, 300, 3e5);
+      EXPECT_EQ(slo_margin(r, tier) >= 0, meets_slo(r, tier)) << p10 << " tok/s, " << ttft << " s";
+    }
+  }
+  // Swept 2 (meets) and 4 (fails), a probe at 3: when it meets, the final bracket is the swept one's
+  // upper end; when it fails, the note names it.
+  std::vector<RunResult> runs = {run(1, 1, 90, 75, 0.5, 100, 2e5), run(1, 2, 80, 70, 1.0, 200, 2e5),
+                                 run(1, 4, 70, 55, 1.2, 400, 4e5)};
+  runs.push_back(run(1, 3, 80, 65, 1.5, 300, 3e5, true));
+  EXPECT_EQ(slo_readoff(e, 1, runs, tier).note, "bisection between 2 and 4 agents");
+  runs.back() = run(1, 3, 80, 55, 1.5, 300, 3e5, true);  // the probe fails: met at 2, not at 3
+  EXPECT_EQ(slo_readoff(e, 1, runs, tier).note, "met at 2 agents, not at 3 (bisection between 2 and 4 agents)");
+}
+
 TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
   // tp=4 reads 100 tok/s at 1500 total/MW, tp=8 at 2000 (as above): the search keeps tp=8.
   const std::vector<RunResult> runs = {

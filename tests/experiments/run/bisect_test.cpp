@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace agentsim::exp {
 namespace {
 
@@ -67,6 +69,28 @@ TEST(Bisect, InterpolatedNarrowingClosesInAFewProbes) {
   const long long capped = narrow_bracket_interpolated(1024, 1.0, 2048, -1.0, 0.0, flip, 4);
   EXPECT_EQ(noisy, 4);
   EXPECT_TRUE(capped == 1024 || (capped < 1500 && capped % 2 == 0)) << capped;
+}
+
+// A bent margin, shaped like the default experiment's H200 60 tok/s SLO tier (seed 42): p10 speed
+// well above the tier at the ladder's lower level, then a long shoulder just below it, so every
+// interpolated probe lands on the failing side of the root. With three probes the bracket must
+// still move off its lower end: two failing probes in a row send the third to the midpoint.
+TEST(Bisect, InterpolatedNarrowingMovesOffABentMarginsLowerEnd) {
+  auto bent = [](long long x) {  // 0.62 at 256, root at 420, -0.04 at 440, -0.15 at 512
+    const double v = static_cast<double>(x);
+    return v <= 420 ? 0.62 * (420 - v) / 164 : v <= 440 ? -0.04 * (v - 420) / 20 : -0.04 - 0.11 * (v - 440) / 72;
+  };
+  std::vector<long long> probed;
+  const long long good = narrow_bracket_interpolated(256, bent(256), 512, bent(512), 0.05, [&](long long x) {
+    probed.push_back(x);
+    return bent(x);
+  }, 3);
+  ASSERT_EQ(probed.size(), 3u);
+  EXPECT_LT(bent(probed[0]), 0);
+  EXPECT_LT(bent(probed[1]), 0);
+  EXPECT_EQ(probed[2], 256 + (probed[1] - 256) / 2) << "the third probe is the midpoint";
+  EXPECT_EQ(good, probed[2]);
+  EXPECT_GE(good, 340) << "three interpolated probes on the failing side left the read-off at the ladder's 256";
 }
 
 }  // namespace
