@@ -128,6 +128,7 @@ struct Row {
   std::string gpu, quality, source, file;
   int line = 0;
   std::string borrowed_from;  // a same-vendor sibling's row below this accelerator's own sizes (extend_below_range)
+  std::string scaled_from;    // another dtype's row of the same kernel above this dtype's sizes (extend_above_range)
 };
 
 struct FileInfo {
@@ -207,6 +208,13 @@ class Importer {
   // bandwidth for collectives): a GEMM's m, an all-reduce's message, a fused MoE call's expert
   // width n. Small sizes then come from a measurement of small sizes, not the edge value of large ones.
   void extend_below_range();
+  // A fused-MoE (grouped) dtype measured over fewer tokens than another dtype of the same kernel on
+  // the same accelerator (the same file, at least three identical shapes) takes that dtype's larger
+  // calls, timed by the median ratio of the two dtypes' times over their shared shapes, where the
+  // ratio holds within 25%: the kernel's own change of regime past the shorter range (a tile
+  // switch, the turn to compute-bound) then comes from a measurement of that kernel, not from the
+  // shorter range's edge value.
+  void extend_above_range();
   CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
                              const std::string& profile_dir) const;
   // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
@@ -495,12 +503,20 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       for (const auto& [key, r] : best) {
         if (!keep(r)) continue;
         if (!r.borrowed_from.empty()) sib = r.borrowed_from;
-        else if (edge == 0 || r.axes[axis] < edge) edge = r.axes[axis];
+        else if (r.scaled_from.empty() && (edge == 0 || r.axes[axis] < edge)) edge = r.axes[axis];
       }
-      if (sib.empty()) return std::string();
-      char size[32];
-      std::snprintf(size, sizeof size, "%.6g", edge);
-      return sib + " below " + fam.axes[axis] + " " + size;
+      std::string scaled;
+      for (const auto& [key, r] : best) {
+        if (keep(r) && !r.scaled_from.empty()) scaled = r.scaled_from;
+      }
+      std::string out;
+      if (!sib.empty()) {
+        char size[32];
+        std::snprintf(size, sizeof size, "%.6g", edge);
+        out = sib + " below " + fam.axes[axis] + " " + size;
+      }
+      if (!scaled.empty()) out += (out.empty() ? "" : "; ") + scaled;
+      return out;
     };
     t.attributes["provenance"] = describe([](const Row&) { return true; });
     t.attributes["source_csv"] = shown_dir_ + "/" + all_rows.front().file;
@@ -671,6 +687,66 @@ void Importer::extend_below_range() {
   }
 }
 
+void Importer::extend_above_range() {
+  for (auto& [acc, families] : rows_) {
+    const auto fam = families.find("grouped_gemm");
+    if (fam == families.end()) continue;
+    std::vector<Row>& rows = fam->second;
+    auto own = [](const Row& r) { return r.shaped && r.borrowed_from.empty() && r.scaled_from.empty(); };
+    std::set<double> dtypes;
+    for (const Row& r : rows) {
+      if (own(r)) dtypes.insert(r.dtype_bits);
+    }
+    std::vector<Row> made;
+    for (double target : dtypes) {
+      // The target's largest call per file (axis 1: routed pairs per active expert).
+      struct Best {
+        double ratio = 0, lo = 0, hi = 0;
+        std::size_t shared = 0;
+        double source = 0, edge = 0;
+        std::string file;
+      } best;
+      for (double source : dtypes) {
+        if (source == target) continue;
+        std::map<std::string, std::vector<double>> ratios;  // file -> time ratios target / source
+        std::map<std::string, double> edge;                 // file -> the target's largest m
+        for (const Row& t : rows) {
+          if (!own(t) || t.dtype_bits != target) continue;
+          edge[t.file] = std::max(edge[t.file], t.axes[1]);
+          for (const Row& u : rows) {
+            if (own(u) && u.dtype_bits == source && u.file == t.file && u.axes == t.axes && u.time_s > 0)
+              ratios[t.file].push_back(t.time_s / u.time_s);
+          }
+        }
+        for (auto& [file, v] : ratios) {
+          if (v.size() < 3 || v.size() <= best.shared) continue;
+          std::sort(v.begin(), v.end());
+          const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+          if (v.back() > 1.25 * v.front()) continue;  // the two dtypes do not track each other
+          best = {median, v.front(), v.back(), v.size(), source, edge[file], file};
+        }
+      }
+      if (best.shared == 0) continue;
+      char note[256];
+      std::snprintf(note, sizeof note,
+                    "%s above m %.6g (its times x %.4g, the median %s/%s time over %zu shared shapes of %s, "
+                    "%.4g-%.4g)",
+                    dtype_name(best.source).c_str(), best.edge, best.ratio, dtype_name(target).c_str(),
+                    dtype_name(best.source).c_str(), best.shared, best.file.c_str(), best.lo, best.hi);
+      for (const Row& u : rows) {
+        if (!own(u) || u.dtype_bits != best.source || u.file != best.file || !(u.axes[1] > best.edge)) continue;
+        Row t = u;
+        t.dtype_bits = target;
+        t.time_s = u.time_s * best.ratio;
+        t.achieved = t.work / t.time_s;
+        t.scaled_from = note;
+        made.push_back(std::move(t));
+      }
+    }
+    for (Row& r : made) rows.push_back(std::move(r));
+  }
+}
+
 PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("gemm.csv", &Importer::gemm_row);
   read_file("fused_moe.csv", &Importer::gemm_row);
@@ -682,6 +758,7 @@ PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("overheads.csv", &Importer::overhead_row);
   keep_largest_groups();
   extend_below_range();
+  extend_above_range();
 
   for (const auto& [acc, families] : rows_) {
     // The profile is fitted on the rows with any a sibling lent; the calibration file written

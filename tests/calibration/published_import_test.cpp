@@ -12,6 +12,7 @@
 
 #include "calibration/calibration_file.hpp"
 #include "calibration/cross_check.hpp"
+#include "calibration/kernel_family.hpp"
 #include "calibration/published_import.hpp"
 #include "tests/hwmodels/hw_fixtures.hpp"
 #include "sim/core/csv_reader.hpp"
@@ -346,7 +347,70 @@ TEST(PublishedImport, ATableStartingAboveItsSiblingsSizesTakesTheSiblingsRowsBel
   // tensor-parallel slices (n at most half its own), not H100's per-GEMM DeepGEMM rows (n 4096
   // against the fused calls' 6144).
   EXPECT_TRUE(p.at("h100-sxm").table("gemm_fp8").extended_from.empty());
-  EXPECT_TRUE(p.at("b300").table("grouped_gemm_fp8").extended_from.empty());
+  EXPECT_EQ(p.at("b300").table("grouped_gemm_fp8").extended_from.rfind("fp4 above m 16 ", 0), 0u)
+      << "only the same kernel's other dtype above its range";
+}
+
+// fused_moe.csv's MXFP8 column stops at 512 tokens (m 16 pairs per expert), its NVFP4 column of the
+// same kernel and script runs to 16,384. Over their ten shared shapes the MXFP8 call takes 1.416-1.634x
+// the NVFP4 time (median 1.563), so the FP8 table takes the NVFP4 calls above m 16 at 1.563x their
+// times: the kernel's own slowdown past 512 tokens (293.8 us at 1,024 against 166.0 at 512 for NVFP4),
+// where the table's edge value alone priced an 8,192-token FP8 call faster than the NVFP4 one.
+TEST(PublishedImport, AFusedMoeDtypeMeasuredOverFewerTokensTakesTheOtherDtypesLargerCallsByTheirRatio) {
+  const auto& p = imported().profiles;
+  const FittedTable& fp8 = p.at("b300").table("grouped_gemm_fp8");
+  const FittedTable& fp4 = p.at("b300").table("grouped_gemm_fp4");
+  EXPECT_EQ(fp8.extended_from.rfind("fp4 above m 16 (its times x 1.563, the median fp8/fp4 time over 10 shared shapes of "
+                                    "fused_moe.csv, 1.416-1.634)",
+                                    0),
+            0u)
+      << fp8.extended_from;
+  // A call of `tokens` (32 local experts, EP 8) priced as the table's roofline fraction: the roofline
+  // of its FLOPs at the table's peak and its bytes (weights, activations, outputs) at its bandwidth.
+  auto time_s = [&](const FittedTable& t, double tokens, double bits) {
+    const double g = 32 * (1 - std::pow(31.0 / 32, tokens)), m = tokens / g;
+    const double flops = 2 * m * 6144 * 7168 * g;
+    const double roof = std::max(flops / t.peak, gemm_bytes(g, m, 6144, 7168, bits) / t.mem_bw_Bps);
+    return roof / t.lookup({g * 6144 * 7168 * bits / 8, m, 6144, 7168}).value;
+  };
+  EXPECT_NEAR(time_s(fp4, 8192, 4) / 385.54e-6, 1.0, 0.05) << "NVFP4's measured 8,192-token call";
+  EXPECT_NEAR(time_s(fp8, 8192, 8) / (385.54e-6 * 1.5633), 1.0, 0.05) << "1.563x it";
+  EXPECT_NEAR(time_s(fp8, 512, 8) / 260.53e-6, 1.0, 0.05) << "the measured range keeps its rows";
+  EXPECT_GT(time_s(fp8, 8192, 8), time_s(fp4, 8192, 4));
+  // The measured calibration file keeps B300's own FP8 rows only (none above m 16).
+  const MeasurementTable& own = imported().measured.at("b300").tables.at("grouped_gemm");
+  for (std::size_t i = 0; i < own.rows(); ++i) {
+    if (own.column("dtype_bits")[i] == 8) {
+      EXPECT_LE(own.column("m")[i], 16.000001) << i;
+    }
+  }
+}
+
+// Two dtypes that do not track each other (a shared shape's ratio outside 25% of the others') lend nothing.
+TEST(PublishedImport, DtypesWhoseTimesDoNotTrackEachOtherAreNotExtended) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_published_dtype";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(kKernels)) {
+    if (e.path().filename() != "fused_moe.csv") fs::copy_file(e.path(), dir / e.path().filename());
+  }
+  std::ifstream in(kKernels + "/fused_moe.csv");
+  std::ofstream out(dir / "fused_moe.csv");
+  std::string line;
+  int changed = 0;
+  while (std::getline(in, line)) {
+    // The MXFP8 64-token call (1.63x its NVFP4 twin) made 1.5x slower: its ratio 2.44 against 1.42.
+    if (line.find("TRTLLM MXFP8") != std::string::npos && line.find(",24.724101,") != std::string::npos) {
+      line.replace(line.find(",24.724101,"), 11, ",16.482734,");
+      ++changed;
+    }
+    out << line << "\n";
+  }
+  out.close();
+  ASSERT_EQ(changed, 1);
+  const PublishedImport r = import_published(dir.string(), loaded().accs, loaded().systems, "p");
+  EXPECT_TRUE(r.profiles.at("b300").table("grouped_gemm_fp8").extended_from.empty());
+  fs::remove_all(dir);
 }
 
 // The lending rule itself, on rows of this test's own, exactly: with two rows per table (no
@@ -403,7 +467,7 @@ TEST(PublishedImport, LentRowsKeepTheirRooflineFractionExactly) {
 
   // B300's MXFP8 fused-MoE table (fused_moe.csv, n 6144) takes the n 3072 slice, not the n 4096 call.
   const FittedTable& moe = r.profiles.at("b300").table("grouped_gemm_fp8");
-  EXPECT_EQ(moe.extended_from, "h100-sxm below n 6144");
+  EXPECT_EQ(moe.extended_from.rfind("h100-sxm below n 6144; fp4 above m 16 ", 0), 0u) << moe.extended_from;
   const auto n = std::find_if(moe.axes.begin(), moe.axes.end(), [](const EfficiencyAxis& a) { return a.name == "n"; });
   ASSERT_NE(n, moe.axes.end());
   EXPECT_EQ(n->knots, (std::vector<double>{3072, 6144}));
