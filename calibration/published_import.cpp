@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "calibration/calibration_file.hpp"
 #include "calibration/fitter.hpp"
@@ -209,11 +210,11 @@ class Importer {
   // width n. Small sizes then come from a measurement of small sizes, not the edge value of large ones.
   void extend_below_range();
   // A fused-MoE (grouped) dtype measured over fewer tokens than another dtype of the same kernel on
-  // the same accelerator (the same file, at least three identical shapes) takes that dtype's larger
-  // calls, timed by the median ratio of the two dtypes' times over their shared shapes, where the
-  // ratio holds within 25%: the kernel's own change of regime past the shorter range (a tile
-  // switch, the turn to compute-bound) then comes from a measurement of that kernel, not from the
-  // shorter range's edge value.
+  // the same accelerator (the same file and expert n, k; at least three identical shapes) takes that
+  // dtype's larger calls, timed by the median ratio of the two dtypes' times over their shared
+  // shapes, where the ratios agree within 25%: the kernel's own change of regime past the shorter
+  // range (a tile switch, the turn to compute-bound) then comes from a measurement of that kernel,
+  // not from the shorter range's edge value.
   void extend_above_range();
   CalibrationFile build_file(const std::string& acc, const std::map<std::string, std::vector<Row>>& families,
                              const std::string& profile_dir) const;
@@ -693,54 +694,57 @@ void Importer::extend_above_range() {
     if (fam == families.end()) continue;
     std::vector<Row>& rows = fam->second;
     auto own = [](const Row& r) { return r.shaped && r.borrowed_from.empty() && r.scaled_from.empty(); };
+    // One kernel's calls of one geometry: the file and the expert's (n, k); axis 1 is m, the routed
+    // pairs per active expert.
+    using Geometry = std::tuple<std::string, double, double>;
+    auto geometry = [](const Row& r) { return Geometry{r.file, r.axes[2], r.axes[3]}; };
     std::set<double> dtypes;
     for (const Row& r : rows) {
       if (own(r)) dtypes.insert(r.dtype_bits);
     }
     std::vector<Row> made;
     for (double target : dtypes) {
-      // The target's largest call per file (axis 1: routed pairs per active expert).
-      struct Best {
-        double ratio = 0, lo = 0, hi = 0;
-        std::size_t shared = 0;
-        double source = 0, edge = 0;
-        std::string file;
-      } best;
-      for (double source : dtypes) {
-        if (source == target) continue;
-        std::map<std::string, std::vector<double>> ratios;  // file -> time ratios target / source
-        std::map<std::string, double> edge;                 // file -> the target's largest m
-        for (const Row& t : rows) {
-          if (!own(t) || t.dtype_bits != target) continue;
-          edge[t.file] = std::max(edge[t.file], t.axes[1]);
-          for (const Row& u : rows) {
-            if (own(u) && u.dtype_bits == source && u.file == t.file && u.axes == t.axes && u.time_s > 0)
-              ratios[t.file].push_back(t.time_s / u.time_s);
+      std::map<Geometry, double> edge;  // the target's largest m per geometry
+      for (const Row& t : rows) {
+        if (own(t) && t.dtype_bits == target) edge[geometry(t)] = std::max(edge[geometry(t)], t.axes[1]);
+      }
+      for (const auto& [g, top] : edge) {
+        struct Match {
+          double source = 0, ratio = 0, lo = 0, hi = 0;
+          std::size_t shared = 0;
+        } best;
+        for (double source : dtypes) {
+          if (source == target) continue;
+          std::vector<double> v;  // time ratios target / source at identical shapes
+          for (const Row& t : rows) {
+            if (!own(t) || t.dtype_bits != target || geometry(t) != g) continue;
+            for (const Row& u : rows) {
+              if (own(u) && u.dtype_bits == source && u.file == t.file && u.axes == t.axes && u.time_s > 0)
+                v.push_back(t.time_s / u.time_s);
+            }
           }
-        }
-        for (auto& [file, v] : ratios) {
           if (v.size() < 3 || v.size() <= best.shared) continue;
           std::sort(v.begin(), v.end());
-          const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
           if (v.back() > 1.25 * v.front()) continue;  // the two dtypes do not track each other
-          best = {median, v.front(), v.back(), v.size(), source, edge[file], file};
+          const double median = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+          best = {source, median, v.front(), v.back(), v.size()};
         }
-      }
-      if (best.shared == 0) continue;
-      char note[256];
-      std::snprintf(note, sizeof note,
-                    "%s above m %.6g (its times x %.4g, the median %s/%s time over %zu shared shapes of %s, "
-                    "%.4g-%.4g)",
-                    dtype_name(best.source).c_str(), best.edge, best.ratio, dtype_name(target).c_str(),
-                    dtype_name(best.source).c_str(), best.shared, best.file.c_str(), best.lo, best.hi);
-      for (const Row& u : rows) {
-        if (!own(u) || u.dtype_bits != best.source || u.file != best.file || !(u.axes[1] > best.edge)) continue;
-        Row t = u;
-        t.dtype_bits = target;
-        t.time_s = u.time_s * best.ratio;
-        t.achieved = t.work / t.time_s;
-        t.scaled_from = note;
-        made.push_back(std::move(t));
+        if (best.shared == 0) continue;
+        char note[256];
+        std::snprintf(note, sizeof note,
+                      "%s above m %.6g (its times x %.4g, the median %s/%s time over %zu shared shapes of %s, "
+                      "%.4g-%.4g)",
+                      dtype_name(best.source).c_str(), top, best.ratio, dtype_name(target).c_str(),
+                      dtype_name(best.source).c_str(), best.shared, std::get<0>(g).c_str(), best.lo, best.hi);
+        for (const Row& u : rows) {
+          if (!own(u) || u.dtype_bits != best.source || geometry(u) != g || !(u.axes[1] > top)) continue;
+          Row t = u;
+          t.dtype_bits = target;
+          t.time_s = u.time_s * best.ratio;
+          t.achieved = t.work / t.time_s;
+          t.scaled_from = note;
+          made.push_back(std::move(t));
+        }
       }
     }
     for (Row& r : made) rows.push_back(std::move(r));
