@@ -249,10 +249,13 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
               "overhead %.3f\n",
               k.compute_s * 1e3, k.hbm_s * 1e3, k.host_link_s * 1e3, k.network_s * 1e3, k.floor_s * 1e3,
               k.overhead_s * 1e3);
-  std::printf("host overhead (%s): %.3f ms = constant %.3f + fixed %.3f (%s) + sequences %.3f + tokens %.3f\n",
+  std::printf("host overhead (%s): %.3f ms = constant %.3f + fixed %.3f (%s) + sequences %.3f + tokens %.3f%s\n",
               host_model.c_str(), (opt.step_overhead_s + host.total_s()) * 1e3, opt.step_overhead_s * 1e3,
               host.fixed_s * 1e3, host.graph ? "graph-replayed decode" : "eager", host.sequences_s * 1e3,
-              host.tokens_s * 1e3);
+              host.tokens_s * 1e3,
+              opt.engine.schedulers > 1
+                  ? (" (one of " + std::to_string(opt.engine.schedulers) + " attention-DP schedulers' share)").c_str()
+                  : "");
   std::printf("step %.3f ms (%s-bound roofline; comm hidden by overlap %.3f ms; bubble %.3f ms; drafting %.3f ms)\n",
               c.total_s * 1e3, c.compute_bound ? "compute" : "memory", bd.hidden_comm_s * 1e3, bd.bubble_s * 1e3,
               bd.draft_s * 1e3);

@@ -47,6 +47,15 @@ TEST(EngineOverhead, TermsMatchHandValues) {
   mixed.prefills.push_back(serving::PrefillChunk{1000, 0, true});
   EXPECT_NEAR(o.host_s(mixed), 1.5e-3 + 20e-6 + 1001 * 0.2e-6, 1e-12);
   EXPECT_EQ(o.host_s(serving::StepBatch{}), 0);
+  // Four attention-DP ranks, each its own scheduler with its own graphs: the five decodes are at
+  // most two a rank, within the captured sizes (graph-replayed), and the per-sequence and
+  // per-token terms count one rank's share (ceil(5 / 4) = 2): 1 ms + 2 x 10 us + 2 x 0.2 us.
+  o.schedulers = 4;
+  t = o.terms(decode);
+  EXPECT_TRUE(t.graph);
+  EXPECT_NEAR(o.host_s(decode), 1e-3 + 20e-6 + 0.4e-6, 1e-12);
+  // The prefill chunk's 1000 tokens and the decode's one, split: ceil(1001 / 4) = 251 tokens.
+  EXPECT_NEAR(o.host_s(mixed), 1.5e-3 + 10e-6 + 251 * 0.2e-6, 1e-12);
 }
 
 TEST(EngineOverhead, CatalogHasEveryEngine) {
