@@ -135,7 +135,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const std::string eff_name = opt.kernels ? opt.kernels->name()
                                             : "constant " + (a.efficiency.empty() ? std::string("1,1,1 (datasheet peaks)") : a.efficiency);
   const double tok_s = c.total_s > 0 ? bd.tokens_per_step / c.total_s : 0;
-  const serving::EngineOverhead::Terms host = opt.engine.terms(batch);
+  const serving::EngineOverhead::Terms host = opt.engine.terms(batch, plan.attn_dp);
   const std::string host_model = x.serving.step_overhead_set ? "--step-overhead " + a.step_overhead : "engine " + a.engine;
 
   if (a.json) {
@@ -253,9 +253,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
               host_model.c_str(), (opt.step_overhead_s + host.total_s()) * 1e3, opt.step_overhead_s * 1e3,
               host.fixed_s * 1e3, host.graph ? "graph-replayed decode" : "eager", host.sequences_s * 1e3,
               host.tokens_s * 1e3,
-              opt.engine.schedulers > 1
-                  ? (" (one of " + std::to_string(opt.engine.schedulers) + " attention-DP schedulers' share)").c_str()
-                  : "");
+              plan.attn_dp > 1 ? (" (one of " + std::to_string(plan.attn_dp) + " attention-DP schedulers' share)").c_str()
+                               : "");
   std::printf("step %.3f ms (%s-bound roofline; comm hidden by overlap %.3f ms; bubble %.3f ms; drafting %.3f ms)\n",
               c.total_s * 1e3, c.compute_bound ? "compute" : "memory", bd.hidden_comm_s * 1e3, bd.bubble_s * 1e3,
               bd.draft_s * 1e3);

@@ -95,7 +95,6 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
     cost.kernels = std::move(profile);
   }
   cost.engine = effective_engine_overhead(e.serving);
-  cost.engine.schedulers = std::max(1, d.plan.attn_dp);
   cost.overlap = d.overlap;
   cost.cuda_graph = d.cuda_graph.value_or(!e.serving.step_overhead_set);
   cost.ep_imbalance = d.ep_imbalance;

@@ -12,18 +12,18 @@ long long share(long long n, int schedulers) {
 }
 }  // namespace
 
-EngineOverhead::Terms EngineOverhead::terms(const StepBatch& batch) const {
+EngineOverhead::Terms EngineOverhead::terms(const StepBatch& batch, int schedulers) const {
   Terms t;
   if (batch.empty()) return t;
   const std::size_t sequences = batch.decodes.size() + batch.prefills.size();
-  t.graph = graph_step(batch);
+  t.graph = graph_step(batch, schedulers);
   t.fixed_s = t.graph ? graph_fixed_s : fixed_s;
   t.sequences_s = per_sequence_s * static_cast<double>(share(static_cast<long long>(sequences), schedulers));
   t.tokens_s = per_token_s * static_cast<double>(share(batch.new_tokens(), schedulers));
   return t;
 }
 
-bool EngineOverhead::graph_step(const StepBatch& batch) const {
+bool EngineOverhead::graph_step(const StepBatch& batch, int schedulers) const {
   return batch.prefills.empty() &&
          (graph_max_sequences <= 0 ||
           share(static_cast<long long>(batch.decodes.size()), schedulers) <= static_cast<long long>(graph_max_sequences));

@@ -5,8 +5,10 @@
 // experiments/catalog/engines.yaml (a citation or an `assumed:` derivation per value):
 //
 //   host_s(batch) = fixed + per_sequence x sequences + per_token x new tokens
-//   (the sequences and tokens of one attention-DP rank's scheduler: the batch's over
-//   `schedulers`, rounded up; the graph limit below counts them the same way),
+//   (the sequences and tokens of one scheduler: with attention DP every rank runs its own
+//   scheduler and captures its own graphs (vLLM's DP engine cores, SGLang's DP-attention
+//   schedulers, TensorRT-LLM's ADP executors), in parallel, so they count one rank's even share
+//   of the batch, rounded up; the graph limit below counts them the same way),
 //   fixed = graph_fixed_s for a decode-only step of at most graph_max_sequences
 //           sequences (graph_step: replayed from a CUDA/HIP graph, no per-kernel
 //           launches on the host), fixed_s otherwise (eager prefill or mixed steps,
@@ -36,11 +38,6 @@ struct EngineOverhead {
   int graph_max_sequences = 0;   // largest decode batch with a captured graph (0: no limit)
   double per_sequence_s = 0;     // per sequence in the batch (sampling, detokenisation, output)
   double per_token_s = 0;        // per new token (input preparation, prefill bookkeeping)
-  // Not a catalog value but the plan's: the attention-DP ranks, each running its own scheduler
-  // (vLLM's DP engine cores, SGLang's DP-attention schedulers, TensorRT-LLM's ADP executors) and
-  // its own captured graphs. The per-sequence and per-token terms and the graph batch limit count
-  // one rank's even share of the batch (the ranks work in parallel); the fixed term is paid once.
-  int schedulers = 1;
   // Not host time but the engine's scheduling scope (catalog key batch_limits): true when
   // serving.max_batch_tokens / max_sequences bind each attention-DP rank's own scheduler
   // (vLLM's DP engine cores, TensorRT-LLM's attention-DP ranks), false when they bind the
@@ -61,11 +58,12 @@ struct EngineOverhead {
     double fixed_s = 0, sequences_s = 0, tokens_s = 0;
     double total_s() const { return fixed_s + sequences_s + tokens_s; }
   };
-  Terms terms(const StepBatch& batch) const;
+  // `schedulers`: the plan's attention-DP ranks (ReplicaPlan::attn_dp).
+  Terms terms(const StepBatch& batch, int schedulers) const;
   // The step replays a captured graph (when StepCostOptions::cuda_graph is on): decode-only,
-  // within graph_max_sequences.
-  bool graph_step(const StepBatch& batch) const;
-  double host_s(const StepBatch& batch) const { return terms(batch).total_s(); }
+  // within graph_max_sequences a rank.
+  bool graph_step(const StepBatch& batch, int schedulers) const;
+  double host_s(const StepBatch& batch, int schedulers) const { return terms(batch, schedulers).total_s(); }
   bool zero() const { return fixed_s == 0 && graph_fixed_s == 0 && per_sequence_s == 0 && per_token_s == 0; }
 };
 

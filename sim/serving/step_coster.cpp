@@ -394,7 +394,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   const bool spec = opt.spec.enabled();
   // Engines replay captured graphs for decode-only steps (up to their largest captured
   // batch); prefill and mixed steps launch their kernels eagerly.
-  const bool graph = opt.cuda_graph && opt.engine.graph_step(batch);
+  const bool graph = opt.cuda_graph && opt.engine.graph_step(batch, work_.plan().attn_dp);
   const double floor_s = graph ? graph_floor_s_ : eager_floor_s_;
 
   std::array<Priced, 2> parts{};
@@ -467,7 +467,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   k.host_link_s = micro * host;
   k.floor_s += micro * exposed.alpha_s;
   k.network_s = micro * exposed.beta_s;
-  k.overhead_s = opt.step_overhead_s + opt.engine.host_s(batch) + bd.bubble_s + bd.draft_s;
+  k.overhead_s = opt.step_overhead_s + opt.engine.host_s(batch, work_.plan().attn_dp) + bd.bubble_s + bd.draft_s;
 
   c.compute_s = micro * comp;
   c.memory_s = micro * mem;

@@ -33,29 +33,28 @@ TEST(EngineOverhead, TermsMatchHandValues) {
   serving::StepBatch decode;
   decode.decodes.assign(4, serving::DecodeItem{1000});
   // Graph-replayed decode: 1 ms + 4 x 10 us + 4 tokens x 0.2 us = 1.0408 ms.
-  auto t = o.terms(decode);
+  auto t = o.terms(decode, 1);
   EXPECT_TRUE(t.graph);
-  EXPECT_NEAR(o.host_s(decode), 1e-3 + 40e-6 + 0.8e-6, 1e-12);
+  EXPECT_NEAR(o.host_s(decode, 1), 1e-3 + 40e-6 + 0.8e-6, 1e-12);
   // Five decodes exceed the captured sizes: eager, 1.5 ms + 50 us + 1 us.
   decode.decodes.push_back(serving::DecodeItem{10});
-  t = o.terms(decode);
+  t = o.terms(decode, 1);
   EXPECT_FALSE(t.graph);
-  EXPECT_NEAR(o.host_s(decode), 1.5e-3 + 50e-6 + 1e-6, 1e-12);
+  EXPECT_NEAR(o.host_s(decode, 1), 1.5e-3 + 50e-6 + 1e-6, 1e-12);
   // A prefill chunk of 1000 tokens with one decode: eager, 1.5 ms + 2 x 10 us + 1001 x 0.2 us.
   serving::StepBatch mixed;
   mixed.decodes.push_back(serving::DecodeItem{10});
   mixed.prefills.push_back(serving::PrefillChunk{1000, 0, true});
-  EXPECT_NEAR(o.host_s(mixed), 1.5e-3 + 20e-6 + 1001 * 0.2e-6, 1e-12);
-  EXPECT_EQ(o.host_s(serving::StepBatch{}), 0);
+  EXPECT_NEAR(o.host_s(mixed, 1), 1.5e-3 + 20e-6 + 1001 * 0.2e-6, 1e-12);
+  EXPECT_EQ(o.host_s(serving::StepBatch{}, 1), 0);
   // Four attention-DP ranks, each its own scheduler with its own graphs: the five decodes are at
   // most two a rank, within the captured sizes (graph-replayed), and the per-sequence and
   // per-token terms count one rank's share (ceil(5 / 4) = 2): 1 ms + 2 x 10 us + 2 x 0.2 us.
-  o.schedulers = 4;
-  t = o.terms(decode);
+  t = o.terms(decode, 4);
   EXPECT_TRUE(t.graph);
-  EXPECT_NEAR(o.host_s(decode), 1e-3 + 20e-6 + 0.4e-6, 1e-12);
+  EXPECT_NEAR(o.host_s(decode, 4), 1e-3 + 20e-6 + 0.4e-6, 1e-12);
   // The prefill chunk's 1000 tokens and the decode's one, split: ceil(1001 / 4) = 251 tokens.
-  EXPECT_NEAR(o.host_s(mixed), 1.5e-3 + 10e-6 + 251 * 0.2e-6, 1e-12);
+  EXPECT_NEAR(o.host_s(mixed, 4), 1.5e-3 + 10e-6 + 251 * 0.2e-6, 1e-12);
 }
 
 TEST(EngineOverhead, CatalogHasEveryEngine) {
