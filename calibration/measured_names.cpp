@@ -79,6 +79,26 @@ std::string canonical_plan(std::string_view text) {
 
 Mapped map_plan(std::string_view text) {
   std::string t(text);
+  // Attention and experts stated apart ("TP8 attention, MoE TP4 EP2"; "TP8 attention; MoE mixed
+  // TP/EP (TP8 EP4 at this stage)"): attention TP over n ranks, the experts over m of them. The
+  // expert part's "TPa EPm" is either the experts' split (a x m = n) or the benchmark's --tp n --ep m.
+  static const std::regex kSplit(R"(TP(\d+) attention[,;] MoE (.*))");
+  static const std::regex kExperts(R"(TP(\d+) EP(\d+))");
+  if (std::smatch m; std::regex_match(t, m, kSplit)) {
+    const int n = std::stoi(m[1].str());
+    const std::string moe = m[2].str();
+    std::smatch e;
+    int a = 0, ep = 0;
+    for (auto it = moe.cbegin(); std::regex_search(it, moe.cend(), e, kExperts); it = e.suffix().first) {
+      a = std::stoi(e[1].str()), ep = std::stoi(e[2].str());
+    }
+    if (ep > 0 && n % ep == 0 && (a * ep == n || a == n)) {
+      return yes(canonical_plan("tp=" + std::to_string(n) + ",ep=" + std::to_string(ep)));
+    }
+    if (ep == 0) return no("plan '" + t + "': the experts' degrees are not stated as TPa EPm");
+    return no("plan '" + t + "': the experts' TP" + std::to_string(a) + " EP" + std::to_string(ep) +
+              " is neither a split of TP" + std::to_string(n) + " nor its EP");
+  }
   // Engine settings after the degrees ("TP8 EP2, max_batch_size 1", "TP8, triton attention") do not
   // change the plan; ", attention DP" is attention data parallelism.
   bool dpa = false;
@@ -117,6 +137,13 @@ Mapped map_speculative(std::string_view text) {
   if (starts(t, "mtp") || starts(t, "eagle mtp")) return yes("1");
   if (t.empty()) return no("speculative method not stated");
   return no("speculative method '" + std::string(text) + "' is not the model's MTP drafter");
+}
+
+int stated_draft_tokens(std::string_view text) {
+  static const std::regex kNextn(R"(nextn\s*=\s*(\d+))", std::regex::icase);
+  const std::string t(text);
+  std::smatch m;
+  return std::regex_search(t, m, kNextn) ? std::stoi(m[1].str()) : 0;
 }
 
 Precision map_precision(std::string_view text) {

@@ -19,8 +19,8 @@ struct Mapped {
 Mapped map_model(std::string_view text);
 // "H200" -> hgx-h200, "GB200" -> gb200-nvl72, "MI355X" -> mi355x-8, ...
 Mapped map_hardware(std::string_view text);
-// "TP8 EP1" -> tp=8,ep=1; "TP8 EP8 DPA" -> dp=8,ep=8; "DEP4" -> dp=4,ep=4; "TP4" -> tp=4.
-// Disaggregated and free-text plans are unmapped.
+// "TP8 EP1" -> tp=8,ep=1; "TP8 EP8 DPA" -> dp=8,ep=8; "DEP4" -> dp=4,ep=4; "TP4" -> tp=4;
+// "TP8 attention, MoE TP4 EP2" -> tp=8,ep=2. Disaggregated and free-text plans are unmapped.
 Mapped map_plan(std::string_view text);
 // "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
 std::string canonical_plan(std::string_view text);
@@ -33,6 +33,8 @@ PlanDegrees plan_degrees(std::string_view text);
 Mapped map_engine(std::string_view text);
 // "none" -> off ("0"), "MTP..." / "EAGLE MTP ..." -> on ("1"); empty or other methods unmapped.
 Mapped map_speculative(std::string_view text);
+// Draft tokens a step a speculative method's text states ("MTP nextn=2 ..." -> 2); 0 when it states none.
+int stated_draft_tokens(std::string_view text);
 
 struct Precision {
   std::string weights, experts, kv;  // fp4 | fp8 | bf16; "" = the catalog model's

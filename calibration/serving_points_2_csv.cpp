@@ -32,7 +32,10 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.engine = take(map_engine(csv.field(col("engine_version"))), why);
     const Mapped spec = map_speculative(csv.field(col("spec_method")));
     r.speculative = take(spec, why) == "1";
-    if (r.speculative) r.accept_len = optional_positive(csv, col("accept_len"), 1, why);
+    if (r.speculative) {
+      r.accept_len = optional_positive(csv, col("accept_len"), 1, why);
+      r.draft_tokens = stated_draft_tokens(csv.field(col("spec_method")));  // InferenceX rows: their recipe's, below
+    }
     // InferenceX drives its runs with random-token prompts (PROVENANCE.md, "Caveats").
     r.random_prompts = r.source.find("SemiAnalysisAI/InferenceX") != std::string::npos;
     const Precision p = map_precision(csv.field(col("precision")));

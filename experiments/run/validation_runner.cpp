@@ -66,7 +66,13 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // The server's draft tokens where the row states them (fewer than the card's: its first
   // positions); a stated acceptance length is the row's dataset's: that drafter scaled to it.
   if (row.speculative && (row.draft_tokens > 0 || std::isfinite(row.accept_len))) {
-    serving::SpecDecodeOptions s = serving::first_drafts(resolve_speculative(plan.deployment, e.model), row.draft_tokens);
+    const serving::SpecDecodeOptions card = resolve_speculative(plan.deployment, e.model);
+    if (row.draft_tokens > card.draft_tokens) {
+      throw core::Error(at("spec_method"), "the server drafted " + std::to_string(row.draft_tokens) +
+                                               " tokens a step; model " + e.model.name + "'s drafter has " +
+                                               std::to_string(card.draft_tokens) + " positions");
+    }
+    serving::SpecDecodeOptions s = serving::first_drafts(card, row.draft_tokens);
     if (std::isfinite(row.accept_len)) s = serving::with_tokens_per_step(s, row.accept_len);
     plan.deployment.spec = s;
     plan.deployment.spec_mode = SpecMode::kExplicit;

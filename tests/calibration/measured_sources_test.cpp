@@ -57,6 +57,16 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(dep4.dp, 4);
   EXPECT_EQ(dep4.pp, 1);
   EXPECT_NE(map_plan("disagg P 1x(TP8 EP1) + D 2x(TP8 EP1)").reason.find("disaggregated"), std::string::npos);
+  // Attention and experts stated apart: the experts' split (TP4 x EP2 = 8) or the benchmark's --tp 8 --ep 4.
+  EXPECT_EQ(map_plan("TP8 attention, MoE TP4 EP2").value, "tp=8,ep=2");
+  EXPECT_EQ(map_plan("TP8 attention; MoE mixed TP/EP (TP8 EP4 at this stage)").value, "tp=8,ep=4");
+  EXPECT_NE(map_plan("TP8 attention, MoE TP4 EP4").reason.find("neither a split of TP8 nor its EP"), std::string::npos);
+  EXPECT_NE(map_plan("TP8 attention, MoE TP1 EP3").reason.find("neither"), std::string::npos);  // 8 % 3 != 0
+  EXPECT_NE(map_plan("TP8 attention; MoE EP/TP varies by step (see notes)").reason.find("not stated"),
+            std::string::npos);
+  EXPECT_EQ(stated_draft_tokens("MTP nextn=2 (autoregressive MTP, strict acceptance)"), 2);
+  EXPECT_EQ(stated_draft_tokens("MTP NextN = 3"), 3);
+  EXPECT_EQ(stated_draft_tokens("MTP"), 0);
   EXPECT_EQ(map_engine("lmsysorg/sglang:v0.5.12-cu130").value, "sglang");
   EXPECT_EQ(map_engine("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14").value, "trtllm");
   EXPECT_EQ(map_engine("vLLM v0.17.0 (ROCm)").value, "vllm");

@@ -295,15 +295,21 @@ TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   EXPECT_DOUBLE_EQ(rows.rows[2].experiment.serving.memory_fraction, 0.9);
 }
 
-// A speculative row whose server drafted fewer tokens than the card's drafter runs its first
-// positions; the fitted random-prompt acceptance is the card's whole drafter's, scaled then cut.
-TEST(ValidationRows, StatedDraftTokensCutTheDrafter) {
-  calib::MeasuredRun r = h200_row("mtp", 1024, 64);
+// A DeepSeek-R1 MTP row on 8 x H200 whose server drafted `draft_tokens` a step (0: the card's).
+calib::MeasuredRun mtp_row(const std::string& id, int draft_tokens) {
+  calib::MeasuredRun r = h200_row(id, 1024, 64);
   r.model = "deepseek-r1";
   r.plan = "tp=8";
   r.gpus = 8;
   r.speculative = true;
-  r.draft_tokens = 2;
+  r.draft_tokens = draft_tokens;
+  return r;
+}
+
+// A speculative row whose server drafted fewer tokens than the card's drafter runs its first
+// positions; the fitted random-prompt acceptance is the card's whole drafter's, scaled then cut.
+TEST(ValidationRows, StatedDraftTokensCutTheDrafter) {
+  const calib::MeasuredRun r = mtp_row("mtp", 2);
   const PreparedRows rows = prepared_pair(r, "card", [](calib::MeasuredRun& x) { x.draft_tokens = 0; });
   ASSERT_EQ(rows.rows.size(), 2u);
   const wl::ModelSpec& m = rows.rows[0].experiment.model;
@@ -313,6 +319,18 @@ TEST(ValidationRows, StatedDraftTokensCutTheDrafter) {
   EXPECT_EQ(two.acceptance[0], m.speculative.acceptance[0]);
   EXPECT_EQ(two.acceptance[1], m.speculative.acceptance[1]);
   EXPECT_EQ(resolve_speculative(rows.rows[1].experiment.plans[0].deployment, m).draft_tokens, 3);
+}
+
+// A row whose server drafted more tokens a step than the card's drafter has positions is not
+// mapped (the drafter cannot be stretched to positions it does not have); it is listed with why.
+TEST(ValidationRows, MoreDraftTokensThanTheDrafterHasAreUnmapped) {
+  const PreparedRows rows = prepared({mtp_row("mtp4", 4), mtp_row("mtp3", 3)});
+  ASSERT_EQ(rows.rows.size(), 1u);
+  EXPECT_EQ(rows.rows[0].run.id, "mtp3");
+  ASSERT_EQ(rows.skipped.size(), 1u);
+  EXPECT_EQ(rows.skipped[0].id, "mtp4");
+  EXPECT_NE(rows.skipped[0].reason.find("drafted 4 tokens a step"), std::string::npos) << rows.skipped[0].reason;
+  EXPECT_NE(rows.skipped[0].reason.find("has 3 positions"), std::string::npos) << rows.skipped[0].reason;
 }
 
 // A row whose client sent a stated number of prompts runs as that finite run (InferenceX: 10 x
