@@ -1,5 +1,7 @@
 #include "calibration/inferencex_client.hpp"
 
+#include <algorithm>
+
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
@@ -10,14 +12,19 @@
 namespace agentsim::calib {
 
 void apply_inferencex_run(MeasuredRun& r) {
+  r.range_ratio = kInferenceXRangeRatio;
+  r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
+  if (r.prefill_replicas > 0) {
+    // Multi-node: the recipes above are the single-node ones; the server runs the engine's defaults.
+    r.prompts = std::max(kInferenceXDisaggregatedMinPrompts, r.prompts);
+    return;
+  }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
   r.recv_interval_steps = inferencex_recv_interval_steps(r);
   apply_inferencex_context_wait(r);
   apply_inferencex_batch_limits(r);
   r.draft_tokens = inferencex_draft_tokens(r);
   if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
-  r.range_ratio = kInferenceXRangeRatio;
-  r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
 }
 
 }  // namespace agentsim::calib

@@ -11,12 +11,18 @@
 //   dsr1_fp4_b200.sh, dsr1_fp8_h200.sh): 10 x concurrency prompts, the first `concurrency` sent at
 //   once, then one per completed answer; throughput is all tokens over the benchmark's duration,
 //   so the opening burst and the final drain are in it. MeasuredRun::prompts.
+// - Prefill/decode-disaggregated rows ran the multi-node recipes (benchmarks/multi_node/: AMD's
+//   amd_utils/bench.sh, num_prompts = concurrency x 10 and at least 16, random_range_ratio 0.8;
+//   NVIDIA's srt-slurm recipes, sa-bench with random_range_ratio 0.8, the same client): the same
+//   length spread and prompt count, none of the single-node recipes' server settings below (their
+//   servers' flags are not read: the engine's defaults).
 #include "calibration/measured_runs.hpp"
 
 namespace agentsim::calib {
 
 inline constexpr double kInferenceXRangeRatio = 0.8;
 inline constexpr long long kInferenceXPromptsPerConcurrency = 10;
+inline constexpr long long kInferenceXDisaggregatedMinPrompts = 16;  // amd_utils/bench.sh
 
 // An InferenceX row as its benchmark ran, for a row already mapped (model, system, engine, plan,
 // precision, concurrency): its recipe's stream interval (inferencex_stream_interval.hpp), scheduler

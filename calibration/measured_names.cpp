@@ -117,9 +117,37 @@ Mapped map_plan(std::string_view text) {
     if (m[3].matched || dpa) return yes(canonical_plan("dp=" + n + ",ep=" + ep));
     return yes(canonical_plan("tp=" + n + ",ep=" + ep));
   }
-  if (starts(lower(t), "disagg")) return no("prefill/decode-disaggregated plan '" + t + "' (validate runs unified replicas)");
+  if (starts(lower(t), "disagg")) return no("prefill/decode-disaggregated plan '" + t + "' (map_disaggregated reads it)");
   if (t.empty()) return no("plan not stated");
   return no("plan '" + t + "' is not one replica's TPn [EPm] [DPA] / DEPn");
+}
+
+DisaggregatedPlan map_disaggregated(std::string_view text) {
+  const std::string t(text);
+  DisaggregatedPlan d;
+  static const std::regex kDisagg(R"(disagg P (\d{1,6})x\((.+)\) \+ D (\d{1,6})x\((.+)\))");
+  std::smatch m;
+  if (!std::regex_match(t, m, kDisagg)) {
+    d.plan = no("prefill/decode-disaggregated plan '" + t + "' is not 'disagg P Nx(PLAN) + D Mx(PLAN)'");
+    return d;
+  }
+  const Mapped prefill = map_plan(m[2].str()), decode = map_plan(m[4].str());
+  if (!prefill.ok()) {
+    d.plan = no("prefill " + prefill.reason);
+  } else if (!decode.ok()) {
+    d.plan = no("decode " + decode.reason);
+  } else if (prefill.value != decode.value) {
+    d.plan = no("prefill/decode-disaggregated plan '" + t + "' runs " + prefill.value + " prefill and " + decode.value +
+                " decode replicas (validate runs one plan for both roles)");
+  } else {
+    d.plan = prefill;
+    d.prefill_replicas = std::stoi(m[1].str());
+    d.decode_replicas = std::stoi(m[3].str());
+    if (d.prefill_replicas < 1 || d.decode_replicas < 1) {
+      d.plan = no("prefill/decode-disaggregated plan '" + t + "' names no replica of a role");
+    }
+  }
+  return d;
 }
 
 Mapped map_engine(std::string_view text) {

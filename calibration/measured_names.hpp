@@ -20,8 +20,16 @@ Mapped map_model(std::string_view text);
 // "H200" -> hgx-h200, "GB200" -> gb200-nvl72, "MI355X" -> mi355x-8, ...
 Mapped map_hardware(std::string_view text);
 // "TP8 EP1" -> tp=8,ep=1; "TP8 EP8 DPA" -> dp=8,ep=8; "DEP4" -> dp=4,ep=4; "TP4" -> tp=4;
-// "TP8 attention, MoE TP4 EP2" -> tp=8,ep=2. Disaggregated and free-text plans are unmapped.
+// "TP8 attention, MoE TP4 EP2" -> tp=8,ep=2. Disaggregated (map_disaggregated) and free-text plans
+// are unmapped.
 Mapped map_plan(std::string_view text);
+// "disagg P 1x(TP8 EP1) + D 2x(TP8 EP1)" -> each replica's plan (tp=8,ep=1) and the prefill and decode
+// replica counts. A row whose roles run different plans, or that states none, is unmapped.
+struct DisaggregatedPlan {
+  Mapped plan;
+  int prefill_replicas = 0, decode_replicas = 0;
+};
+DisaggregatedPlan map_disaggregated(std::string_view text);
 // "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
 std::string canonical_plan(std::string_view text);
 // The degrees a plan's "tp=.., ep=.., dp=.., pp=.." text names; 1 for each it leaves out.

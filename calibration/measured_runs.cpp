@@ -38,7 +38,8 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
                                            "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
-                                           "max_sequences", "memory_fraction"};
+                                           "max_sequences", "memory_fraction", "prefill_replicas",
+                                           "decode_replicas"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
@@ -113,6 +114,20 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     if (const auto c = filled("memory_fraction")) {
       r.memory_fraction = csv.number(*c);
       if (!(r.memory_fraction > 0 && r.memory_fraction <= 1)) throw csv.error_at(*c, "expected a memory fraction in (0, 1]");
+    }
+    {
+      const auto p = filled("prefill_replicas"), d = filled("decode_replicas");
+      if (p.has_value() != d.has_value()) {
+        const std::size_t c = p ? *p : *d;
+        throw csv.error_at(c, "a disaggregated run states both prefill_replicas and decode_replicas");
+      }
+      if (p) {
+        const long long np = csv.integer(*p), nd = csv.integer(*d);
+        if (np < 1 || np > 1'000'000) throw csv.error_at(*p, "expected a replica count in [1, 1000000]");
+        if (nd < 1 || nd > 1'000'000) throw csv.error_at(*d, "expected a replica count in [1, 1000000]");
+        r.prefill_replicas = static_cast<int>(np);
+        r.decode_replicas = static_cast<int>(nd);
+      }
     }
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");
     if (r.model.empty()) throw csv.error_at(c_model, "expected a model name");

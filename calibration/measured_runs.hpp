@@ -88,6 +88,10 @@ struct MeasuredRun {
   // answer (a finite run: its burst and drain are in the measured rates); 0 = not stated, the
   // steady state is predicted. InferenceX rows: 10 x concurrency (inferencex_client.hpp).
   long long prompts = 0;
+  // A prefill/decode-disaggregated deployment: that many prefill and decode replicas, each running
+  // `plan`, every prompt's KV crossing from the first to the second (serving.disaggregation); 0 =
+  // unified replicas, gpus / plan devices of them.
+  int prefill_replicas = 0, decode_replicas = 0;
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

@@ -28,7 +28,14 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.system = take(system == "other" ? Mapped{"", "system 'other' (not a catalog system; the notes name the GPU)"}
                                       : map_hardware(system),
                     why);
-    r.plan = take(map_plan(csv.field(col("plan(tp/ep/dp)"))), why);
+    const std::string& plan = csv.field(col("plan(tp/ep/dp)"));
+    if (plan.rfind("disagg", 0) == 0) {
+      const DisaggregatedPlan d = map_disaggregated(plan);
+      r.plan = take(d.plan, why);
+      r.prefill_replicas = d.prefill_replicas, r.decode_replicas = d.decode_replicas;
+    } else {
+      r.plan = take(map_plan(plan), why);
+    }
     r.engine = take(map_engine(csv.field(col("engine_version"))), why);
     const Mapped spec = map_speculative(csv.field(col("spec_method")));
     r.speculative = take(spec, why) == "1";
@@ -49,6 +56,11 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     static const std::regex kRunDate(R"(CI run (\d{4}-\d{2}-\d{2}))");
     if (std::smatch m; std::regex_search(csv.field(col("notes")), m, kRunDate)) r.run_date = m[1].str();
     if (r.random_prompts) apply_inferencex_run(r);  // its recipe's and its client's settings
+    if (r.prefill_replicas > 0 && r.speculative && why.empty()) {
+      // The multi-node recipes set the decode servers' drafts per topology (InferenceX
+      // configs/amd-master.yaml: DECODE_MTP_SIZE 1 or 2), which nothing here reads.
+      why = "speculative prefill/decode-disaggregated run: its multi-node recipe's draft tokens are not read";
+    }
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
     r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);

@@ -206,6 +206,10 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     int accept_rows = 0;
     std::map<std::string, Fitted> fit_fold;
     const auto eidx = [&](std::size_t i) { return static_cast<std::size_t>(prep.rows[i].engine); };
+    // A disaggregated row's TTFT also holds the prefill-to-decode handover, priced only as the KV's
+    // bytes over the link (docs/calibration.md, "Disaggregated rows"): it is predicted and reported,
+    // not fitted to the request latency of the engines' unified path.
+    const auto latency_fit_row = [&](std::size_t i) { return prep.rows[i].run.prefill_replicas == 0; };
     if (!args->cv) {
       std::vector<Simulations::Job> jobs;
       for (std::size_t i = 0; i < n; ++i) jobs.push_back({i, nan});
@@ -272,13 +276,14 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
           if (!std::isnan(a)) tokens = a;
         }
         f.tokens_per_step = tokens;
-        // Each engine's request latency on the TTFTs, at the host times and acceptance just fitted.
+        // Each engine's request latency on the TTFTs of unified rows (latency_fit_row), at the host
+        // times and acceptance just fitted.
         for (std::size_t e = 0; e < kEngines; ++e) {
           f.request_latency_s[e] = catalog.engines[e].request_latency_s;
           std::vector<std::size_t> rows;
           Preds at(n);
           for (std::size_t i = 0; i < n; ++i) {
-            if (eidx(i) != e || groups[i] == leave_out) continue;
+            if (eidx(i) != e || groups[i] == leave_out || !latency_fit_row(i)) continue;
             rows.push_back(i);
             at[i] = exp::interpolate(over_host_time(i, tokens), f.graph_fixed_s[e]);
           }
@@ -291,7 +296,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         ++engine_rows[eidx(i)], accept_rows += prep.rows[i].fit_acceptance;
         bool ttft = false;
         for (std::string_view m : exp::kLatencyFitMetrics) ttft |= !std::isnan(runs[i].metrics[calib::measured_metric_index(m)]);
-        latency_rows[eidx(i)] += ttft;
+        latency_rows[eidx(i)] += ttft && latency_fit_row(i);
       }
       fit_in = fit("");
       Fitted reported = fit_in;  // NaN where an engine has no row to fit
@@ -321,7 +326,9 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       std::vector<calib::Residual> residuals;
       for (std::size_t i = 0; i < n; ++i) {
         const exp::Experiment& ex = prep.rows[i].experiment;
-        const double per_replica = runs[i].concurrency / std::max(1, ex.serving.replicas);
+        // Sequences a decoding replica holds (a disaggregated row's prefill replicas decode none).
+        const int decoding = ex.serving.prefill_replicas > 0 ? ex.serving.decode_replicas : ex.serving.replicas;
+        const double per_replica = runs[i].concurrency / std::max(1, decoding);
         for (const std::string& regime : exp::band_regimes(ex.model, ex.systems[0], per_replica)) {
           for (std::string_view metric : calib::kBandMetrics) {
             const std::size_t m = calib::measured_metric_index(metric);
@@ -458,7 +465,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         const auto& r = runs[i];
         nlohmann::ordered_json row{{"id", r.id}, {"file", r.file}, {"line", r.line}, {"group", groups[i]},
                                    {"plan", r.plan}, {"gpus", r.gpus}, {"isl", r.isl}, {"osl", r.osl},
-                                   {"concurrency", r.concurrency},
+                                   {"concurrency", r.concurrency}, {"prefill_replicas", r.prefill_replicas},
+                                   {"decode_replicas", r.decode_replicas},
                                    {"engine", std::string(serving::to_string(prep.rows[i].engine))},
                                    {"speculative", r.speculative}, {"mapping", r.mapping}};
         for (std::size_t m = 0; m < calib::kMeasuredMetricCount; ++m) {

@@ -100,6 +100,17 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   e.plans = {plan};
   // As many replicas as the measurement's GPUs hold (not the system filled: a 1-GPU row is one GPU).
   e.serving.replicas = std::max(1, row.gpus / std::max(1, devices));
+  if (row.prefill_replicas > 0) {
+    // Disaggregated: the stated prefill and decode replicas, every prompt's KV crossing between them.
+    const long long replicas = static_cast<long long>(row.prefill_replicas) + row.decode_replicas;
+    if (replicas * devices != row.gpus) {
+      throw core::Error(at("gpus"), std::to_string(row.gpus) + " GPUs are not " + std::to_string(row.prefill_replicas) +
+                                        " prefill + " + std::to_string(row.decode_replicas) + " decode replicas of " +
+                                        std::to_string(devices) + " GPUs");
+    }
+    e.serving.prefill_replicas = row.prefill_replicas;
+    e.serving.decode_replicas = row.decode_replicas;
+  }
   // One-turn sessions of isl tokens in, osl out (each uniform down to range_ratio of it, as the
   // row's client drew them), sent back to back.
   WorkloadConfig& w = e.workload;

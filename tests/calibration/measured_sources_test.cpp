@@ -157,12 +157,61 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   // The recipes' KV format: TensorRT-LLM's kv_cache_config dtype fp8; SGLang on H200 sets none.
   EXPECT_EQ(t->kv_dtype, "fp8");
   EXPECT_EQ(r->kv_dtype, "");
-  // Line 3 (disaggregated) and line 5 (system other) are skipped with their reasons.
-  ASSERT_EQ(set.skipped.size(), 2u);
-  EXPECT_EQ(set.skipped[0].line, 3);
-  EXPECT_NE(set.skipped[0].reason.find("disaggregated"), std::string::npos) << set.skipped[0].reason;
-  EXPECT_EQ(set.skipped[1].line, 5);
-  EXPECT_NE(set.skipped[1].reason.find("has no catalog entry"), std::string::npos) << set.skipped[1].reason;
+  // Line 3: "disagg P 1x(TP8 EP1) + D 9x(TP8 EP1)" on 80 GPUs, one prefill and nine decode replicas
+  // of TP8 EP1, at concurrency 1: a multi-node run, so the client's spread and prompt count (at least
+  // 16, amd_utils/bench.sh) but none of the single-node recipes' settings (stream interval 1).
+  const MeasuredRun* d = find(set.runs, 3);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->plan, "tp=8,ep=1");
+  EXPECT_EQ(d->prefill_replicas, 1);
+  EXPECT_EQ(d->decode_replicas, 9);
+  EXPECT_EQ(d->gpus, 80);
+  EXPECT_EQ(d->engine, "sglang");
+  EXPECT_DOUBLE_EQ(d->range_ratio, 0.8);
+  EXPECT_EQ(d->prompts, 16);
+  EXPECT_EQ(d->stream_interval_tokens, 1);
+  EXPECT_EQ(d->max_batch_tokens, 0);
+  EXPECT_EQ(r->prefill_replicas, 0);  // a unified row
+  // Line 5 (system other) is skipped with its reason.
+  ASSERT_EQ(set.skipped.size(), 1u);
+  EXPECT_EQ(set.skipped[0].line, 5);
+  EXPECT_NE(set.skipped[0].reason.find("has no catalog entry"), std::string::npos) << set.skipped[0].reason;
+}
+
+// A disaggregated plan maps when both roles run one plan: the plan and the replica counts; other
+// forms are unmapped with their reason.
+TEST(MeasuredNames, DisaggregatedPlans) {
+  const DisaggregatedPlan same = map_disaggregated("disagg P 2x(TP8 EP8) + D 3x(TP8 EP8)");
+  ASSERT_TRUE(same.plan.ok()) << same.plan.reason;
+  EXPECT_EQ(same.plan.value, "tp=8,ep=8");
+  EXPECT_EQ(same.prefill_replicas, 2);
+  EXPECT_EQ(same.decode_replicas, 3);
+  EXPECT_EQ(map_disaggregated("disagg P 1x(TP8 EP8 DPA) + D 1x(DEP8)").plan.value, "tp=1,ep=8,dp=8");
+  const DisaggregatedPlan mixed = map_disaggregated("disagg P 1x(TP4 EP4 DPA) + D 5x(TP8 EP8)");
+  EXPECT_FALSE(mixed.plan.ok());
+  EXPECT_NE(mixed.plan.reason.find("runs tp=1,ep=4,dp=4 prefill and tp=8,ep=8 decode replicas"), std::string::npos)
+      << mixed.plan.reason;
+  EXPECT_EQ(mixed.prefill_replicas, 0);
+  EXPECT_NE(map_disaggregated("disagg 3x DEP4 prefill + 3x TEP4 decode").plan.reason.find("is not 'disagg P"),
+            std::string::npos);
+  EXPECT_NE(map_disaggregated("disagg P 1x(MLA TP8) + D 1x(TP8)").plan.reason.find("prefill plan"), std::string::npos);
+  EXPECT_NE(map_disaggregated("disagg P 0x(TP8) + D 1x(TP8)").plan.reason.find("names no replica"), std::string::npos);
+  EXPECT_FALSE(map_disaggregated("disagg P 1234567x(TP8) + D 1x(TP8)").plan.ok());  // no overflow, a reason
+}
+
+// A speculative disaggregated row is unmapped: its multi-node recipe's drafts are not read.
+TEST(MeasuredSources, SpeculativeDisaggregatedRowsAreUnmapped) {
+  const std::string header =
+      "id,source_url,engine_version,system,gpus,model,precision,plan(tp/ep/dp),isl,osl,concurrency,"
+      "output_tok_s_per_gpu,total_tok_s_per_gpu,user_tok_s,ttft_s_mean,ttft_s_p50,tpot_s_mean,tpot_s_p50,spec_method,"
+      "accept_len,power_w_per_gpu,notes\n";
+  std::istringstream in(header +
+                        "x,https://github.com/SemiAnalysisAI/InferenceX/actions/runs/1,SGLang,hgx-h200,16,"
+                        "DeepSeek-R1-0528,FP8,disagg P 1x(TP8 EP1) + D 1x(TP8 EP1),1024,1024,4,50,100,,,,0.01,,MTP,,,\n");
+  const MeasuredFile f = read_serving_points_2(in, "sp2.csv");
+  EXPECT_TRUE(f.runs.empty());
+  ASSERT_EQ(f.skipped.size(), 1u);
+  EXPECT_NE(f.skipped[0].reason.find("draft tokens are not read"), std::string::npos) << f.skipped[0].reason;
 }
 
 // trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- no concurrency: skipped.
@@ -180,7 +229,7 @@ TEST(MeasuredSources, DirectoryReadsEveryCsvAndReportsDuplicates) {
   ASSERT_EQ(set.files.size(), 4u);
   EXPECT_EQ(set.rows(), 1 + 3 + 4 + 2);
   // measured_runs.csv line 2 (ix870-c8) is the point serving-points line 2 reports: the later one is a duplicate.
-  EXPECT_EQ(set.runs.size(), 4u);  // measured_runs 1, serving-points 2 less the duplicate, serving-points-2 2
+  EXPECT_EQ(set.runs.size(), 5u);  // measured_runs 1, serving-points 2 less the duplicate, serving-points-2 3
   bool dup = false;
   for (const auto& s : set.skipped) {
     if (s.reason.find("duplicate of " + kDir + "/measured_runs.csv:2") != std::string::npos) {
@@ -517,6 +566,26 @@ TEST(MeasuredSources, OwnSchemaServerLimitColumns) {
                           "m.csv:2: memory_fraction: expected a memory fraction in (0, 1]");
   EXPECT_THROW(own_schema_pair("max_batch_tokens", "0"), core::Error);
   EXPECT_THROW(own_schema_pair("max_sequences", "2.5"), core::Error);
+}
+
+// A disaggregated run states both replica counts in agentsim's schema; one alone, or a count below
+// 1, is an error at its column.
+TEST(MeasuredSources, OwnSchemaDisaggregationColumns) {
+  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,prefill_replicas,decode_replicas,"
+                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
+                             "tpot_s_median,power_w_per_gpu\n";
+  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,,,,0.3,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,,0.3,,,\n");
+  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].prefill_replicas, 1);
+  EXPECT_EQ(runs[0].decode_replicas, 2);
+  EXPECT_EQ(runs[1].prefill_replicas, 0);
+  EXPECT_EQ(runs[1].decode_replicas, 0);
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,,,,,0.3,,,\n",
+                          "m.csv:2: prefill_replicas: a disaggregated run states both");
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,0,,,,0.3,,,\n",
+                          "m.csv:2: decode_replicas: expected a replica count");
 }
 
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like

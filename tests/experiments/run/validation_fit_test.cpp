@@ -357,6 +357,33 @@ TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
   EXPECT_GT(p[calib::measured_metric_index("output_tok_s_per_gpu")], 0);
 }
 
+// A disaggregated row runs its stated prefill and decode replicas of its plan, every prompt's KV
+// crossing between them; its GPUs must be exactly theirs, else it is unmapped with the reason.
+TEST(ValidationRows, DisaggregatedRowsRunTheirPrefillAndDecodeReplicas) {
+  calib::MeasuredRun r = h200_row("disagg", 512, 64);
+  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
+  r.prompts = 16;
+  r.gpus = 3;
+  r.prefill_replicas = 1;
+  r.decode_replicas = 2;
+  calib::MeasuredRun wrong = r;
+  wrong.id = "wrong";
+  wrong.gpus = 4;
+  const PreparedRows rows = prepared({r, wrong});
+  ASSERT_EQ(rows.rows.size(), 1u);
+  const ServingConfig& s = rows.rows[0].experiment.serving;
+  EXPECT_EQ(s.prefill_replicas, 1);
+  EXPECT_EQ(s.decode_replicas, 2);
+  ASSERT_EQ(rows.skipped.size(), 1u);
+  EXPECT_EQ(rows.skipped[0].id, "wrong");
+  EXPECT_NE(rows.skipped[0].reason.find("4 GPUs are not 1 prefill + 2 decode replicas of 1 GPUs"), std::string::npos)
+      << rows.skipped[0].reason;
+  // Predicted as a disaggregated run: every prompt answered (the decode replicas only decode).
+  const std::vector<double> p = predict_row(rows.rows[0], s.engine_overhead);
+  EXPECT_GT(p[calib::measured_metric_index("output_tok_s_per_gpu")], 0);
+  EXPECT_GT(p[calib::measured_metric_index("ttft_s_median")], 0);
+}
+
 // Every engine the rows name (vLLM, SGLang, TensorRT-LLM) replays decode steps from CUDA/HIP
 // graphs by default, so a row runs with the graph-replay launch floor: at concurrency 4 its
 // decode steps, and so its TPOT, are shorter than the same row launched eagerly.
