@@ -15,8 +15,10 @@ void apply_inferencex_run(MeasuredRun& r) {
   r.range_ratio = kInferenceXRangeRatio;
   r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
   if (r.prefill_replicas > 0) {
-    // Multi-node: the recipes above are the single-node ones; the server runs the engine's defaults.
+    // Multi-node: the recipes above are the single-node ones; the server runs the engine's defaults
+    // but for the KV format its multi-node recipe states.
     r.prompts = std::max(kInferenceXDisaggregatedMinPrompts, r.prompts);
+    if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
     return;
   }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);

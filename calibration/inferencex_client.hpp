@@ -15,7 +15,8 @@
 //   amd_utils/bench.sh, num_prompts = concurrency x 10 and at least 16, random_range_ratio 0.8;
 //   NVIDIA's srt-slurm recipes, sa-bench with random_range_ratio 0.8, the same client): the same
 //   length spread and prompt count, none of the single-node recipes' server settings below (their
-//   servers' flags are not read: the engine's defaults).
+//   servers' flags are not read: the engine's defaults) but the KV format their recipes state
+//   (inferencex_kv_dtype.hpp: FP8 for SGLang + MoRI on MI355X).
 #include "calibration/measured_runs.hpp"
 
 namespace agentsim::calib {

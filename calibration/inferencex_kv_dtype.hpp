@@ -12,6 +12,12 @@
 //     `kv_cache_config: dtype: fp8`
 //   SGLang on H200 (dsr1_fp8_h200.sh, _mtp): not set, the model's BF16
 //   vLLM gpt-oss (gptoss_fp4_h100.sh, gptoss_fp4_mi300x.sh): not set
+// Prefill/decode-disaggregated runs (MeasuredRun::prefill_replicas > 0) ran the multi-node recipes:
+//   SGLang + MoRI on MI355X: `--kv-cache-dtype fp8_e4m3` in the DeepSeek-R1 server flags, from the
+//     first version of github.com/billishyahao/sglang_disagg (sglang_disagg_server.sh,
+//     2025-12-19), which the recipes cloned until InferenceX upstreamed it on 2026-02-19 (#666,
+//     benchmarks/multi_node/amd_utils/models.yaml, the same flag since)
+//   the others (Dynamo + SGLang or TensorRT-LLM on NVIDIA): not read here, the model's format
 // A row's own precision text ("FP8 KV") takes precedence (MeasuredRun::kv_dtype already set).
 #include <string>
 

@@ -171,6 +171,7 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_EQ(d->prompts, 16);
   EXPECT_EQ(d->stream_interval_tokens, 1);
   EXPECT_EQ(d->max_batch_tokens, 0);
+  EXPECT_EQ(d->kv_dtype, "");  // Dynamo + SGLang on H200: its multi-node recipe's format is not read
   EXPECT_EQ(r->prefill_replicas, 0);  // a unified row
   // Line 5 (system other) is skipped with its reason.
   ASSERT_EQ(set.skipped.size(), 1u);
@@ -282,6 +283,12 @@ TEST(MeasuredSources, InferenceXKvFormatIsTheRecipes) {
   EXPECT_EQ(kv("trtllm", "hgx-h200"), "fp8");  // kv_cache_config: dtype: fp8
   EXPECT_EQ(kv("sglang", "hgx-h200"), "");     // not set: the model's BF16
   EXPECT_EQ(kv("vllm", "hgx-h100"), "");
+  // Disaggregated runs: the multi-node recipes' format, FP8 for SGLang + MoRI on MI355X only.
+  r.prefill_replicas = 1;
+  EXPECT_EQ(kv("sglang", "mi355x-8"), "fp8");  // sglang_disagg_server.sh, amd_utils/models.yaml
+  EXPECT_EQ(kv("sglang", "hgx-b200"), "");     // Dynamo + SGLang: not read, the model's format
+  EXPECT_EQ(kv("trtllm", "hgx-h200"), "");
+  r.prefill_replicas = 0;
   r.model = "gpt-oss-120b";
   EXPECT_EQ(kv("trtllm", "hgx-b200"), "");     // only the DeepSeek-R1 recipes were read
 }
