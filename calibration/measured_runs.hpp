@@ -77,6 +77,10 @@ struct MeasuredRun {
   // TensorRT-LLM's KV budget instead: kv_cache_config.free_gpu_memory_fraction, the fraction of the
   // memory left after the weights; 0 = not stated. InferenceX TensorRT-LLM rows: their recipe's.
   double kv_free_memory_fraction = 0;
+  // A `trtllm-bench throughput` run: where the row states no batch limits, the server's
+  // max_batch_size and max_num_tokens are that tool's heuristic for the row's model and plan
+  // (experiments/run/trtllm_bench_limits.hpp). TensorRT-LLM's perf-overview rows.
+  bool trtllm_bench = false;
   // When the run was measured, "YYYY-MM-DD" where the source states it (serving-points-2's
   // InferenceX rows: "CI run DATE" in their notes); "" otherwise.
   std::string run_date;

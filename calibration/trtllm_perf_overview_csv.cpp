@@ -1,6 +1,11 @@
 // Adapter: experiments/validation/measured/trtllm-perf-overview/perf_overview_output_tps_per_gpu.csv.
-// Max-throughput points (trtllm-bench at max request rate): the source states no
-// concurrency, so every row is skipped with that reason (a closed loop needs one).
+// Max-throughput points of `trtllm-bench throughput` (TensorRT-LLM docs/source/developer-guide/
+// perf-overview.md, PROVENANCE.md): a dataset of fixed-length requests all queued at once, its
+// size by ISL/OSL (the doc's table: 3000 at 1024/1024, 1500 at 8192/1024 and 1024/8192, 1000 at
+// 32768/1024 and 1024/32768; 1000/1000 taken as 1024/1024), `--kv_cache_free_gpu_mem_fraction
+// 0.95`, the tool's own engine settings. A row runs as that finite run with every request sent at
+// once (concurrency = requests). Rows with attention DP (every MoE table) stay unmapped: the tool's
+// settings for them are not modelled (experiments/run/trtllm_bench_limits.hpp).
 #include "calibration/measured_row.hpp"
 
 namespace agentsim::calib {
@@ -25,11 +30,28 @@ MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts;
-    r.kv_dtype = "fp8";  // PROVENANCE: DeepSeek and GPT-OSS ran with FP8 KV cache
+    // PROVENANCE: DeepSeek and GPT-OSS ran with `kv_cache_config: dtype: fp8`; the dense models'
+    // ModelOpt checkpoints (nvidia/Llama-3.3-70B-Instruct-FP8, -FP4) assumed to carry the FP8 KV
+    // cache ModelOpt's hf_ptq.py quantises by default (--kv_cache_qformat fp8).
+    r.kv_dtype = "fp8";
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tokens_per_s_per_gpu"), 1, why);
-    if (why.empty()) why = "no concurrency: offline max-throughput run (requests at max rate)";
+    const auto requests = [](long long isl, long long osl) -> long long {
+      if ((isl == 1024 && osl == 1024) || (isl == 1000 && osl == 1000)) return 3000;
+      if ((isl == 8192 && osl == 1024) || (isl == 1024 && osl == 8192)) return 1500;
+      if ((isl == 32768 && osl == 1024) || (isl == 1024 && osl == 32768)) return 1000;
+      return 0;
+    };
+    if (why.empty() && plan_degrees(r.plan).dp > 1) {
+      why = "a trtllm-bench max-throughput run with attention DP: the tool's engine settings for it are not modelled";
+    }
+    r.prompts = requests(r.isl, r.osl);
+    if (why.empty() && r.prompts == 0) why = "the perf overview states no request count for this ISL/OSL";
+    r.concurrency = static_cast<double>(r.prompts);  // every request queued at once (max rate)
+    r.range_ratio = 1.0;                              // --input-stdev=0 --output-stdev=0
+    r.kv_free_memory_fraction = 0.95;                 // --kv_cache_free_gpu_mem_fraction 0.95
+    r.trtllm_bench = true;
     file_row(out, std::move(r), std::move(why));
   }
   return out;

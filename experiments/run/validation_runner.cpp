@@ -6,6 +6,7 @@
 
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/run/runner.hpp"
+#include "experiments/run/trtllm_bench_limits.hpp"
 #include "hwmodels/dtype.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
@@ -78,8 +79,18 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     plan.deployment.spec_mode = SpecMode::kExplicit;
   }
   out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
-  // The server's limits where the row's recipe states them (inferencex_batch_limits.hpp); the plan
-  // must fit in the memory the server took.
+  // The server's limits where the row's recipe states them (inferencex_batch_limits.hpp), or a
+  // trtllm-bench run's own (trtllm_bench_limits.hpp); the plan must fit in the memory the server took.
+  if (row.trtllm_bench && row.max_batch_tokens == 0 && row.max_sequences == 0) {
+    try {
+      const TrtllmBenchLimits l = trtllm_bench_limits(e.model, system, plan.deployment.plan, row.isl, row.osl,
+                                                      row.kv_free_memory_fraction > 0 ? row.kv_free_memory_fraction : 0.9);
+      e.serving.max_batch_tokens = l.max_num_tokens;
+      e.serving.max_sequences = l.max_batch_size;
+    } catch (const core::Error& err) {
+      throw core::Error(at("plan"), err.detail());
+    }
+  }
   if (row.max_batch_tokens > 0) e.serving.max_batch_tokens = row.max_batch_tokens;
   if (row.max_sequences > 0) e.serving.max_sequences = row.max_sequences;
   if (row.memory_fraction > 0) e.serving.memory_fraction = row.memory_fraction;
@@ -143,8 +154,17 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     w.generated_sessions = static_cast<int>(std::min<long long>(row.prompts, 10'000'000));
     w.session_limit = row.prompts;
     w.warmup_s = 0;
-    const double waves = static_cast<double>(row.prompts) / std::max(1.0, row.concurrency);
-    w.window_s = (waves + 1) * 0.1 * static_cast<double>(row.osl);
+    double waves = static_cast<double>(row.prompts) / std::max(1.0, row.concurrency);
+    double tokens = static_cast<double>(row.osl);
+    if (row.trtllm_bench) {
+      // Every request queued at once: the server runs them max_sequences at a time, prompts
+      // included (a 32k-token prompt's prefill outlasts its 1k-token answer).
+      const double running = e.serving.max_sequences > 0 ? std::min<double>(row.concurrency, e.serving.max_sequences)
+                                                         : row.concurrency;
+      waves = static_cast<double>(row.prompts) / std::max(1.0, running);
+      tokens += static_cast<double>(row.isl);
+    }
+    w.window_s = (waves + 1) * 0.1 * tokens;
   } else {
     w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
     // Long answers outlast the base window: warm-up and window hold at least one and two request

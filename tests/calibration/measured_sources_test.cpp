@@ -215,14 +215,45 @@ TEST(MeasuredSources, SpeculativeDisaggregatedRowsAreUnmapped) {
   EXPECT_NE(f.skipped[0].reason.find("draft tokens are not read"), std::string::npos) << f.skipped[0].reason;
 }
 
-// trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- no concurrency: skipped.
-TEST(MeasuredSources, TrtllmPerfOverviewRowsAreSkippedForWantOfConcurrency) {
+// trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- attention DP,
+// whose trtllm-bench engine settings are not modelled: skipped with that reason.
+TEST(MeasuredSources, TrtllmPerfOverviewAttentionDpRowsAreSkipped) {
   const MeasuredSet set = load_measured(kDir + "/trtllm-perf-overview/perf_overview_output_tps_per_gpu.csv");
   EXPECT_EQ(set.files.at(0).schema, "trtllm-perf-overview");
   EXPECT_TRUE(set.runs.empty());
   ASSERT_EQ(set.skipped.size(), 2u);
   EXPECT_EQ(set.skipped[0].line, 2);
-  EXPECT_NE(set.skipped[0].reason.find("no concurrency"), std::string::npos);
+  EXPECT_NE(set.skipped[0].reason.find("attention DP"), std::string::npos) << set.skipped[0].reason;
+}
+
+// A dense row maps as the doc's trtllm-bench run: every request of the dataset queued at once
+// (3000 at 1024/1024), exact lengths, KV fraction 0.95, FP8 KV, the tool's own batch settings; an
+// ISL/OSL the doc gives no request count for is a reason.
+TEST(MeasuredSources, TrtllmPerfOverviewDenseRowsRunAsTheBenchmark) {
+  std::istringstream in("model,isl,osl,gpu,parallelism,precision,output_tokens_per_s_per_gpu\n"
+                        "Llama-3.3-70B,1024,1024,B200,TP1,FP4,6842\n"
+                        "Llama-3.3-70B,8192,1024,H200,TP2,FP8,537\n"
+                        "Llama-3.3-70B,2048,2048,H200,TP2,FP8,1000\n");
+  const MeasuredFile f = read_trtllm_perf_overview(in, "po.csv");
+  ASSERT_EQ(f.runs.size(), 2u);
+  const MeasuredRun& b = f.runs[0];
+  EXPECT_EQ(b.model, "llama-3.1-70b");
+  EXPECT_EQ(b.system, "hgx-b200");
+  EXPECT_EQ(b.plan, "tp=1,ep=1");
+  EXPECT_EQ(b.engine, "trtllm");
+  EXPECT_EQ(b.experts_dtype, "fp4");  // a dense model's weights (validation_runner.cpp)
+  EXPECT_EQ(b.kv_dtype, "fp8");
+  EXPECT_EQ(b.prompts, 3000);
+  EXPECT_DOUBLE_EQ(b.concurrency, 3000);
+  EXPECT_DOUBLE_EQ(b.range_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(b.kv_free_memory_fraction, 0.95);
+  EXPECT_TRUE(b.trtllm_bench);
+  EXPECT_EQ(b.max_batch_tokens, 0);  // the tool's heuristic, applied where the model is known
+  EXPECT_DOUBLE_EQ(metric(b, "output_tok_s_per_gpu"), 6842);
+  EXPECT_EQ(f.runs[1].prompts, 1500);
+  EXPECT_EQ(f.runs[1].plan, "tp=2,ep=1");
+  ASSERT_EQ(f.skipped.size(), 1u);
+  EXPECT_NE(f.skipped[0].reason.find("no request count"), std::string::npos) << f.skipped[0].reason;
 }
 
 TEST(MeasuredSources, DirectoryReadsEveryCsvAndReportsDuplicates) {
