@@ -22,8 +22,8 @@ std::string regime_name(const std::string& generation, double sequences_per_repl
   return generation + (sequences_per_replica > kThroughputBoundSequences ? "/throughput" : "/latency");
 }
 
-std::string format_regime_name(const std::string& regime, hw::DType weights) {
-  return regime + "/" + std::string(hw::to_string(weights)) + "-weights";
+std::string format_regime_name(const std::string& regime, hw::DType format, bool experts) {
+  return regime + "/" + std::string(hw::to_string(format)) + (experts ? "-experts" : "-weights");
 }
 
 const Band* ErrorBands::find(const std::string& regime, std::string_view metric) const {

@@ -23,10 +23,11 @@ inline constexpr double kThroughputBoundSequences = 16;
 std::string accelerator_generation(const hw::Accelerator& a);
 // "nvidia-fp4/latency" or "nvidia-fp4/throughput".
 std::string regime_name(const std::string& generation, double sequences_per_replica);
-// The regime narrowed to the format the model's weights are stored in (the routed experts' for
-// an MoE model): "nvidia-fp4/throughput/fp8-weights". Rows count in both; a run takes the
-// narrower regime where it has every band the wider one has (exp::band_for).
-std::string format_regime_name(const std::string& regime, hw::DType weights);
+// The regime narrowed to the format of the weights that dominate: an MoE model's routed experts
+// ("nvidia-fp4/throughput/fp4-experts", grouped-GEMM kernels) or a dense model's weights
+// ("nvidia-fp4/throughput/fp4-weights", dense GEMMs), which validation errs on apart. Rows count in
+// both; a run takes the narrower regime where it has every band the wider one has (exp::band_for).
+std::string format_regime_name(const std::string& regime, hw::DType format, bool experts);
 
 // The headline metrics a band is kept for (names of calib::kMeasuredMetrics).
 inline constexpr std::string_view kBandMetrics[] = {"output_tok_s_per_gpu", "agent_output_tok_s"};

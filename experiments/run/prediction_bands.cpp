@@ -17,8 +17,8 @@ std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::str
 
 std::array<std::string, 2> band_regimes(const wl::ModelSpec& model, const hw::System& system, double sequences) {
   const std::string regime = calib::regime_name(calib::accelerator_generation(system.accelerator), sequences);
-  const hw::DType weights = model.ffn.experts > 0 ? model.precision.experts : model.precision.weights;
-  return {calib::format_regime_name(regime, weights), regime};
+  const bool moe = model.ffn.experts > 0;
+  return {calib::format_regime_name(regime, moe ? model.precision.experts : model.precision.weights, moe), regime};
 }
 
 PredictionBand band_for(const Experiment& e, const hw::System& system, double sequences) {

@@ -45,7 +45,8 @@ TEST(ErrorBands, RegimeIsTheGenerationAndTheBatch) {
   EXPECT_EQ(accelerator_generation(a100), "nvidia-bf16");
   EXPECT_EQ(regime_name("nvidia-fp8", 16), "nvidia-fp8/latency");
   EXPECT_EQ(regime_name("nvidia-fp8", 16.5), "nvidia-fp8/throughput");
-  EXPECT_EQ(format_regime_name("nvidia-fp4/throughput", hw::DType::kFp8), "nvidia-fp4/throughput/fp8-weights");
+  EXPECT_EQ(format_regime_name("nvidia-fp4/throughput", hw::DType::kFp8, false), "nvidia-fp4/throughput/fp8-weights");
+  EXPECT_EQ(format_regime_name("nvidia-fp4/throughput", hw::DType::kFp4, true), "nvidia-fp4/throughput/fp4-experts");
 }
 
 TEST(ErrorBands, YamlRoundTripAndStrictLoading) {

@@ -94,8 +94,8 @@ TEST(PredictionBands, RunsAndReadoffsTakeTheirRegimesBand) {
 }
 
 // A run takes the band of its weights' stored format where validation has one (an MoE model's
-// routed experts, a dense model's weights), else its generation's; validation files each row
-// under both names.
+// routed experts, "-experts", a dense model's weights, "-weights": different kernels), else its
+// generation's; validation files each row under both names.
 TEST(PredictionBands, TheWeightFormatsBandWinsWhereItHasRows) {
   const Catalog cat = load_catalog(AGENTSIM_SOURCE_DIR);
   const hw::System& b200 = cat.systems.get("hgx-b200");
@@ -106,19 +106,22 @@ TEST(PredictionBands, TheWeightFormatsBandWinsWhereItHasRows) {
   wl::ModelSpec dense;
   dense.precision.weights = hw::DType::kFp8;
   dense.precision.experts = hw::DType::kFp4;  // no routed experts: not the format that counts
-  EXPECT_EQ(band_regimes(moe, b200, 64)[0], "nvidia-fp4/throughput/fp4-weights");
+  EXPECT_EQ(band_regimes(moe, b200, 64)[0], "nvidia-fp4/throughput/fp4-experts");
   EXPECT_EQ(band_regimes(moe, b200, 64)[1], "nvidia-fp4/throughput");
   EXPECT_EQ(band_regimes(dense, b200, 2)[0], "nvidia-fp4/latency/fp8-weights");
+  dense.precision.weights = hw::DType::kFp4;  // an FP4 dense model is not filed with FP4 experts
+  EXPECT_EQ(band_regimes(dense, b200, 64)[0], "nvidia-fp4/throughput/fp4-weights");
+  dense.precision.weights = hw::DType::kFp8;
 
   Experiment e;
   e.systems = {b200};
   auto bands = std::make_shared<calib::ErrorBands>();
   bands->by_regime["nvidia-fp4/throughput"]["output_tok_s_per_gpu"] = {-0.1, 0.5, 60};
-  bands->by_regime["nvidia-fp4/throughput/fp4-weights"]["output_tok_s_per_gpu"] = {-0.1, 0.1, 30};
+  bands->by_regime["nvidia-fp4/throughput/fp4-experts"]["output_tok_s_per_gpu"] = {-0.1, 0.1, 30};
   e.error_bands = bands;
   e.model = moe;
   const PredictionBand narrow = band_for(e, b200, 64);
-  EXPECT_EQ(narrow.regime, "nvidia-fp4/throughput/fp4-weights (30 rows)");
+  EXPECT_EQ(narrow.regime, "nvidia-fp4/throughput/fp4-experts (30 rows)");
   EXPECT_DOUBLE_EQ(narrow.throughput_lo, 1 / 1.1);
   e.model = dense;  // no fp8-weights band on Blackwell at throughput: the generation's
   const PredictionBand wide = band_for(e, b200, 64);
@@ -134,9 +137,9 @@ TEST(PredictionBands, TheWeightFormatsBandWinsWhereItHasRows) {
   EXPECT_EQ(kept.regime, "nvidia-fp4/throughput (60 rows)");
   EXPECT_DOUBLE_EQ(kept.throughput_lo, 1 / 1.5);
   EXPECT_DOUBLE_EQ(kept.agent_lo, 0.5);
-  bands->by_regime["nvidia-fp4/throughput/fp4-weights"]["agent_output_tok_s"] = {0.0, 0.2, 30};
+  bands->by_regime["nvidia-fp4/throughput/fp4-experts"]["agent_output_tok_s"] = {0.0, 0.2, 30};
   const PredictionBand both = band_for(e, b200, 64);
-  EXPECT_EQ(both.regime, "nvidia-fp4/throughput/fp4-weights (30 rows)");
+  EXPECT_EQ(both.regime, "nvidia-fp4/throughput/fp4-experts (30 rows)");
   EXPECT_DOUBLE_EQ(both.agent_lo, 1 / 1.2);
 }
 
