@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <regex>
 
 namespace agentsim::calib {
@@ -15,6 +16,15 @@ std::string lower(std::string_view s) {
 bool starts(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, std::string_view p) { return s.find(p) != std::string::npos; }
 Mapped yes(std::string v) { return Mapped{std::move(v), ""}; }
+// A run of digits as an int, saturating at INT_MAX: a transcribed row's overlong number becomes a
+// value the plan or drafter checks refuse with their reason, never an uncaught std::out_of_range.
+int digits_to_int(const std::string& digits) {
+  long long v = 0;
+  for (char c : digits) {
+    v = std::min<long long>(v * 10 + (c - '0'), std::numeric_limits<int>::max());
+  }
+  return static_cast<int>(v);
+}
 Mapped no(std::string why) { return Mapped{"", std::move(why)}; }
 
 }  // namespace
@@ -62,7 +72,7 @@ PlanDegrees plan_degrees(std::string_view text) {
   static const std::regex kItem(R"((tp|ep|dp|pp)=(\d+))");
   const std::string t(text);
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kItem); it != std::sregex_iterator(); ++it) {
-    const int v = std::stoi((*it)[2].str());
+    const int v = digits_to_int((*it)[2].str());
     const std::string k = (*it)[1].str();
     (k == "tp" ? d.tp : k == "ep" ? d.ep : k == "dp" ? d.dp : d.pp) = v;
   }
@@ -85,14 +95,14 @@ Mapped map_plan(std::string_view text) {
   static const std::regex kSplit(R"(TP(\d+) attention[,;] MoE (.*))");
   static const std::regex kExperts(R"(TP(\d+) EP(\d+))");
   if (std::smatch m; std::regex_match(t, m, kSplit)) {
-    const int n = std::stoi(m[1].str());
+    const int n = digits_to_int(m[1].str());
     const std::string moe = m[2].str();
     std::smatch e;
     int a = 0, ep = 0;
     for (auto it = moe.cbegin(); std::regex_search(it, moe.cend(), e, kExperts); it = e.suffix().first) {
-      a = std::stoi(e[1].str()), ep = std::stoi(e[2].str());
+      a = digits_to_int(e[1].str()), ep = digits_to_int(e[2].str());
     }
-    if (ep > 0 && n % ep == 0 && (a * ep == n || a == n)) {
+    if (ep > 0 && n % ep == 0 && (static_cast<long long>(a) * ep == n || a == n)) {
       return yes(canonical_plan("tp=" + std::to_string(n) + ",ep=" + std::to_string(ep)));
     }
     if (ep == 0) return no("plan '" + t + "': the experts' degrees are not stated as TPa EPm");
@@ -125,7 +135,7 @@ Mapped map_plan(std::string_view text) {
 DisaggregatedPlan map_disaggregated(std::string_view text) {
   const std::string t(text);
   DisaggregatedPlan d;
-  static const std::regex kDisagg(R"(disagg P (\d{1,6})x\((.+)\) \+ D (\d{1,6})x\((.+)\))");
+  static const std::regex kDisagg(R"(disagg P (\d+)x\((.+)\) \+ D (\d+)x\((.+)\))");
   std::smatch m;
   if (!std::regex_match(t, m, kDisagg)) {
     d.plan = no("prefill/decode-disaggregated plan '" + t + "' is not 'disagg P Nx(PLAN) + D Mx(PLAN)'");
@@ -141,11 +151,14 @@ DisaggregatedPlan map_disaggregated(std::string_view text) {
                 " decode replicas (validate runs one plan for both roles)");
   } else {
     d.plan = prefill;
-    d.prefill_replicas = std::stoi(m[1].str());
-    d.decode_replicas = std::stoi(m[3].str());
+    d.prefill_replicas = digits_to_int(m[1].str());
+    d.decode_replicas = digits_to_int(m[3].str());
     if (d.prefill_replicas < 1 || d.decode_replicas < 1) {
       d.plan = no("prefill/decode-disaggregated plan '" + t + "' names no replica of a role");
+    } else if (d.prefill_replicas > 1'000'000 || d.decode_replicas > 1'000'000) {
+      d.plan = no("prefill/decode-disaggregated plan '" + t + "' names more than 1,000,000 replicas of a role");
     }
+    if (!d.plan.ok()) d.prefill_replicas = d.decode_replicas = 0;
   }
   return d;
 }
@@ -171,7 +184,7 @@ int stated_draft_tokens(std::string_view text) {
   static const std::regex kNextn(R"(nextn\s*=\s*(\d+))", std::regex::icase);
   const std::string t(text);
   std::smatch m;
-  return std::regex_search(t, m, kNextn) ? std::stoi(m[1].str()) : 0;
+  return std::regex_search(t, m, kNextn) ? digits_to_int(m[1].str()) : 0;
 }
 
 Precision map_precision(std::string_view text) {

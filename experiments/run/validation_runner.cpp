@@ -82,9 +82,11 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // The server's limits where the row's recipe states them (inferencex_batch_limits.hpp), or a
   // trtllm-bench run's own (trtllm_bench_limits.hpp); the plan must fit in the memory the server took.
   if (row.trtllm_bench && row.max_batch_tokens == 0 && row.max_sequences == 0) {
+    // A row that states no KV fraction ran trtllm-bench's default --kv_cache_free_gpu_mem_fraction
+    // (perf-overview.md: "the default setting of 0.90").
+    const double kv_fraction = row.kv_free_memory_fraction > 0 ? row.kv_free_memory_fraction : 0.9;
     try {
-      const TrtllmBenchLimits l = trtllm_bench_limits(e.model, system, plan.deployment.plan, row.isl, row.osl,
-                                                      row.kv_free_memory_fraction > 0 ? row.kv_free_memory_fraction : 0.9);
+      const TrtllmBenchLimits l = trtllm_bench_limits(e.model, system, plan.deployment.plan, row.isl, row.osl, kv_fraction);
       e.serving.max_batch_tokens = l.max_num_tokens;
       e.serving.max_sequences = l.max_batch_size;
     } catch (const core::Error& err) {
@@ -149,22 +151,18 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   if (row.prompts > 0) {
     // The client's finite run: its prompts, the first `concurrency` at once, measured from the
     // first send to the last answer (burst and drain included). The window only bounds it: the
-    // run ends when it drains, at 100 ms per output token per wave of prompts (4x the slowest
-    // mapped row's measured TPOT) plus one wave.
+    // run ends when it drains, at 100 ms per token of a request (4x the slowest mapped row's
+    // measured TPOT; prompt tokens counted too) per wave of prompts, plus one wave.
     w.generated_sessions = static_cast<int>(std::min<long long>(row.prompts, 10'000'000));
     w.session_limit = row.prompts;
     w.warmup_s = 0;
-    double waves = static_cast<double>(row.prompts) / std::max(1.0, row.concurrency);
-    double tokens = static_cast<double>(row.osl);
-    if (row.trtllm_bench) {
-      // Every request queued at once: the server runs them max_sequences at a time, prompts
-      // included (a 32k-token prompt's prefill outlasts its 1k-token answer).
-      const double running = e.serving.max_sequences > 0 ? std::min<double>(row.concurrency, e.serving.max_sequences)
-                                                         : row.concurrency;
-      waves = static_cast<double>(row.prompts) / std::max(1.0, running);
-      tokens += static_cast<double>(row.isl);
-    }
-    w.window_s = (waves + 1) * 0.1 * tokens;
+    // The server runs at most max_sequences of them at once, so a run of prompts all queued at once
+    // (trtllm-bench) lasts as many waves as that cap allows, and a long prompt's prefill can
+    // outlast its answer.
+    const double running = e.serving.max_sequences > 0 ? std::min<double>(row.concurrency, e.serving.max_sequences)
+                                                       : row.concurrency;
+    const double waves = static_cast<double>(row.prompts) / std::max(1.0, running);
+    w.window_s = (waves + 1) * 0.1 * static_cast<double>(row.isl + row.osl);
   } else {
     w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
     // Long answers outlast the base window: warm-up and window hold at least one and two request

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -197,7 +198,19 @@ TEST(MeasuredNames, DisaggregatedPlans) {
             std::string::npos);
   EXPECT_NE(map_disaggregated("disagg P 1x(MLA TP8) + D 1x(TP8)").plan.reason.find("prefill plan"), std::string::npos);
   EXPECT_NE(map_disaggregated("disagg P 0x(TP8) + D 1x(TP8)").plan.reason.find("names no replica"), std::string::npos);
-  EXPECT_FALSE(map_disaggregated("disagg P 1234567x(TP8) + D 1x(TP8)").plan.ok());  // no overflow, a reason
+  EXPECT_NE(map_disaggregated("disagg P 1234567x(TP8) + D 1x(TP8)").plan.reason.find("more than 1,000,000"),
+            std::string::npos);
+  EXPECT_FALSE(map_disaggregated("disagg P 99999999999999999999x(TP8) + D 1x(TP8)").plan.ok());
+}
+
+// An overlong number in a transcribed row saturates instead of throwing: the plan check or the
+// drafter check downstream refuses it with their reason.
+TEST(MeasuredNames, OverlongNumbersSaturate) {
+  const Mapped huge = map_plan("TP99999999999999999999 EP1");
+  ASSERT_TRUE(huge.ok()) << huge.reason;
+  EXPECT_EQ(plan_degrees(huge.value).tp, std::numeric_limits<int>::max());
+  EXPECT_EQ(stated_draft_tokens("MTP nextn=99999999999999999999"), std::numeric_limits<int>::max());
+  EXPECT_EQ(map_plan("TP8 attention, MoE TP99999999999999999999 EP99999999999999999999").reason.empty(), false);
 }
 
 // A speculative disaggregated row is unmapped: its multi-node recipe's drafts are not read.
@@ -539,12 +552,17 @@ void expect_own_schema_error(const std::string& csv, const std::string& where) {
   }
 }
 
+// agentsim's own schema's header with the optional columns `extra` ("a,b") after concurrency.
+std::string own_schema_header(const std::string& extra) {
+  return "id,source,system,model,plan,gpus,isl,osl,concurrency," + extra +
+         ",output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
+         "tpot_s_median,power_w_per_gpu\n";
+}
+
 // Rows a (the optional column `extra` set to `value`) and b (it left empty), in agentsim's own
 // schema with one metric (mean TTFT 0.3 s).
 std::vector<MeasuredRun> own_schema_pair(const std::string& extra, const std::string& value) {
-  std::istringstream in("id,source,system,model,plan,gpus,isl,osl,concurrency," + extra +
-                        ",output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
-                        "tpot_s_median,power_w_per_gpu\n"
+  std::istringstream in(own_schema_header(extra) +
                         "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8," + value + ",,,,0.3,,,\n" +
                         "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,0.3,,,\n");
   return read_measured_runs(in, "m.csv");
@@ -552,9 +570,7 @@ std::vector<MeasuredRun> own_schema_pair(const std::string& extra, const std::st
 
 // agentsim's own schema states the interval in an optional column: empty is 1, below 1 an error.
 TEST(MeasuredSources, OwnSchemaStreamIntervalColumn) {
-  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,stream_interval_tokens,"
-                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
-                             "tpot_s_median,power_w_per_gpu\n";
+  const std::string header = own_schema_header("stream_interval_tokens");
   const std::vector<MeasuredRun> runs = own_schema_pair("stream_interval_tokens", "10");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].stream_interval_tokens, 10);
@@ -597,9 +613,7 @@ TEST(MeasuredSources, OwnSchemaServerLimitColumns) {
   EXPECT_EQ(own_schema_pair("max_sequences", "128")[0].max_sequences, 128);
   EXPECT_DOUBLE_EQ(own_schema_pair("memory_fraction", "0.82")[0].memory_fraction, 0.82);
   EXPECT_DOUBLE_EQ(own_schema_pair("memory_fraction", "0.82")[1].memory_fraction, 0);
-  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,memory_fraction,"
-                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
-                             "tpot_s_median,power_w_per_gpu\n";
+  const std::string header = own_schema_header("memory_fraction");
   expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,1.5,,,,0.3,,,\n",
                           "m.csv:2: memory_fraction: expected a memory fraction in (0, 1]");
   EXPECT_THROW(own_schema_pair("max_batch_tokens", "0"), core::Error);
@@ -609,9 +623,7 @@ TEST(MeasuredSources, OwnSchemaServerLimitColumns) {
 // A disaggregated run states both replica counts in agentsim's schema; one alone, or a count below
 // 1, is an error at its column.
 TEST(MeasuredSources, OwnSchemaDisaggregationColumns) {
-  const std::string header = "id,source,system,model,plan,gpus,isl,osl,concurrency,prefill_replicas,decode_replicas,"
-                             "output_tok_s_per_gpu,total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,tpot_s_mean,"
-                             "tpot_s_median,power_w_per_gpu\n";
+  const std::string header = own_schema_header("prefill_replicas,decode_replicas");
   std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,,,,0.3,,,\n" +
                         "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,,0.3,,,\n");
   const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");

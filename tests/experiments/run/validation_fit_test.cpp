@@ -333,17 +333,20 @@ TEST(ValidationRows, MoreDraftTokensThanTheDrafterHasAreUnmapped) {
   EXPECT_NE(rows.skipped[0].reason.find("has 3 positions"), std::string::npos) << rows.skipped[0].reason;
 }
 
+// A 512/64 row of h200_row that measured 100 output tok/s per GPU over a finite run of `prompts`.
+calib::MeasuredRun finite_h200_row(const std::string& id, long long prompts) {
+  calib::MeasuredRun r = h200_row(id, 512, 64);
+  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
+  r.prompts = prompts;
+  return r;
+}
+
 // A row whose client sent a stated number of prompts runs as that finite run (InferenceX: 10 x
 // concurrency, the first at once): no warm-up, every prompt answered, rates over the run's
 // duration; a row without one keeps the steady-state window.
 TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
-  calib::MeasuredRun r = h200_row("finite", 512, 64);
-  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
-  r.prompts = 40;
-  calib::MeasuredRun steady = r;
-  steady.id = "steady";
-  steady.prompts = 0;
-  const PreparedRows rows = prepared({r, steady});
+  const PreparedRows rows =
+      prepared_pair(finite_h200_row("finite", 40), "steady", [](calib::MeasuredRun& x) { x.prompts = 0; });
   ASSERT_EQ(rows.rows.size(), 2u);
   const WorkloadConfig& w = rows.rows[0].experiment.workload;
   EXPECT_EQ(w.session_limit, 40);
@@ -360,9 +363,7 @@ TEST(ValidationRows, StatedPromptsRunAsAFiniteRun) {
 // A disaggregated row runs its stated prefill and decode replicas of its plan, every prompt's KV
 // crossing between them; its GPUs must be exactly theirs, else it is unmapped with the reason.
 TEST(ValidationRows, DisaggregatedRowsRunTheirPrefillAndDecodeReplicas) {
-  calib::MeasuredRun r = h200_row("disagg", 512, 64);
-  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 100;
-  r.prompts = 16;
+  calib::MeasuredRun r = finite_h200_row("disagg", 16);
   r.gpus = 3;
   r.prefill_replicas = 1;
   r.decode_replicas = 2;
