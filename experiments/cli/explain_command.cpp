@@ -28,6 +28,7 @@ namespace {
 struct ExplainArgs {
   std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency;
   std::string step_overhead, engine = "vllm", fidelity = "analytical", engram = "default";
+  std::string weights, experts, kv_cache;  // empty: the model card's precision
   bool cuda_graph = false, eager = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
@@ -57,7 +58,20 @@ std::string fmt(const char* f, double x) {
 
 int run_explain(const ExplainArgs& a, const Context& ctx) {
   const exp::Catalog catalog = exp::load_catalog(ctx.root);
-  const wl::ModelSpec& model = catalog.models.get(a.model);
+  // The card's precision unless --weights/--experts/--kv-cache say otherwise (as a run's what_if would).
+  wl::ModelSpec card = catalog.models.get(a.model);
+  const auto override_dtype = [](const char* flag, const std::string& name, hw::DType& field) {
+    if (name.empty()) return;
+    const auto d = hw::parse_dtype(name);
+    if (!d) throw core::Error(std::string(flag) + ": unknown dtype '" + name + "'; valid: fp4, fp8, bf16, fp32");
+    field = *d;
+  };
+  const bool experts_given = !a.experts.empty();
+  override_dtype("--weights", a.weights, card.precision.weights);
+  if (!experts_given && card.ffn.experts == 0) card.precision.experts = card.precision.weights;
+  override_dtype("--experts", a.experts, card.precision.experts);
+  override_dtype("--kv-cache", a.kv_cache, card.precision.kv_cache);
+  const wl::ModelSpec& model = card;
   const hw::System& system = catalog.systems.get(a.system);
   if (a.engram != "default" && a.engram != "gpu" && a.engram != "host") {
     throw core::Error("--engram: unknown '" + a.engram + "'; valid: default, gpu, host");
@@ -147,6 +161,9 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     j["tp_group"] = place.tp_group;
     j["ep_group"] = place.ep_group;
     j["batch"] = a.batch;
+    j["precision"] = {{"weights", std::string(hw::to_string(model.precision.weights))},
+                      {"experts", std::string(hw::to_string(model.precision.experts))},
+                      {"kv_cache", std::string(hw::to_string(model.precision.kv_cache))}};
     j["efficiency"] = eff_name;
     j["collective_fidelity"] = a.fidelity;
     j["overlap"] = std::string(serving::to_string(opt.overlap));
@@ -306,6 +323,10 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--step-overhead", args->step_overhead,
                   "constant host overhead per step, replacing the engine's model (default: the engine's model)");
   sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();
+  sub->add_option("--weights", args->weights,
+                  "format of the weights (attention, dense FFN, shared experts), e.g. fp4; default: the model card's");
+  sub->add_option("--experts", args->experts, "format of the routed experts, e.g. fp4; default: the model card's");
+  sub->add_option("--kv-cache", args->kv_cache, "format of the KV cache, e.g. fp8; default: the model card's");
   sub->add_flag("--json", args->json, "JSON instead of the table");
   return {sub, [args, &ctx]() { return run_explain(*args, ctx); }};
 }

@@ -60,7 +60,7 @@ TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   ASSERT_EQ(files.size(), 8u);
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 1281u);  // PROVENANCE.md: 157 + 25 + 524 + 164 + 301 + 36 + 50 + 24
+  EXPECT_EQ(rows, 1292u);  // PROVENANCE.md: 168 + 25 + 524 + 164 + 301 + 36 + 50 + 24
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
@@ -76,6 +76,25 @@ TEST(PublishedImport, GemmEfficiencyRisesWithM) {
     EXPECT_LT(efficiency(acc, "gemm_bf16", {1, n, k}, p), 0.02) << acc;
     EXPECT_GT(efficiency(acc, "gemm_bf16", {1024, n, k}, p), 0.5) << acc;
   }
+}
+
+TEST(PublishedImport, B200Fp4FollowsTheVllmMSweepAndSkipsItsUnderfilledRows) {
+  // gemm.csv lines 159-169: vLLM PR #20578, CUTLASS NVFP4 at N=6144 K=4096. The six rows below m = 1024
+  // (ceil(m/128) x 24 tiles < 148 SMs) are not anchors and are skipped with their quality named.
+  const auto& files = imported().files;
+  const auto gemm = std::find_if(files.begin(), files.end(), [](const auto& f) { return f.file == "gemm.csv"; });
+  ASSERT_NE(gemm, files.end());
+  EXPECT_EQ(gemm->skipped.at("quality excluded_underfilled_grid is not an anchor"), 6u);
+  const FittedTable& t = imported().profiles.at("b200").table("gemm_fp4");
+  EXPECT_TRUE(t.derived_from.empty()) << "b200's FP4 GEMM table is measured now, not gb200's";
+  const double p = peak("b200", hw::DType::kFp4);
+  // 3411.463557 TFLOPS at m=2048 and 2894.987191 at m=1024, against B200's 9 PFLOPS FP4 peak.
+  EXPECT_NEAR(efficiency("b200", "gemm_fp4", {2048, 6144, 4096}, p), 3411.463557e12 / p, 0.01);
+  EXPECT_NEAR(efficiency("b200", "gemm_fp4", {1024, 6144, 4096}, p), 2894.987191e12 / p, 0.01);
+  // Below the anchors the table holds its m = 1024 edge and says so.
+  const EfficiencyLookup small = t.lookup(std::vector<double>{512, 6144, 4096});
+  EXPECT_TRUE(small.extrapolated);
+  EXPECT_NEAR(small.value, t.lookup(std::vector<double>{1024, 6144, 4096}).value, 1e-12);
 }
 
 TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
@@ -214,7 +233,7 @@ TEST(PublishedImport, WritesCalibrationFilesThatReadBackAndProfilesThatLoad) {
   EXPECT_EQ(f.attributes.at("backend"), "published");
   const MeasurementTable& g = f.tables.at("gemm");
   EXPECT_NE(g.attributes.at("provenance").find("gemm.csv"), std::string::npos);
-  EXPECT_EQ(g.attributes.at("source_rows"), "157");
+  EXPECT_EQ(g.attributes.at("source_rows"), "168");
   EXPECT_EQ(g.attributes.at("source_sha256").size(), 64u);
   EXPECT_FALSE(g.attributes.at("quality_levels").empty());
   for (const auto& a : loaded().accs) EXPECT_NO_THROW(load_profile((dir / (a.name + ".yaml")).string())) << a.name;
