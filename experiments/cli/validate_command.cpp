@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibration/closed_loop_check.hpp"
 #include "calibration/error_bands.hpp"
 #include "calibration/measured_sources.hpp"
 #include "calibration/validation_report.hpp"
@@ -351,6 +352,16 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     for (std::size_t i = 0; i < n; ++i) all[i] = i;
     const Preds* cvp = args->cv ? &cv : nullptr;
     const std::vector<MetricRow> overall = metric_table(runs, all, in, cvp);
+    // Rows whose throughput falls short of what their own latencies imply (a stall in the window):
+    // flagged and kept; MAPE over the others is reported beside, never instead.
+    std::vector<calib::ClosedLoopCheck> loop(n);
+    std::vector<std::size_t> consistent;
+    for (std::size_t i = 0; i < n; ++i) {
+      loop[i] = calib::closed_loop_check(runs[i]);
+      if (!loop[i].suspect) consistent.push_back(i);
+    }
+    const std::size_t suspect_rows = n - consistent.size();
+    const std::vector<MetricRow> overall_consistent = metric_table(runs, consistent, in, cvp);
     struct GroupRow {
       std::string group;
       int rows = 0;
@@ -455,6 +466,18 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         j["metrics"][m.metric] = {{"rows", m.rows}, {"mape", num(m.in_pct / 100)}, {"cv_mape", num(m.cv_pct / 100)}};
       }
       j["mape"] = metrics_json(overall);
+      // The same over the rows whose throughput agrees with their latencies (closed_loop_suspect lists the others).
+      j["metrics_closed_loop_consistent"] = nlohmann::ordered_json::object();
+      for (const auto& m : overall_consistent) {
+        j["metrics_closed_loop_consistent"][m.metric] = {
+            {"rows", m.rows}, {"mape", num(m.in_pct / 100)}, {"cv_mape", num(m.cv_pct / 100)}};
+      }
+      j["closed_loop_suspect"] = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!loop[i].suspect) continue;
+        j["closed_loop_suspect"].push_back(
+            {{"id", runs[i].id}, {"file", runs[i].file}, {"line", runs[i].line}, {"ratio", loop[i].ratio}});
+      }
       for (const auto& g : group_rows) j["groups"].push_back({{"group", g.group}, {"rows", g.rows}, {"mape", metrics_json(g.metrics)}});
       j["worst"] = nlohmann::ordered_json::array();
       for (const auto& e : worst) j["worst"].push_back({{"id", e.id}, {"metric", e.metric}, {"error_pct", e.error_pct}});
@@ -468,7 +491,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                                    {"concurrency", r.concurrency}, {"prefill_replicas", r.prefill_replicas},
                                    {"decode_replicas", r.decode_replicas},
                                    {"engine", std::string(serving::to_string(prep.rows[i].engine))},
-                                   {"speculative", r.speculative}, {"mapping", r.mapping}};
+                                   {"speculative", r.speculative}, {"mapping", r.mapping},
+                                   {"closed_loop_ratio", num(loop[i].ratio)}};
         for (std::size_t m = 0; m < calib::kMeasuredMetricCount; ++m) {
           if (std::isnan(r.metrics[m])) continue;
           nlohmann::ordered_json x{{"metric", std::string(calib::kMeasuredMetrics[m])}, {"measured", r.metrics[m]},
@@ -522,6 +546,20 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       std::printf("\n%-22s %5s %10s %10s   (catalog defaults; --cv fits and cross-validates)\n", "metric", "rows",
                   "MAPE", "max|e|");
       for (const auto& m : overall) std::printf("%-22s %5d %9.1f%% %9.1f%%\n", m.metric.c_str(), m.rows, m.in_pct, m.in_max);
+    }
+    if (suspect_rows > 0) {
+      std::printf("\n%zu rows' throughput is below %.2f of what their own median TTFT and TPOT imply for their "
+                  "closed loop (a stall in the window); kept above, and without them:\n",
+                  suspect_rows, calib::kClosedLoopSuspectRatio);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (loop[i].suspect) std::printf("  %-44s ratio %.2f\n", runs[i].id.c_str(), loop[i].ratio);
+      }
+      std::printf("%-22s %5s %10s%s\n", "metric", "rows", args->cv ? "MAPE in" : "MAPE", args->cv ? "    MAPE CV" : "");
+      for (const auto& m : overall_consistent) {
+        std::printf("%-22s %5d %9.1f%%", m.metric.c_str(), m.rows, m.in_pct);
+        if (args->cv) std::printf(" %9.1f%%", m.cv_pct);
+        std::printf("\n");
+      }
     }
     std::printf("\nworst groups (output tok/s per GPU MAPE%s):\n", args->cv ? ", CV" : "");
     for (const auto* g : worst_groups) std::printf("  %-34s %5d rows %8.1f%%\n", g->group.c_str(), g->rows, g->key);

@@ -159,6 +159,30 @@ TEST(ValidateCli, RandomPromptAcceptanceIsFittedOnInferenceXSpeculativeRows) {
   fs::remove_all(dir);
 }
 
+// A row whose throughput is half what its own median TTFT and TPOT imply for its closed loop is
+// listed as suspect and kept in the headline MAPE; the MAPE without it is reported beside.
+TEST(ValidateCli, RowsWhoseThroughputContradictsTheirLatenciesAreFlaggedAndKept) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_loop";
+  fs::create_directories(dir);
+  // Implied by the latencies: 8 x 1024 / (0.33 + 1023 x 0.0128) = 610.2 tok/s on 8 GPUs = 76.3 a GPU.
+  std::ofstream(dir / "m.csv") << "id,source,system,model,plan,gpus,isl,osl,concurrency,output_tok_s_per_gpu,"
+                                  "total_tok_s_per_gpu,agent_output_tok_s,ttft_s_mean,ttft_s_median,tpot_s_mean,"
+                                  "tpot_s_median,power_w_per_gpu,notes\n"
+                                  "steady,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,76.3,,,,0.33,,0.0128,,\n"
+                                  "stalled,T,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,38.0,,,,0.33,,0.0128,,\n";
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                               (dir / "m.csv").string() + " --json -j 2");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["closed_loop_suspect"].size(), 1u);
+  EXPECT_EQ(j["closed_loop_suspect"][0]["id"], "stalled");
+  EXPECT_NEAR(j["closed_loop_suspect"][0]["ratio"].get<double>(), 38.0 / 76.27, 0.01);
+  EXPECT_EQ(j["metrics"]["output_tok_s_per_gpu"]["rows"], 2);
+  EXPECT_EQ(j["metrics_closed_loop_consistent"]["output_tok_s_per_gpu"]["rows"], 1);
+  for (const auto& r : j["rows"]) EXPECT_TRUE(r["closed_loop_ratio"].is_number()) << r["id"];
+  fs::remove_all(dir);
+}
+
 TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_col";
   fs::create_directories(dir / "set");
