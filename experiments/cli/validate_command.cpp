@@ -536,17 +536,25 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                     fit_in.tokens_per_step, accept_rows);
       }
     }
-    if (args->cv) {
-      std::printf("\n%-22s %5s %10s %10s %10s %10s\n", "metric", "rows", "MAPE in", "MAPE CV", "max|e| in", "max|e| CV");
-      for (const auto& m : overall) {
-        std::printf("%-22s %5d %9.1f%% %9.1f%% %9.1f%% %9.1f%%\n", m.metric.c_str(), m.rows, m.in_pct, m.cv_pct,
-                    m.in_max, m.cv_max);
+    // MAPE and largest error per metric; without --cv nothing is fitted (the catalog's values) and
+    // there is no cross-validated column to show.
+    const auto print_metrics = [&](const std::vector<MetricRow>& ms) {
+      if (args->cv) {
+        std::printf("%-22s %5s %10s %10s %10s %10s\n", "metric", "rows", "MAPE in", "MAPE CV", "max|e| in", "max|e| CV");
+      } else {
+        std::printf("%-22s %5s %10s %10s   (catalog defaults; --cv fits and cross-validates)\n", "metric", "rows",
+                    "MAPE", "max|e|");
       }
-    } else {  // nothing fitted: the catalog's values, and no cross-validated column to show
-      std::printf("\n%-22s %5s %10s %10s   (catalog defaults; --cv fits and cross-validates)\n", "metric", "rows",
-                  "MAPE", "max|e|");
-      for (const auto& m : overall) std::printf("%-22s %5d %9.1f%% %9.1f%%\n", m.metric.c_str(), m.rows, m.in_pct, m.in_max);
-    }
+      for (const auto& m : ms) {
+        std::printf("%-22s %5d %9.1f%%", m.metric.c_str(), m.rows, m.in_pct);
+        if (args->cv) std::printf(" %9.1f%%", m.cv_pct);
+        std::printf(" %9.1f%%", m.in_max);
+        if (args->cv) std::printf(" %9.1f%%", m.cv_max);
+        std::printf("\n");
+      }
+    };
+    std::printf("\n");
+    print_metrics(overall);
     if (suspect_rows > 0) {
       std::printf("\n%zu rows' throughput is below %.2f of what their own median TTFT and TPOT imply for their "
                   "closed loop (a stall in the window); kept above, and without them:\n",
@@ -554,12 +562,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       for (std::size_t i = 0; i < n; ++i) {
         if (loop[i].suspect) std::printf("  %-44s ratio %.2f\n", runs[i].id.c_str(), loop[i].ratio);
       }
-      std::printf("%-22s %5s %10s%s\n", "metric", "rows", args->cv ? "MAPE in" : "MAPE", args->cv ? "    MAPE CV" : "");
-      for (const auto& m : overall_consistent) {
-        std::printf("%-22s %5d %9.1f%%", m.metric.c_str(), m.rows, m.in_pct);
-        if (args->cv) std::printf(" %9.1f%%", m.cv_pct);
-        std::printf("\n");
-      }
+      print_metrics(overall_consistent);
     }
     std::printf("\nworst groups (output tok/s per GPU MAPE%s):\n", args->cv ? ", CV" : "");
     for (const auto* g : worst_groups) std::printf("  %-34s %5d rows %8.1f%%\n", g->group.c_str(), g->rows, g->key);
