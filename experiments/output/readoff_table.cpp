@@ -195,7 +195,9 @@ ReadoffRow slo_readoff(const Experiment& e, int plan, const std::vector<RunResul
                    : fmt("bisection between %g and %g agents", static_cast<double>(b.lo), static_cast<double>(b.hi));
   } else if (meets_slo(*sweep.front(), tier)) {
     at = sweep.back();
-    row.note = fmt("SLO still met at the largest swept concurrency (%g agents); sweep higher", sweep.back()->level);
+    row.lower_bound = true;
+    row.note = fmt("SLO still met at the largest swept concurrency (%g agents): at least this many; sweep higher",
+                   sweep.back()->level);
   } else {
     row.note = fmt("SLO not met even at the smallest swept concurrency (%g agents)", sweep.front()->level);
   }
@@ -262,10 +264,14 @@ std::vector<ReadoffRow> choose_plans(const Experiment& e, const std::vector<Read
                                               : r.target_agent_tok_s;  // single_agent: the fastest
     return std::isnan(v) ? -1.0 : v;
   };
-  // In-range figures beat out-of-range ones; then the larger figure; then the earlier plan.
+  // In-range figures beat out-of-range ones, but for an SLO floor (a plan still meeting the tier at
+  // its largest swept concurrency) that already exceeds them; then the larger figure; then the
+  // earlier plan.
   auto better = [&](const ReadoffRow& r, const ReadoffRow* than) {
-    return !than || (r.in_swept_range && !than->in_swept_range) ||
-           (r.in_swept_range == than->in_swept_range && score(r) > score(*than));
+    if (!than) return true;
+    if (r.in_swept_range == than->in_swept_range) return score(r) > score(*than);
+    if (r.in_swept_range) return !than->lower_bound || score(r) >= score(*than);
+    return r.lower_bound && score(r) > score(*than);
   };
   for (std::size_t s = 0; s < e.systems.size(); ++s) {
     for (std::size_t t = 0; t < targets; ++t) {

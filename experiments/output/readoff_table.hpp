@@ -24,6 +24,9 @@ struct ReadoffRow {
   double agents_per_mw = 0;
   double concurrency = 0;          // where it was read (interpolated for speed targets)
   bool in_swept_range = false;
+  // SLO rows: the tier is still met at the largest swept concurrency, so the figure is a floor
+  // (the plan serves at least that many agents per MW); never set for in-range rows.
+  bool lower_bound = false;
   std::string note;                // brackets, or why it is outside the range
   std::string runner_up;           // choose_plans: the second-best plan's deployment ("" if none)
   // Error band (attach_error_bands): the regime and the bounds its cross-validated errors imply.

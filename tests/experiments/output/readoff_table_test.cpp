@@ -146,6 +146,35 @@ TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
   EXPECT_EQ(chosen[0].runner_up, "tp=4") << "the second-best in-range plan is named";
 }
 
+// An SLO tier still met at a plan's largest swept concurrency is a floor on its agents per MW: it wins
+// over an in-range figure it already exceeds, and loses to one above it.
+TEST_F(HandMade, AnSloFloorAboveTheInRangeFigureWins) {
+  const auto runs_at = [&](double plan1_power_w) {
+    return std::vector<RunResult>{
+        // tp=4 meets p10 >= 60 tok/s at every swept level: at least 8 agents on 1 MW.
+        run(0, 1, 120, 100, 1, 100, 1e6), run(0, 2, 110, 90, 1, 200, 1e6), run(0, 4, 100, 80, 1, 400, 1e6),
+        run(0, 8, 90, 70, 1, 800, 1e6),
+        // tp=8 meets at 2 agents and fails at 4: 2 agents over plan1_power_w.
+        run(1, 1, 120, 100, 1, 100, plan1_power_w), run(1, 2, 100, 80, 1, 200, plan1_power_w),
+        run(1, 4, 70, 50, 1, 400, plan1_power_w), run(1, 8, 30, 20, 1, 800, plan1_power_w)};
+  };
+  const std::vector<RunResult> floor_wins = runs_at(1e6);  // tp=8: 2 agents per MW, below the floor of 8
+  const auto chosen = choose_plans(e, all_readoffs(e, floor_wins));
+  ASSERT_EQ(chosen.size(), 3u);
+  ASSERT_EQ(chosen[1].target_kind, "slo");
+  EXPECT_EQ(chosen[1].deployment, "tp=4");
+  EXPECT_TRUE(chosen[1].lower_bound);
+  EXPECT_FALSE(chosen[1].in_swept_range);
+  EXPECT_DOUBLE_EQ(chosen[1].agents_per_mw, 8);
+  EXPECT_NE(chosen[1].note.find("at least"), std::string::npos) << chosen[1].note;
+  EXPECT_EQ(chosen[1].runner_up, "tp=8");
+  const std::vector<RunResult> range_wins = runs_at(1e5);  // tp=8: 20 agents per MW, above the floor
+  const auto again = choose_plans(e, all_readoffs(e, range_wins));
+  EXPECT_EQ(again[1].deployment, "tp=8");
+  EXPECT_TRUE(again[1].in_swept_range);
+  EXPECT_DOUBLE_EQ(again[1].agents_per_mw, 20);
+}
+
 // Every run at or above 100 tok/s per agent, and throughput peaking at 2 agents (3000 tok/s on 1 MW)
 // with the last two runs 5% below it: the read-off is the peak, in range. Otherwise out of range.
 TEST_F(HandMade, SpeedNeverReachedBeforeThePeakReadsOffThePeak) {
