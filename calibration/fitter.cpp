@@ -78,6 +78,20 @@ std::vector<double> measured_values(const MeasurementTable& t, const FittedTable
   return v;
 }
 
+FitError table_error(const MeasurementTable& t, const FittedTable& fitted, double dtype_bits, double nodes) {
+  const KernelFamily& fam = kernel_family(t.family);
+  std::vector<double> predicted, measured;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (fam.per_dtype && t.column("dtype_bits")[r] != dtype_bits) continue;
+    if (nodes > 0 && t.column("nodes")[r] != nodes) continue;
+    std::vector<double> shape;
+    for (const auto& ax : fitted.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
+    predicted.push_back(fitted.lookup(shape).value);
+    measured.push_back(row_value(t, fam, fitted, r));
+  }
+  return relative_error(predicted, measured);
+}
+
 FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
                           const std::string& file_path, double nodes) {
   const KernelFamily& fam = kernel_family(t.family);

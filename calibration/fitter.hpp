@@ -31,4 +31,8 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
 // The value a table measured at each row: achieved / peak, or seconds per op.
 std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted);
 
+// Error of `fitted` (which need not be fitted from `t`) over the rows of `t` that fit_table
+// would select for `dtype_bits` (and `nodes`), held out or not.
+FitError table_error(const MeasurementTable& t, const FittedTable& fitted, double dtype_bits, double nodes = 0);
+
 }  // namespace agentsim::calib

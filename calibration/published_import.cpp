@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -220,6 +221,15 @@ class Importer {
                              const std::string& profile_dir) const;
   // The datasheet peak a table of `name` divides on `acc` (0: none), and how it was read.
   std::pair<double, std::string> datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const;
+  // The catalog's kernel_tables_from: each such table of an accelerator (in `measured`, and in the
+  // profiles returned) becomes its same-die sibling's measured table at its own datasheet peak,
+  // its own rows kept as a check (held-out error); skipped where this import measured no such
+  // sibling table. Throws core::Error naming the catalog key for a bad table or accelerator name.
+  void take_same_die_tables(std::map<std::string, EfficiencyProfile>& measured);
+  // Sibling `sib`'s measured table at `a`'s datasheet peak, its provenance saying `why`; nullopt
+  // where `a` has no such peak (fp4 math on an accelerator without it).
+  std::optional<FittedTable> derived_table(const hw::Accelerator& a, const std::string& sib, const FittedTable& measured,
+                                           const std::string& why) const;
 
   std::string dir_, shown_dir_;
   const std::vector<hw::Accelerator>& accs_;
@@ -583,6 +593,79 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
   return f;
 }
 
+void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& measured) {
+  const std::map<std::string, EfficiencyProfile> original = measured;
+  for (const hw::Accelerator& a : accs_) {
+    for (const auto& [name, sib] : a.kernel_tables_from) {
+      const core::SourceLocation where{"accelerator catalog entry '" + a.name + "'", 0, "kernel_tables_from." + name};
+      if (is_collective(name))
+        throw core::Error(where, "a collective depends on the system's fabric, not the die; expected a kernel table");
+      // The table name: a kernel family, then "_<dtype>" for per-dtype families.
+      std::string family = name;
+      for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"})
+        if (name.ends_with(d)) family = name.substr(0, name.size() - std::string(d).size());
+      try {
+        kernel_family(family);
+      } catch (const core::Error&) {
+        throw core::Error(where, "'" + name + "' is not a profile table name (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
+      }
+      if (accelerator(sib) == nullptr) throw core::Error(where, "no accelerator '" + sib + "' in the catalog");
+      // Where this import measured no such table for the sibling (a reduced kernel directory), the
+      // rule cannot apply: the accelerator keeps its own fit, or the usual derivation.
+      const auto mp = original.find(sib);
+      if (mp == original.end() || !mp->second.tables.contains(name)) continue;
+      const FittedTable& src = mp->second.tables.at(name);
+      const auto own = original.find(a.name);
+      const FittedTable* own_table = own == original.end() || !own->second.tables.contains(name) ? nullptr : &own->second.tables.at(name);
+      std::optional<FittedTable> t =
+          derived_table(a, sib, src,
+                        "the same die; " + a.name + "'s catalog entry takes this table from it (kernel_tables_from)" +
+                            (own_table == nullptr ? std::string() : ", " + a.name + "'s own rows kept as a check"));
+      if (!t) throw core::Error(where, a.name + " has no datasheet peak for table '" + name + "'");
+      if (own_table != nullptr) {
+        double bits = 0;
+        for (double b : {4.0, 8.0, 16.0, 32.0})
+          if (!src.dtype.empty() && dtype_name(b) == src.dtype) bits = b;
+        if (const auto m = out_.measured.find(a.name); m != out_.measured.end() && m->second.tables.contains(src.family))
+          t->held_out_error = table_error(m->second.tables.at(src.family), *t, bits);
+        t->provenance += ". Check, " + a.name + "'s own rows: " + own_table->provenance;
+      }
+      out_.profiles[a.name].tables[name] = *t;
+      measured[a.name].tables[name] = std::move(*t);
+    }
+  }
+}
+
+std::optional<FittedTable> Importer::derived_table(const hw::Accelerator& a, const std::string& sib, const FittedTable& measured,
+                                                  const std::string& why) const {
+  FittedTable t = measured;
+  const auto [peak, how] = datasheet_peak(a, t);
+  if (t.quantity != Quantity::kLatency && !(peak > 0)) return std::nullopt;
+  t.derived_from = sib;
+  if (is_collective(t.family) && t.axes.size() == 1 && !t.axes[0].knots.empty() && t.peak > 0 && peak > 0) {
+    // Link bandwidth scales the transfer, not the sibling's latency floor (launch and
+    // synchronisation): time(s) = max(sibling time(s) x its peak / this peak, the sibling's
+    // fastest time at any knot), i.e. efficiency capped by that floor (n cancels in bus bytes;
+    // time at knot k is proportional to knot / exp(offset)).
+    EfficiencyAxis& ax = t.axes[0];
+    std::size_t f = 0;
+    for (std::size_t k = 1; k < ax.knots.size(); ++k) {
+      if (std::log(ax.knots[k]) - ax.log_offsets[k] < std::log(ax.knots[f]) - ax.log_offsets[f]) f = k;
+    }
+    const double of = ax.log_offsets[f], sf = ax.knots[f], ratio = std::log(t.peak / peak);
+    for (std::size_t k = 0; k < ax.knots.size(); ++k)
+      ax.log_offsets[k] = std::min(ax.log_offsets[k], of + std::log(ax.knots[k] / sf) + ratio);
+  }
+  t.peak = peak;
+  if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
+  t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
+  t.provenance = "derived from " + sib + " table (" + why + "): " + sib +
+                 "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak" +
+                 (is_collective(t.family) ? ", never faster than " + sib + "'s fastest measured time (its latency floor)" : "") +
+                 ". " + sib + ": " + measured.provenance;
+  return t;
+}
+
 std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const {
   if (t.quantity == Quantity::kLatency) return {0, "none: values are seconds per operation"};
   if (is_collective(t.family)) {
@@ -778,6 +861,7 @@ PublishedImport Importer::run(const std::string& profile_dir) {
     for (const auto& [name, t] : p.tables) table_names.insert(name);
   }
   std::map<std::string, EfficiencyProfile> measured_profiles = out_.profiles;
+  take_same_die_tables(measured_profiles);
   for (const hw::Accelerator& a : accs_) {
     EfficiencyProfile& p = out_.profiles[a.name];
     const bool any_measured = out_.measured.contains(a.name);
@@ -795,32 +879,12 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         // Collectives depend on the vendor's fabric and library: never derived across vendors.
         if (is_collective(mt->second.family) && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
           continue;
-        FittedTable t = mt->second;
-        const auto [peak, how] = datasheet_peak(a, t);
-        if (t.quantity != Quantity::kLatency && !(peak > 0)) break;  // e.g. fp4 on an accelerator without fp4
-        t.derived_from = sib;
-        if (is_collective(t.family) && t.axes.size() == 1 && !t.axes[0].knots.empty() && t.peak > 0 && peak > 0) {
-          // Link bandwidth scales the transfer, not the sibling's latency floor (launch and
-          // synchronisation): time(s) = max(sibling time(s) x its peak / this peak, the sibling's
-          // fastest time at any knot), i.e. efficiency capped by that floor (n cancels in bus bytes;
-          // time at knot k is proportional to knot / exp(offset)).
-          EfficiencyAxis& ax = t.axes[0];
-          std::size_t f = 0;
-          for (std::size_t k = 1; k < ax.knots.size(); ++k) {
-            if (std::log(ax.knots[k]) - ax.log_offsets[k] < std::log(ax.knots[f]) - ax.log_offsets[f]) f = k;
-          }
-          const double of = ax.log_offsets[f], sf = ax.knots[f], ratio = std::log(t.peak / peak);
-          for (std::size_t k = 0; k < ax.knots.size(); ++k)
-            ax.log_offsets[k] = std::min(ax.log_offsets[k], of + std::log(ax.knots[k] / sf) + ratio);
-        }
-        t.peak = peak;
-        if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
-        t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
-        t.provenance = "derived from " + sib + " table (no anchor rows for " + a.name + "): " + sib +
-                       "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak" +
-                       (is_collective(t.family) ? ", never faster than " + sib + "'s fastest measured time (its latency floor)" : "") +
-                       ". " + sib + ": " + mt->second.provenance;
-        p.tables[name] = std::move(t);
+        // A table the sibling took from its own same-die sibling is derived from that measurement.
+        const std::string from = mt->second.derived_from.empty() ? sib : mt->second.derived_from;
+        const FittedTable& src = from == sib ? mt->second : measured_profiles.at(from).tables.at(name);
+        std::optional<FittedTable> t = derived_table(a, from, src, "no anchor rows for " + a.name);
+        if (!t) break;  // e.g. fp4 on an accelerator without fp4
+        p.tables[name] = std::move(*t);
         break;
       }
     }

@@ -23,6 +23,9 @@ struct Accelerator {
   double scale_up_bw_Bps = 0;              // scale-up fabric (NVLink, IF), per GPU, per direction, all links
   double scale_up_latency_s = 0;           // one hop through the scale-up fabric
   std::string efficiency_profile;          // calibration profile YAML (relative to the catalog root); empty = none
+  // Profile tables taken from a same-die sibling's measured table (at this accelerator's own
+  // datasheet peak) instead of fitted from this accelerator's rows: table name -> sibling.
+  std::map<std::string, std::string> kernel_tables_from;
 
   // Dense peak for `d`; throws core::Error if the accelerator has no such math.
   double peak_flops_for(DType d) const;

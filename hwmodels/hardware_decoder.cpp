@@ -26,6 +26,8 @@ constexpr std::array kAcceleratorKeys = {
     OptionSpec{"scale_up_bandwidth_per_direction", "bandwidth", "", "scale-up bandwidth per GPU per direction, all links"},
     OptionSpec{"scale_up_latency", "time", "", "one hop through the scale-up fabric"},
     OptionSpec{"efficiency_profile", "path", "", "calibration efficiency profile (YAML, relative to the catalog root)"},
+    OptionSpec{"kernel_tables_from", "map table -> accelerator", "",
+               "profile tables taken from a same-die sibling's measured table instead of this accelerator's own rows"},
 };
 
 constexpr std::array kFlopKeys = {
@@ -130,6 +132,15 @@ hw::Accelerator decode_accelerator(const YamlNode& n) {
   a.scale_up_bw_Bps = positive(n.at("scale_up_bandwidth_per_direction"), Dimension::kBandwidth);
   a.scale_up_latency_s = positive(n.at("scale_up_latency"), Dimension::kTime);
   if (auto p = n.find("efficiency_profile")) a.efficiency_profile = p->as_string();
+  if (auto t = n.find("kernel_tables_from")) {
+    if (!t->is_map()) throw t->error("expected a mapping of profile table name (e.g. gemm_fp4) to accelerator");
+    for (const std::string& table : t->keys()) {
+      const YamlNode sib = t->at(table);
+      const std::string from = sib.as_string();
+      if (from.empty() || from == a.name) throw sib.error("expected another accelerator's catalog name");
+      a.kernel_tables_from[table] = from;
+    }
+  }
   return a;
 }
 

@@ -97,6 +97,64 @@ TEST(PublishedImport, B200Fp4FollowsTheVllmMSweepAndSkipsItsUnderfilledRows) {
   EXPECT_NEAR(small.value, t.lookup(std::vector<double>{1024, 6144, 4096}).value, 1e-12);
 }
 
+TEST(PublishedImport, Gb200TakesItsSameDieTablesFromB200AndKeepsItsOwnRowsAsTheCheck) {
+  // gb200.yaml kernel_tables_from: gemm_fp4 and attention_prefill come from b200's measured tables
+  // (the same SM100 die), at gb200's own datasheet peaks.
+  const FittedTable& fp4 = imported().profiles.at("gb200").table("gemm_fp4");
+  EXPECT_EQ(fp4.derived_from, "b200");
+  EXPECT_EQ(fp4.peak, peak("gb200", hw::DType::kFp4));
+  // Same fraction of each die's peak: vLLM's 2894.987191 TFLOPS at m = 1024 over B200's 9 PFLOPS.
+  EXPECT_NEAR(efficiency("gb200", "gemm_fp4", {1024, 6144, 4096}, peak("gb200", hw::DType::kFp4)),
+              2894.987191e12 / peak("b200", hw::DType::kFp4), 0.01);
+  // GB200's own eight cuBLASLt FP4 squares (gemm.csv lines 73-80) are the held-out check; the worst is
+  // 1024^3 at 287.2 TFLOPS, where the table holds its m = 1024, n = 6144, k = 4096 edge.
+  EXPECT_EQ(fp4.held_out_error.points, 8u);
+  const double square = 287.2e12 / peak("gb200", hw::DType::kFp4);
+  const double edge = 2894.987191e12 / peak("b200", hw::DType::kFp4);
+  EXPECT_NEAR(fp4.held_out_error.max_rel_error, edge / square - 1, 0.05 * (edge / square));
+  EXPECT_NE(fp4.provenance.find("kernel_tables_from"), std::string::npos) << fp4.provenance;
+  EXPECT_NE(fp4.provenance.find("lines 73 74 75 76 77 78 79 80"), std::string::npos) << fp4.provenance;
+  // GB200's FP8 table stays its own fit; GB300 derives its FP4 table from the measured b200 one.
+  EXPECT_TRUE(imported().profiles.at("gb200").table("gemm_fp8").derived_from.empty());
+  EXPECT_EQ(imported().profiles.at("gb300").table("gemm_fp4").derived_from, "b200");
+  const FittedTable& attn = imported().profiles.at("gb200").table("attention_prefill");
+  EXPECT_EQ(attn.derived_from, "b200");
+  EXPECT_GE(attn.held_out_error.points, 1u);  // FlashAttention-2 on GB200, attention.csv line 20
+  EXPECT_EQ(imported().profiles.at("gb300").table("attention_prefill").derived_from, "b200");
+}
+
+std::string same_die_error(const std::string& table, const std::string& sibling) {
+  std::vector<hw::Accelerator> accs = loaded().accs;
+  for (auto& a : accs)
+    if (a.name == "gb200") a.kernel_tables_from[table] = sibling;
+  try {
+    import_published(kKernels, accs, loaded().systems, "profiles");
+  } catch (const core::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PublishedImport, KernelTablesFromNamingNoKernelTableIsAnError) {
+  const std::string typo = same_die_error("gemm_fp9", "b200");
+  EXPECT_NE(typo.find("kernel_tables_from.gemm_fp9"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("not a profile table name"), std::string::npos) << typo;
+  const std::string fabric = same_die_error("nccl_all_reduce_1node", "h100-sxm");
+  EXPECT_NE(fabric.find("fabric"), std::string::npos) << fabric;
+  EXPECT_NE(same_die_error("gemm_fp8", "b900").find("no accelerator 'b900'"), std::string::npos);
+}
+
+TEST(PublishedImport, KernelTablesFromASiblingWithoutThatMeasuredTableKeepsTheUsualTable) {
+  // b200's mem_read is itself derived (from h200): the rule cannot apply, and gb200 derives as before.
+  std::vector<hw::Accelerator> accs = loaded().accs;
+  for (auto& a : accs)
+    if (a.name == "gb200") a.kernel_tables_from["mem_read"] = "b200";
+  const PublishedImport r = import_published(kKernels, accs, loaded().systems, "profiles");
+  EXPECT_EQ(r.profiles.at("gb200").table("mem_read").derived_from,
+            imported().profiles.at("gb200").table("mem_read").derived_from);
+  EXPECT_EQ(r.profiles.at("gb200").table("mem_read").derived_from, "h200");
+}
+
 TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
   // Tolerance: the fitted table is smooth and separable; these rows sit on it within 15%.
   constexpr double kTol = 0.15;
@@ -113,8 +171,8 @@ TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
       {"h100 bf16 m=4096", "h100-sxm", "gemm_bf16", {4096, 2112, 7168}, 715.781529e12, 989e12},
       // gemm.csv: SM100 torch.matmul BF16 m=256 n=4096 k=4096: 892.904450 TFLOPS; b200 BF16 peak from the catalog.
       {"b200 bf16 m=256", "b200", "gemm_bf16", {256, 4096, 4096}, 892.904450e12, peak("b200", hw::DType::kBf16)},
-      // gemm.csv: GB200 Azure FP4 16384^3: 7627.6 TFLOPS.
-      {"gb200 fp4 16k", "gb200", "gemm_fp4", {16384, 16384, 16384}, 7627.6e12, peak("gb200", hw::DType::kFp4)},
+      // gemm.csv: GB200 Azure FP8 16384^3: 2906.9 TFLOPS.
+      {"gb200 fp8 16k", "gb200", "gemm_fp8", {16384, 16384, 16384}, 2906.9e12, peak("gb200", hw::DType::kFp8)},
       // memory.csv: MI300X BabelStream Triad 4.10 TB/s (default array); datasheet HBM from the catalog.
       {"mi300x triad", "mi300x", "mem_read", {33554432.0 * 8}, 4.10e12,
        loaded().catalog.accelerators.get("mi300x").hbm_bw_Bps},

@@ -157,6 +157,17 @@ TEST(HardwareCatalog, WrongUnitsAreErrorsWithFileLineAndKey) {
             std::string::npos);
 }
 
+TEST(HardwareCatalog, KernelTablesFromNamesAnotherAccelerator) {
+  EXPECT_EQ(catalog().accelerators.get("gb200").kernel_tables_from.at("gemm_fp4"), "b200");
+  EXPECT_TRUE(catalog().accelerators.get("b200").kernel_tables_from.empty());
+  const std::string h200 = slurp(fs::path(kRoot) / "hwmodels/catalog/accelerators/h200.yaml");
+  const std::string self = decode_error(h200 + "kernel_tables_from:\n  gemm_fp8: h200\n");
+  EXPECT_NE(self.find("kernel_tables_from.gemm_fp8"), std::string::npos) << self;
+  EXPECT_NE(self.find("another accelerator"), std::string::npos) << self;
+  const std::string list = decode_error(h200 + "kernel_tables_from: [h100-sxm]\n");
+  EXPECT_NE(list.find("mapping of profile table name"), std::string::npos) << list;
+}
+
 TEST(HardwareCatalog, UnknownHostLinkIsRejected) {
   std::string text = slurp(fs::path(kRoot) / "hwmodels/catalog/systems/hgx-h200.yaml");
   text.replace(text.find("gpu_link: pcie5"), 15, "gpu_link: pcie9");
