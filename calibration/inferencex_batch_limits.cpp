@@ -11,7 +11,7 @@ namespace {
 int ceil64(int tokens) { return (tokens + 63) / 64 * 64; }
 
 void sglang(MeasuredRun& r) {
-  const bool fp4 = r.experts_dtype == "fp4";
+  const bool fp4 = is_fp4_format(r.experts_dtype);
   const bool l1k1k = r.isl == 1024 && r.osl == 1024, l8k1k = r.isl == 8192 && r.osl == 1024;
   if (r.system == "hgx-b200") {
     if (fp4) {
@@ -48,7 +48,7 @@ void trtllm(MeasuredRun& r) {
   const int conc = static_cast<int>(r.concurrency);
   const PlanDegrees plan = plan_degrees(r.plan);
   const bool dp = plan.dp > 1;  // attention DP
-  const bool fp8_b200 = r.system == "hgx-b200" && r.experts_dtype != "fp4";
+  const bool fp8_b200 = r.system == "hgx-b200" && !is_fp4_format(r.experts_dtype);
   r.kv_free_memory_fraction = r.system == "hgx-h200" ? 0.75 : 0.8;
   if (fp8_b200 && !r.speculative && r.run_date >= "2026-01-29") {
     if (dp && r.run_date < "2026-03-27") r.kv_free_memory_fraction = 0.7;
@@ -65,7 +65,7 @@ void trtllm(MeasuredRun& r) {
     nextn = 1;
     // The scripts' TP is the replica's GPUs: attention-DP ranks ("tp8ep8d" is tp=1,ep=8,dp=8 here).
     const int tp = plan.tp * plan.dp;
-    const bool b200 = r.system == "hgx-b200", fp4 = r.experts_dtype == "fp4";
+    const bool b200 = r.system == "hgx-b200", fp4 = is_fp4_format(r.experts_dtype);
     if (b200 && !fp4 && r.run_date >= "2026-02-05") {
       batch = conc < 8 ? conc : conc / 8;
     } else if (b200 && fp4 && r.run_date >= "2026-02-06") {

@@ -13,7 +13,7 @@ void apply_inferencex_context_wait(MeasuredRun& r) {
     r.balance_timeout_steps = 60;
     return;
   }
-  const bool fp8_b200_no_mtp = r.system == "hgx-b200" && r.experts_dtype != "fp4" && !r.speculative;
+  const bool fp8_b200_no_mtp = r.system == "hgx-b200" && !is_fp4_format(r.experts_dtype) && !r.speculative;
   if (fp8_b200_no_mtp && r.isl == 1024 && r.osl == 1024 && r.concurrency >= 64 && !r.run_date.empty() &&
       r.run_date >= "2026-01-28") {
     r.batch_wait_steps = 40;

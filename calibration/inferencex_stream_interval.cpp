@@ -1,5 +1,7 @@
 #include "calibration/inferencex_stream_interval.hpp"
 
+#include "calibration/measured_names.hpp"
+
 namespace agentsim::calib {
 
 int inferencex_stream_interval_tokens(const MeasuredRun& r) {
@@ -7,7 +9,7 @@ int inferencex_stream_interval_tokens(const MeasuredRun& r) {
   if (r.engine == "trtllm") return 10;
   if (r.engine != "sglang") return 1;
   if (r.system == "hgx-h200") return 10;
-  if (r.system == "hgx-b200") return r.experts_dtype == "fp4" ? 10 : 30;
+  if (r.system == "hgx-b200") return is_fp4_format(r.experts_dtype) ? 10 : 30;
   return 1;  // the AMD systems' recipes leave SGLang's default
 }
 

@@ -195,7 +195,8 @@ Precision map_precision(std::string_view text) {
     return p;
   }
   if (has(t, "fp4")) {
-    p.experts = "fp4";  // NVFP4 / MXFP4 checkpoints quantise the (routed) FFN weights
+    // NVFP4 / MXFP4 checkpoints quantise the (routed) FFN weights, each with its own block scales.
+    p.experts = has(t, "nvfp4") ? "nvfp4" : has(t, "mxfp4") ? "mxfp4" : "fp4";
   } else if (has(t, "fp8")) {
     p.weights = p.experts = "fp8";
   } else if (starts(t, "bf16") && !has(t, "not stated")) {
@@ -204,5 +205,7 @@ Precision map_precision(std::string_view text) {
   if (has(t, "fp8 kv")) p.kv = "fp8";
   return p;
 }
+
+bool is_fp4_format(std::string_view format) { return format == "fp4" || format == "nvfp4" || format == "mxfp4"; }
 
 }  // namespace agentsim::calib

@@ -45,11 +45,14 @@ Mapped map_speculative(std::string_view text);
 int stated_draft_tokens(std::string_view text);
 
 struct Precision {
-  std::string weights, experts, kv;  // fp4 | fp8 | bf16; "" = the catalog model's
+  std::string weights, experts, kv;  // nvfp4 | mxfp4 | fp4 | fp8 | bf16; "" = the catalog model's
   std::string reason;                // unmapped when not empty
 };
-// "FP8" -> fp8 weights and experts; "NVFP4" / "MXFP4" / "FP4 (...)" -> fp4 experts;
-// "BF16" -> bf16; "... FP8 KV ..." -> fp8 KV; "" / "not stated" -> the catalog's.
+// "FP8" -> fp8 weights and experts; "NVFP4" -> nvfp4 experts, "MXFP4" -> mxfp4, another "FP4"
+// -> fp4 (the model card's FP4 scaling); "BF16" -> bf16; "... FP8 KV ..." -> fp8 KV; "" / "not
+// stated" -> the catalog's.
 Precision map_precision(std::string_view text);
+// True for the FP4 formats map_precision gives (fp4, nvfp4, mxfp4).
+bool is_fp4_format(std::string_view format);
 
 }  // namespace agentsim::calib

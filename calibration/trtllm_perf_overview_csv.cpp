@@ -30,6 +30,9 @@ MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts;
+    // The perf overview's "FP4 Models" are ModelOpt's NVFP4 checkpoints (nvidia/Llama-3.3-70B-Instruct-FP4,
+    // nvidia/DeepSeek-R1-0528-NVFP4-v2; perf-overview.md at the PROVENANCE commit).
+    if (r.experts_dtype == "fp4") r.experts_dtype = "nvfp4";
     // PROVENANCE: DeepSeek and GPT-OSS ran with `kv_cache_config: dtype: fp8`; the dense models'
     // ModelOpt checkpoints (nvidia/Llama-3.3-70B-Instruct-FP8, -FP4) assumed to carry the FP8 KV
     // cache ModelOpt's hf_ptq.py quantises by default (--kv_cache_qformat fp8).

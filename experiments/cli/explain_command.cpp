@@ -18,6 +18,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/batch_text.hpp"
+#include "workloads/model/weight_format.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/step_cost.hpp"
 
@@ -60,17 +61,28 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const exp::Catalog catalog = exp::load_catalog(ctx.root);
   // The card's precision unless --weights/--experts/--kv-cache say otherwise (as a run's what_if would).
   wl::ModelSpec card = catalog.models.get(a.model);
-  const auto override_dtype = [](const char* flag, const std::string& name, hw::DType& field) {
+  const auto override_format = [](const char* flag, const std::string& name, hw::DType& dtype, int& block) {
     if (name.empty()) return;
-    const auto d = hw::parse_dtype(name);
-    if (!d) throw core::Error(std::string(flag) + ": unknown dtype '" + name + "'; valid: fp4, fp8, bf16, fp32");
-    field = *d;
+    try {
+      const wl::WeightFormat f = wl::reformat(name, {dtype, block});
+      dtype = f.dtype;
+      block = f.block;
+    } catch (const core::Error& e) {
+      throw core::Error(std::string(flag) + ": " + e.detail());
+    }
   };
-  const bool experts_given = !a.experts.empty();
-  override_dtype("--weights", a.weights, card.precision.weights);
-  if (!experts_given && card.ffn.experts == 0) card.precision.experts = card.precision.weights;
-  override_dtype("--experts", a.experts, card.precision.experts);
-  override_dtype("--kv-cache", a.kv_cache, card.precision.kv_cache);
+  wl::PrecisionSpec& prec = card.precision;
+  override_format("--weights", a.weights, prec.weights, prec.weights_block);
+  if (a.experts.empty() && card.ffn.experts == 0) {
+    prec.experts = prec.weights;
+    prec.experts_block = prec.weights_block;
+  }
+  override_format("--experts", a.experts, prec.experts, prec.experts_block);
+  if (!a.kv_cache.empty()) {
+    const auto d = hw::parse_dtype(a.kv_cache);
+    if (!d) throw core::Error("--kv-cache: unknown dtype '" + a.kv_cache + "'; valid: fp4, fp8, bf16, fp32");
+    prec.kv_cache = *d;
+  }
   const wl::ModelSpec& model = card;
   const hw::System& system = catalog.systems.get(a.system);
   if (a.engram != "default" && a.engram != "gpu" && a.engram != "host") {
@@ -161,8 +173,10 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     j["tp_group"] = place.tp_group;
     j["ep_group"] = place.ep_group;
     j["batch"] = a.batch;
-    j["precision"] = {{"weights", std::string(hw::to_string(model.precision.weights))},
-                      {"experts", std::string(hw::to_string(model.precision.experts))},
+    j["precision"] = {{"weights", wl::format_name(model.precision.weights_format())},
+                      {"weights_block", model.precision.weights_block},
+                      {"experts", wl::format_name(model.precision.experts_format())},
+                      {"experts_block", model.precision.experts_block},
                       {"kv_cache", std::string(hw::to_string(model.precision.kv_cache))}};
     j["efficiency"] = eff_name;
     j["collective_fidelity"] = a.fidelity;

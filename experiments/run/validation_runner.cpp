@@ -15,7 +15,9 @@
 #include "sim/serving/first_chunk.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/spec_decode.hpp"
+#include "calibration/measured_names.hpp"
 #include "workloads/model/parallel_plan.hpp"
+#include "workloads/model/weight_format.hpp"
 #include "workloads/sessions/session_generator.hpp"
 
 namespace agentsim::exp {
@@ -42,10 +44,22 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     if (!d) throw core::Error(at("precision"), "unknown dtype '" + s + "'");
     field = *d;
   };
-  dtype(row.weights_dtype, e.model.precision.weights);
-  dtype(row.experts_dtype, e.model.precision.experts);
-  dtype(row.kv_dtype, e.model.precision.kv_cache);
-  if (row.experts_dtype == "fp4" && e.model.ffn.experts == 0) e.model.precision.weights = hw::DType::kFp4;
+  // Weight groups take the row's format with its own block scales (NVFP4: per 16, MXFP4: per 32).
+  const auto format = [&](const std::string& s, hw::DType& d, int& block) {
+    if (s.empty()) return;
+    try {
+      const wl::WeightFormat f = wl::reformat(s, {d, block});
+      d = f.dtype;
+      block = f.block;
+    } catch (const core::Error& err) {
+      throw core::Error(at("precision"), err.detail());
+    }
+  };
+  wl::PrecisionSpec& prec = e.model.precision;
+  format(row.weights_dtype, prec.weights, prec.weights_block);
+  format(row.experts_dtype, prec.experts, prec.experts_block);
+  dtype(row.kv_dtype, prec.kv_cache);
+  if (calib::is_fp4_format(row.experts_dtype) && e.model.ffn.experts == 0) format(row.experts_dtype, prec.weights, prec.weights_block);
   // The row's plan with the deployment's engine options at their defaults, checked as a YAML plan is.
   Plan plan;
   plan.label = row.plan;

@@ -76,7 +76,11 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(map_speculative("MTP").value, "1");
   EXPECT_FALSE(map_speculative("Eagle3").ok());
   const Precision p = map_precision("NVFP4, FP8 KV cache");
-  EXPECT_EQ(p.experts, "fp4");
+  EXPECT_EQ(p.experts, "nvfp4");
+  EXPECT_EQ(map_precision("MXFP4").experts, "mxfp4");
+  EXPECT_EQ(map_precision("FP4 (per run title)").experts, "fp4") << "the model card's FP4 scaling";
+  EXPECT_TRUE(is_fp4_format("nvfp4") && is_fp4_format("mxfp4") && is_fp4_format("fp4"));
+  EXPECT_FALSE(is_fp4_format("fp8"));
   EXPECT_EQ(p.weights, "");
   EXPECT_EQ(p.kv, "fp8");
   EXPECT_EQ(map_precision("FP8").weights, "fp8");
@@ -145,7 +149,7 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   const MeasuredRun* t = find(set.runs, 2);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->engine, "trtllm");
-  EXPECT_EQ(t->experts_dtype, "fp4");
+  EXPECT_EQ(t->experts_dtype, "nvfp4");
   EXPECT_EQ(t->plan, "tp=4,ep=1");
   EXPECT_EQ(t->gpus, 4);
   // Both are InferenceX runs: dsr1_fp8_h200.sh and dsr1_fp4_b200_trt.sh stream 10 tokens a chunk.
@@ -254,7 +258,7 @@ TEST(MeasuredSources, TrtllmPerfOverviewDenseRowsRunAsTheBenchmark) {
   EXPECT_EQ(b.system, "hgx-b200");
   EXPECT_EQ(b.plan, "tp=1,ep=1");
   EXPECT_EQ(b.engine, "trtllm");
-  EXPECT_EQ(b.experts_dtype, "fp4");  // a dense model's weights (validation_runner.cpp)
+  EXPECT_EQ(b.experts_dtype, "nvfp4");  // ModelOpt's NVFP4 checkpoint: a dense model's weights (validation_runner.cpp)
   EXPECT_EQ(b.kv_dtype, "fp8");
   EXPECT_EQ(b.prompts, 3000);
   EXPECT_DOUBLE_EQ(b.concurrency, 3000);

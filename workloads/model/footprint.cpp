@@ -16,8 +16,8 @@ Footprint footprint(const ModelSpec& m, const ParallelPlan& plan) {
   f.plan = plan;
   const ParamCounts c = param_counts(m);
   const PrecisionSpec& p = m.precision;
-  const double wb = weight_bytes_per_element(p.weights, p.block_scale);
-  const double eb = weight_bytes_per_element(p.experts, p.block_scale);
+  const double wb = bytes_per_weight(p.weights_format());
+  const double eb = bytes_per_weight(p.experts_format());
   const double ab = hw::bytes_per_element(p.activations);
   const double tp = plan.tp, pp = plan.pp;
   // Same dtype rules as ModelSpec::weight_bytes().

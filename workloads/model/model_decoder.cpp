@@ -102,11 +102,12 @@ constexpr std::array kFfnKeys = {
     OptionSpec{"activation", "string", "swiglu", "FFN activation (informational)"},
 };
 constexpr std::array kPrecisionKeys = {
-    OptionSpec{"weights", "dtype", "", "attention, dense FFN, shared experts"},
-    OptionSpec{"experts", "dtype", "weights", "routed experts"},
+    OptionSpec{"weights", "format", "", "attention, dense FFN, shared experts: bf16, fp32, fp8, fp4, nvfp4, mxfp4"},
+    OptionSpec{"experts", "format", "weights", "routed experts (as weights)"},
     OptionSpec{"kv_cache", "dtype", "", "KV cache"},
     OptionSpec{"activations", "dtype", "bf16", "activations, embeddings, norms"},
-    OptionSpec{"block_scale", "integer", "0", "elements per scale (FP4: 1-D blocks, FP8: square tiles)"},
+    OptionSpec{"block_scale", "integer", "0",
+               "elements per scale (FP4: 1-D blocks, FP8: square tiles) of fp8 / fp4 groups; nvfp4 and mxfp4 name their own (16, 32)"},
 };
 constexpr std::array kMhcKeys = {
     OptionSpec{"hc_mult", "integer", "", "residual streams"},
@@ -310,11 +311,21 @@ wl::ModelSpec decode_model(const YamlNode& n) {
   }
   const YamlNode prec = n.at("precision");
   prec.check_keys(kPrecisionKeys);
-  m.precision.weights = decode_dtype(prec.at("weights"));
-  m.precision.experts = prec.has("experts") ? decode_dtype(prec.at("experts")) : m.precision.weights;
+  // A weight group's block: the one its format names (nvfp4, mxfp4), else block_scale.
+  const int block_scale = int_or(prec, "block_scale", 0);
+  const auto weight_format = [&](const YamlNode& v) {
+    const auto f = parse_weight_format(v.as_string());
+    if (!f) throw v.error("unknown format '" + v.as_string() + "'; valid: " + kWeightFormatNames);
+    return WeightFormat{f->dtype, f->block.value_or(block_scale)};
+  };
+  const WeightFormat weights = weight_format(prec.at("weights"));
+  const WeightFormat experts = prec.has("experts") ? weight_format(prec.at("experts")) : weights;
+  m.precision.weights = weights.dtype;
+  m.precision.weights_block = weights.block;
+  m.precision.experts = experts.dtype;
+  m.precision.experts_block = experts.block;
   m.precision.kv_cache = decode_dtype(prec.at("kv_cache"));
   if (prec.has("activations")) m.precision.activations = decode_dtype(prec.at("activations"));
-  m.precision.block_scale = int_or(prec, "block_scale", 0);
   if (auto p = n.find("phase_asymmetric")) {
     p->check_keys(kPhaseKeys);
     m.phase.prefill_layers = positive_int(p->at("prefill_layers"));

@@ -17,14 +17,6 @@ std::string_view to_string(AttentionKind k) {
   return "?";
 }
 
-double weight_bytes_per_element(hw::DType d, int block_scale) {
-  const double b = hw::bytes_per_element(d);
-  if (block_scale <= 0) return b;
-  if (d == hw::DType::kFp4) return b + 1.0 / block_scale;  // E8M0 scale per block
-  if (d == hw::DType::kFp8) return b + 4.0 / (static_cast<double>(block_scale) * block_scale);
-  return b;
-}
-
 void ModelSpec::sync_mirrors() {
   heads = attention.heads;
   kv_heads = attention.kv_heads;
@@ -40,8 +32,8 @@ double ModelSpec::weight_bytes() const {
   // stay at the activation format, as in the FP8/FP4 releases.
   const double matmul = c.attention + c.indexers + c.dense_ffn + c.shared_experts + c.latent_proj;
   const double high = c.embedding + c.lm_head + c.norms + c.routers;
-  return matmul * weight_bytes_per_element(precision.weights, precision.block_scale) +
-         c.routed_experts * weight_bytes_per_element(precision.experts, precision.block_scale) +
+  return matmul * bytes_per_weight(precision.weights_format()) +
+         c.routed_experts * bytes_per_weight(precision.experts_format()) +
          high * hw::bytes_per_element(precision.activations);
 }
 

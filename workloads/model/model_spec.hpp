@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "hwmodels/dtype.hpp"
+#include "workloads/model/weight_format.hpp"
 
 namespace agentsim::wl {
 
@@ -70,14 +71,17 @@ struct FfnSpec {
   int hash_layers = 0;  // MoE layers routed by a static token hash (no router matmul)
 };
 
-// Per-tensor-group numeric formats. `block_scale` elements share one scale:
-// FP4 keeps a 1-byte E8M0 scale per block, FP8 a 4-byte scale per block x block tile.
+// Per-tensor-group numeric formats. Each weight group has its own block (WeightFormat): FP4
+// keeps a 1-byte scale per block of elements, FP8 a 4-byte scale per block x block tile.
 struct PrecisionSpec {
   hw::DType weights = hw::DType::kBf16;  // attention, dense FFN, shared experts, embeddings
   hw::DType experts = hw::DType::kBf16;  // routed experts
   hw::DType kv_cache = hw::DType::kBf16;
   hw::DType activations = hw::DType::kBf16;
-  int block_scale = 0;  // 0 = no block scales
+  int weights_block = 0;  // elements per scale of `weights`; 0 = no block scales
+  int experts_block = 0;  // elements per scale of `experts`
+  WeightFormat weights_format() const { return {weights, weights_block}; }
+  WeightFormat experts_format() const { return {experts, experts_block}; }
 };
 
 // A model whose input (prefill) tokens run only the first `prefill_layers`
@@ -167,8 +171,6 @@ struct ModelSpec {
   double activation_bytes_per_token() const;
 };
 
-// Storage bytes per weight of `d` under `block_scale` (scales included).
-double weight_bytes_per_element(hw::DType d, int block_scale);
 std::string_view to_string(AttentionKind k);
 
 }  // namespace agentsim::wl

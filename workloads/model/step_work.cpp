@@ -30,8 +30,8 @@ StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), p
   const PrecisionSpec& p = m.precision;
   h_ = m.hidden;
   ab_ = hw::bytes_per_element(p.activations);
-  wb_ = weight_bytes_per_element(p.weights, p.block_scale);
-  eb_ = weight_bytes_per_element(p.experts, p.block_scale);
+  wb_ = bytes_per_weight(p.weights_format());
+  eb_ = bytes_per_weight(p.experts_format());
   const double tp = plan_.tp;
   kv_split_ = m.attention.kind == AttentionKind::kGqa ? std::min(tp, double(m.attention.kv_heads)) : 1.0;
   dtype_ = {p.weights, p.experts, p.activations, hw::DType::kFp8};

@@ -47,9 +47,10 @@ TEST(ExplainCli, CudaGraphFollowsTheHostTimeModelUnlessAFlagSaysOtherwise) {
   EXPECT_EQ(run("explain --model deepseek-r1 --system hgx-h200 --cuda-graph --eager").code, 2);
 }
 
-// --weights / --kv-cache replace the model card's formats for the step, as a run's what_if would:
-// Llama-3.1-70B's card is BF16 without block scales, so FP4 weights are a quarter of the bytes,
-// FP8 KV half.
+// --weights / --experts / --kv-cache replace the model card's formats for the step, each weight
+// group with its format's own block scales: Llama-3.1-70B's card is BF16 without scales, so NVFP4
+// weights are (0.5 + 1/16) / 2 of its bytes, FP8 KV half; DeepSeek-R1's FP8 experts in 128 x 128
+// tiles become NVFP4 (a scale per 16) or MXFP4 (a scale per 32), and a bare fp4 cannot say which.
 TEST(ExplainCli, PrecisionFlagsReplaceTheCardsFormats) {
   const std::string base = "--model llama-3.1-70b --system hgx-b200 --plan tp=1 --batch decode=8@4096 ";
   const auto op = [](const nlohmann::json& j, const std::string& name) {
@@ -60,18 +61,36 @@ TEST(ExplainCli, PrecisionFlagsReplaceTheCardsFormats) {
     return nlohmann::json{};
   };
   const nlohmann::json card = explain_json(base);
-  const nlohmann::json fp4 = explain_json(base + "--weights fp4 --kv-cache fp8");
+  const nlohmann::json fp4 = explain_json(base + "--weights nvfp4 --kv-cache fp8");
   EXPECT_EQ(card.at("precision").at("weights"), "bf16");
-  EXPECT_EQ(fp4.at("precision").at("weights"), "fp4");
+  EXPECT_EQ(fp4.at("precision").at("weights"), "nvfp4");
+  EXPECT_EQ(fp4.at("precision").at("weights_block"), 16);
   EXPECT_EQ(fp4.at("precision").at("kv_cache"), "fp8");
   EXPECT_EQ(op(fp4, "dense_ffn").at("dtype"), "fp4");
   EXPECT_NEAR(op(fp4, "dense_ffn").at("weight_bytes").get<double>() / op(card, "dense_ffn").at("weight_bytes").get<double>(),
-              0.25, 0.01);
+              (0.5 + 1.0 / 16) / 2, 0.001);
   EXPECT_NEAR(op(fp4, "attn_core").at("kv_bytes").get<double>() / op(card, "attn_core").at("kv_bytes").get<double>(), 0.5,
               0.01);
+  const std::string r1 = "--model deepseek-r1 --system hgx-b200 --plan tp=8 --batch decode=8@4096 ";
+  const nlohmann::json r1_card = explain_json(r1);
+  const double fp8_tile = 1 + 4.0 / (128 * 128);
+  for (const auto& [format, bytes] : {std::pair<std::string, double>{"nvfp4", 0.5 + 1.0 / 16}, {"mxfp4", 0.5 + 1.0 / 32}}) {
+    const nlohmann::json j = explain_json(r1 + "--experts " + format);
+    EXPECT_EQ(j.at("precision").at("experts"), format);
+    EXPECT_EQ(j.at("precision").at("weights"), "fp8") << "attention keeps the card's format";
+    EXPECT_EQ(j.at("precision").at("weights_block"), 128);
+    EXPECT_NEAR(op(j, "routed_experts").at("weight_bytes").get<double>() /
+                    op(r1_card, "routed_experts").at("weight_bytes").get<double>(),
+                bytes / fp8_tile, 0.001)
+        << format;
+  }
   const auto [code, err] = run("explain --model llama-3.1-70b --system hgx-b200 --weights fp5");
   EXPECT_EQ(code, 2);
-  EXPECT_NE(err.find("--weights: unknown dtype 'fp5'"), std::string::npos) << err;
+  EXPECT_NE(err.find("--weights: unknown format 'fp5'"), std::string::npos) << err;
+  const auto [bare, why] = run("explain " + r1 + "--experts fp4");
+  EXPECT_EQ(bare, 2);
+  EXPECT_NE(why.find("--experts: fp4 over fp8 weights"), std::string::npos) << why;
+  EXPECT_NE(why.find("nvfp4"), std::string::npos) << why;
 }
 
 }  // namespace

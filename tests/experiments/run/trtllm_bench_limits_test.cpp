@@ -88,7 +88,7 @@ TEST(TrtllmBenchLimits, APerfOverviewRowRunsWithThem) {
   r.gpus = 1;
   r.isl = r.osl = 1024;
   r.engine = "trtllm";
-  r.weights_dtype = "fp4";
+  r.weights_dtype = "nvfp4";
   r.kv_dtype = "fp8";
   r.prompts = 3000;
   r.concurrency = 3000;

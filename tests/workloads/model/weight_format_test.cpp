@@ -1,0 +1,83 @@
+// Weight formats: names, the block scales each carries, their bytes, and a format given over a
+// model card's (explain --weights, a measured row's precision, a card's own precision section).
+#include "workloads/model/weight_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/error.hpp"
+#include "tests/workloads/model/model_fixtures.hpp"
+#include "workloads/model/model_decoder.hpp"
+
+namespace agentsim::wl {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(WeightFormat, NamesCarryTheirBlockScales) {
+  EXPECT_EQ(parse_weight_format("nvfp4")->block, 16);
+  EXPECT_EQ(parse_weight_format("mxfp4")->block, 32);
+  EXPECT_EQ(parse_weight_format("mxfp4")->dtype, hw::DType::kFp4);
+  EXPECT_FALSE(parse_weight_format("fp4")->block.has_value()) << "a bare fp4 names no scaling";
+  EXPECT_FALSE(parse_weight_format("fp8")->block.has_value());
+  EXPECT_EQ(parse_weight_format("bf16")->block, 0);
+  EXPECT_FALSE(parse_weight_format("fp5").has_value());
+  // Bytes per weight: 4 bits plus a 1-byte scale per block; FP8 a 4-byte scale per 128 x 128 tile.
+  EXPECT_DOUBLE_EQ(bytes_per_weight({hw::DType::kFp4, 16}), 0.5 + 1.0 / 16);
+  EXPECT_DOUBLE_EQ(bytes_per_weight({hw::DType::kFp4, 32}), 0.5 + 1.0 / 32);
+  EXPECT_DOUBLE_EQ(bytes_per_weight({hw::DType::kFp8, 128}), 1 + 4.0 / (128 * 128));
+  EXPECT_DOUBLE_EQ(bytes_per_weight({hw::DType::kBf16, 0}), 2);
+  EXPECT_EQ(format_name({hw::DType::kFp4, 16}), "nvfp4");
+  EXPECT_EQ(format_name({hw::DType::kFp4, 32}), "mxfp4");
+  EXPECT_EQ(format_name({hw::DType::kFp8, 128}), "fp8");
+}
+
+TEST(WeightFormat, AFormatOverACardsKeepsOnlyTheScalesThatStillApply) {
+  const WeightFormat r1_experts{hw::DType::kFp8, 128};  // DeepSeek-R1's 128 x 128 FP8 tiles
+  const WeightFormat nv = reformat("nvfp4", r1_experts);
+  EXPECT_EQ(nv.dtype, hw::DType::kFp4);
+  EXPECT_EQ(nv.block, 16) << "NVFP4's own scales, not one per 128";
+  EXPECT_EQ(reformat("fp8", r1_experts).block, 128);
+  EXPECT_EQ(reformat("fp8", {hw::DType::kBf16, 0}).block, 0) << "FP8 over BF16: one scale per tensor";
+  EXPECT_EQ(reformat("fp4", {hw::DType::kFp4, 32}).block, 32) << "gpt-oss's MXFP4 experts stay MXFP4";
+  EXPECT_EQ(reformat("bf16", r1_experts).block, 0);
+  try {
+    reformat("fp4", r1_experts);
+    ADD_FAILURE() << "a bare fp4 over FP8 weights was accepted";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nvfp4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("mxfp4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(reformat("int4", r1_experts), core::Error);
+}
+
+// A card's precision section: nvfp4 / mxfp4 name their group's block, other formats take
+// block_scale, so one card can hold MXFP4 experts beside FP8 attention in 128 x 128 tiles.
+TEST(WeightFormat, ACardsGroupsEachKeepTheirOwnBlock) {
+  std::ifstream in(fs::path(AGENTSIM_SOURCE_DIR) / "tests/workloads/model/fixtures/deepseek-r1.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string fp8 = "experts: fp8";
+  const auto at = text.find(fp8);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, fp8.size(), "experts: mxfp4");
+  const fs::path p = fs::temp_directory_path() / "agentsim_weight_format_r1.yaml";
+  std::ofstream(p) << text;
+  const ModelSpec m = decode_model(core::YamlNode::load_file(p.string()));
+  fs::remove(p);
+  EXPECT_EQ(m.precision.experts, hw::DType::kFp4);
+  EXPECT_EQ(m.precision.experts_block, 32);
+  EXPECT_EQ(m.precision.weights_block, 128);
+  const ModelSpec& card = test::model("deepseek-r1");
+  EXPECT_EQ(card.precision.experts_block, 128);
+  // The MXFP4 experts hold 0.53125 bytes a weight where the card's FP8 tiles hold 1 + 4 / 128^2.
+  const double ratio = (0.5 + 1.0 / 32) / (1 + 4.0 / (128 * 128));
+  EXPECT_LT(m.weight_bytes(), card.weight_bytes());
+  EXPECT_GT(m.weight_bytes(), ratio * card.weight_bytes());
+}
+
+}  // namespace
+}  // namespace agentsim::wl
