@@ -20,10 +20,7 @@ double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTa
   const double work = t.column(fam.work_column)[row];
   if (et.mem_bw_Bps > 0) {
     // A GEMM table of roofline fractions: the value prices both sides, as the step cost does.
-    const double groups = fam.name == "grouped_gemm" ? t.column("groups")[row] : 1.0;
-    const double bytes = gemm_bytes(groups, t.column("m")[row], t.column("n")[row], t.column("k")[row],
-                                    t.column("dtype_bits")[row]);
-    return hw::op_time(work, et.peak, e.value, bytes, et.mem_bw_Bps, e.value, 0).time_s();
+    return hw::op_time(work, et.peak, e.value, gemm_row_bytes(t, row), et.mem_bw_Bps, e.value, 0).time_s();
   }
   if (fam.quantity == Quantity::kCompute) return hw::op_time(work, et.peak, e.value, 0, 1, 1, 0).compute_s;
   return hw::op_time(0, 1, 1, work, et.peak, e.value, 0).memory_s;

@@ -63,10 +63,7 @@ double row_value(const MeasurementTable& t, const KernelFamily& fam, const Fitte
   const double achieved = t.column(fam.achieved_column)[r];
   if (fam.quantity == Quantity::kLatency) return achieved;
   if (fitted.mem_bw_Bps <= 0) return achieved / fitted.peak;
-  const double groups = fam.name == "grouped_gemm" ? t.column("groups")[r] : 1.0;
-  const double bytes =
-      gemm_bytes(groups, t.column("m")[r], t.column("n")[r], t.column("k")[r], t.column("dtype_bits")[r]);
-  return std::max(t.column("flops")[r] / fitted.peak, bytes / fitted.mem_bw_Bps) / t.column("time_s")[r];
+  return std::max(t.column("flops")[r] / fitted.peak, gemm_row_bytes(t, r) / fitted.mem_bw_Bps) / t.column("time_s")[r];
 }
 
 }  // namespace

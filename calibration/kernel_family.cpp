@@ -49,7 +49,8 @@ const std::vector<std::string>& fitted_axes(const KernelFamily& f) { return f.fi
 
 double fitted_axis_value(const MeasurementTable& t, const std::string& axis, std::size_t row) {
   if (axis == "weight_bytes")
-    return t.column("groups")[row] * t.column("n")[row] * t.column("k")[row] * t.column("dtype_bits")[row] / 8;
+    return t.column("groups")[row] * t.column("n")[row] * t.column("k")[row] *
+           (t.column("dtype_bits")[row] / 8 + weight_scale_bytes(t, row));
   return t.column(axis)[row];
 }
 
@@ -85,9 +86,20 @@ std::vector<std::string> required_families(const std::string& backend) {
   return common;
 }
 
-double gemm_bytes(double groups, double m, double n, double k, double dtype_bits) {
+double gemm_bytes(double groups, double m, double n, double k, double dtype_bits, double weight_scale_bytes) {
   const double in = dtype_bits / 8, out = dtype_bits >= 32 ? 4.0 : 2.0;
-  return groups * (k * n * in + m * k * in + m * n * out);
+  return groups * (k * n * (in + weight_scale_bytes) + m * k * in + m * n * out);
+}
+
+double weight_scale_bytes(const MeasurementTable& t, std::size_t row) {
+  const auto it = t.columns.find("weight_scale_bytes");
+  return it == t.columns.end() ? 0.0 : it->second[row];
+}
+
+double gemm_row_bytes(const MeasurementTable& t, std::size_t row) {
+  const double groups = t.family == "grouped_gemm" ? t.column("groups")[row] : 1.0;
+  return gemm_bytes(groups, t.column("m")[row], t.column("n")[row], t.column("k")[row], t.column("dtype_bits")[row],
+                    weight_scale_bytes(t, row));
 }
 
 std::string dtype_name(double bits) {

@@ -32,7 +32,8 @@ struct KernelFamily {
 // The axes a fitted table of `f` is keyed by.
 const std::vector<std::string>& fitted_axes(const KernelFamily& f);
 // A fitted axis's value at row `row` of `t`: its column, or for the derived axis "weight_bytes"
-// groups x n x k x dtype_bits / 8 (the expert weight bytes a grouped GEMM call streams).
+// groups x n x k x (dtype_bits / 8 + weight_scale_bytes) (the expert weight bytes a grouped GEMM
+// call streams, block scales included).
 double fitted_axis_value(const MeasurementTable& t, const std::string& axis, std::size_t row);
 
 // Every known family, in a fixed order.
@@ -48,9 +49,14 @@ std::vector<std::string> required_families(const std::string& backend);
 std::string dtype_name(double bits);
 
 // HBM bytes of `groups` GEMMs D[m,n] = A[m,k] x B[k,n] at dtype_bits inputs, read and
-// written once each (weights and activations in the dtype, output in bf16, fp32 for fp32):
+// written once each (weights and activations in the dtype, output in bf16, fp32 for fp32),
+// plus the weights' block scales (`weight_scale_bytes` per weight: NVFP4 1/16, MXFP4 1/32):
 // the memory side of a GEMM's roofline.
-double gemm_bytes(double groups, double m, double n, double k, double dtype_bits);
+double gemm_bytes(double groups, double m, double n, double k, double dtype_bits, double weight_scale_bytes = 0);
+// A GEMM table's row's weight_scale_bytes column (0 where the table has none).
+double weight_scale_bytes(const MeasurementTable& t, std::size_t row);
+// gemm_bytes of row `row` of a gemm or grouped_gemm table (groups 1 for gemm), block scales included.
+double gemm_row_bytes(const MeasurementTable& t, std::size_t row);
 std::string to_string(Quantity q);
 
 }  // namespace agentsim::calib

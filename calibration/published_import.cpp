@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <regex>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -103,6 +104,17 @@ double dtype_bits_of(const std::string& label) {
   return 0;
 }
 
+// Block-scale bytes per weight a GEMM dtype label states: a 1-byte scale "per N elements"
+// (NVFP4 16, MXFP4 and MXFP8 32), or a 4-byte scale per "NxN weights" tile (DeepSeek's and
+// aiter's 128 x 128 FP8 blocks); 0 where the label states none.
+double scale_bytes_of(const std::string& label) {
+  static const std::regex per(R"(scale per (\d+) elements)"), tile(R"((\d+)x(\d+) weights)");
+  std::smatch m;
+  if (std::regex_search(label, m, per)) return 1.0 / std::stod(m[1].str());
+  if (std::regex_search(label, m, tile)) return 4.0 / (std::stod(m[1].str()) * std::stod(m[2].str()));
+  return 0;
+}
+
 hw::DType dtype_of_bits(double bits) {
   if (bits == 4) return hw::DType::kFp4;
   if (bits == 8) return hw::DType::kFp8;
@@ -120,6 +132,7 @@ std::string short_source(const std::string& s) {
 struct Row {
   std::vector<double> axes;  // in the family's axis order
   double dtype_bits = 0;     // per-dtype families
+  double scale_bytes = 0;    // GEMM families: block-scale bytes per weight its format stores
   double nodes = 0;          // collectives
   double gpus = 0;           // collectives
   double achieved = 0;       // FLOP/s, bytes/s, or seconds per op
@@ -312,7 +325,8 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
   // A rate above the datasheet roofline is not a measurement of the shape (aiter once committed a
   // 1,024-token time for 32,768 tokens: 1.8x MI355X's FP8 peak); skipped, never fitted.
   const double compute_x = achieved / a.peak_flops.at(dtype_of_bits(bits));
-  const double bytes = gemm_bytes(groups, m, n, k, bits);
+  const double scales = scale_bytes_of(r.field(r.column("dtype")));
+  const double bytes = gemm_bytes(groups, m, n, k, bits, scales);
   const double memory_x = a.hbm_bw_Bps > 0 ? bytes / (flops / achieved) / a.hbm_bw_Bps : 0;
   if (compute_x > 1 || memory_x > 1) {
     char why[96];
@@ -321,6 +335,7 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
     return skip(s, why);
   }
   row.dtype_bits = bits;
+  row.scale_bytes = scales;
   row.achieved = achieved;
   row.work = flops;
   row.time_s = flops / achieved;
@@ -465,6 +480,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       std::vector<std::pair<std::string, double>> v;
       for (std::size_t i = 0; i < fam.axes.size(); ++i) v.emplace_back(fam.axes[i], r.axes[i]);
       if (fam.per_dtype) v.emplace_back("dtype_bits", r.dtype_bits);
+      if (family == "gemm" || family == "grouped_gemm") v.emplace_back("weight_scale_bytes", r.scale_bytes);
       if (is_all_reduce(family)) {
         v.emplace_back("nodes", r.nodes);
         v.emplace_back("gpus", r.gpus);
@@ -749,8 +765,8 @@ void Importer::extend_below_range() {
               if (!a.peak_flops.contains(d) || !b->peak_flops.contains(d)) continue;
               const double pa = a.peak_flops.at(d), pb = b->peak_flops.at(d);
               const std::vector<double>& x = t.axes;  // {m, n, k} or {groups, m, n, k}
-              const double bytes = grouped ? gemm_bytes(x[0], x[1], x[2], x[3], t.dtype_bits)
-                                           : gemm_bytes(1, x[0], x[1], x[2], t.dtype_bits);
+              const double bytes = grouped ? gemm_bytes(x[0], x[1], x[2], x[3], t.dtype_bits, t.scale_bytes)
+                                           : gemm_bytes(1, x[0], x[1], x[2], t.dtype_bits, t.scale_bytes);
               const double roof_a = std::max(t.work / pa, bytes / a.hbm_bw_Bps);
               const double roof_b = std::max(t.work / pb, bytes / b->hbm_bw_Bps);
               t.time_s = r->time_s * roof_a / roof_b;
@@ -819,10 +835,16 @@ void Importer::extend_above_range() {
                       "%.4g-%.4g)",
                       dtype_name(best.source).c_str(), top, best.ratio, dtype_name(target).c_str(),
                       dtype_name(best.source).c_str(), best.shared, std::get<0>(g).c_str(), best.lo, best.hi);
+        // The calls stand for the target format's: its block scales, as its own rows state them.
+        double target_scales = 0;
+        for (const Row& u : rows) {
+          if (own(u) && u.dtype_bits == target && geometry(u) == g) target_scales = u.scale_bytes;
+        }
         for (const Row& u : rows) {
           if (!own(u) || u.dtype_bits != best.source || geometry(u) != g || !(u.axes[1] > top)) continue;
           Row t = u;
           t.dtype_bits = target;
+          t.scale_bytes = target_scales;
           t.time_s = u.time_s * best.ratio;
           t.achieved = t.work / t.time_s;
           t.scaled_from = note;

@@ -140,6 +140,34 @@ TEST(Fitter, GroupedGemmWithABandwidthIsARooflineFraction) {
   EXPECT_LT(measured_values(t, f)[0], 0.01);
 }
 
+// A row's weight_scale_bytes column (NVFP4's 1-byte scale per 16 weights) counts in the roofline
+// bytes and in the fitted weight_bytes axis: the fraction is of what the kernel really read.
+TEST(Fitter, GroupedGemmBlockScalesCountInItsRooflineBytes) {
+  MeasurementTable t;
+  t.family = "grouped_gemm";
+  t.attributes["peak_fp4"] = "1e16";
+  t.attributes["hbm_bw_Bps"] = "8e12";
+  const double g = 8, m = 1, n = 6144, k = 7168, scales = 1.0 / 16;
+  const double flops = 2 * g * m * n * k;
+  // bytes = 8 x (7168 x 6144 x (0.5 + 1/16) + 1 x 7168 x 0.5 + 1 x 6144 x 2)
+  const double bytes = g * (k * n * (0.5 + scales) + m * k * 0.5 + m * n * 2);
+  EXPECT_DOUBLE_EQ(gemm_bytes(g, m, n, k, 4, scales), bytes);
+  const double time_s = bytes / 8e12 / 0.6;  // 60% of the roofline, scales included
+  t.add_row({{"groups", g}, {"m", m}, {"n", n}, {"k", k}, {"dtype_bits", 4}, {"weight_scale_bytes", scales},
+             {"flops", flops}, {"achieved_flops_per_s", flops / time_s}, {"time_s", time_s}, {"held_out", 0}});
+  const FittedTable e = fit_table(t, 4, FitOptions{});
+  EXPECT_NEAR(measured_values(t, e)[0], 0.6, 1e-12);
+  EXPECT_DOUBLE_EQ(fitted_axis_value(t, "weight_bytes", 0), g * n * k * (0.5 + scales));
+  // Without the column the same time reads as 0.6 x 0.5 / 0.5625 of the payload roofline.
+  MeasurementTable bare;
+  bare.family = "grouped_gemm";
+  bare.attributes = t.attributes;
+  bare.add_row({{"groups", g}, {"m", m}, {"n", n}, {"k", k}, {"dtype_bits", 4}, {"flops", flops},
+                {"achieved_flops_per_s", flops / time_s}, {"time_s", time_s}, {"held_out", 0}});
+  EXPECT_NEAR(measured_values(bare, fit_table(bare, 4, FitOptions{}))[0],
+              0.6 * gemm_bytes(g, m, n, k, 4) / bytes, 1e-12);
+}
+
 TEST(Isotonic, PoolsAdjacentViolatorsByWeight) {
   // (3 w1, 1 w3) pool to (3 + 3) / 4 = 1.5; then 2 stays.
   const auto v = isotonic_non_decreasing({3, 1, 2}, {1, 3, 1});

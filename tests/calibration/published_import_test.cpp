@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 #include "calibration/calibration_file.hpp"
@@ -153,6 +154,25 @@ TEST(PublishedImport, KernelTablesFromASiblingWithoutThatMeasuredTableKeepsTheUs
   EXPECT_EQ(r.profiles.at("gb200").table("mem_read").derived_from,
             imported().profiles.at("gb200").table("mem_read").derived_from);
   EXPECT_EQ(r.profiles.at("gb200").table("mem_read").derived_from, "h200");
+}
+
+// Each GEMM row keeps the block scales its dtype label states, per weight: fused_moe.csv's NVFP4
+// (an e4m3 scale per 16) and MXFP8 (e8m0 per 32) on B300, aiter's MXFP4 (per 32) and 128 x 128
+// block-scaled FP8 (a 4-byte scale per tile) on MI355X; Azure's GB200 FP4 squares state none.
+TEST(PublishedImport, GemmRowsCarryTheBlockScalesTheirFormatsState) {
+  const auto scales = [](const std::string& acc, const std::string& family, double bits) {
+    std::set<double> out;
+    const MeasurementTable& t = imported().measured.at(acc).tables.at(family);
+    for (std::size_t i = 0; i < t.rows(); ++i) {
+      if (t.column("dtype_bits")[i] == bits) out.insert(t.column("weight_scale_bytes")[i]);
+    }
+    return out;
+  };
+  EXPECT_EQ(scales("b300", "grouped_gemm", 4), std::set<double>{1.0 / 16});
+  EXPECT_EQ(scales("b300", "grouped_gemm", 8), std::set<double>{1.0 / 32});
+  EXPECT_EQ(scales("mi355x", "grouped_gemm", 4), std::set<double>{1.0 / 32});
+  EXPECT_EQ(scales("mi355x", "grouped_gemm", 8), std::set<double>{4.0 / (128 * 128)});
+  EXPECT_EQ(scales("gb200", "gemm", 4), std::set<double>{0.0});
 }
 
 TEST(PublishedImport, LookupsReproduceHandPickedPublishedRows) {
@@ -443,12 +463,15 @@ TEST(PublishedImport, AFusedMoeDtypeMeasuredOverFewerTokensTakesTheOtherDtypesLa
             0u)
       << fp8.extended_from;
   // A call of `tokens` (32 local experts, EP 8) priced as the table's roofline fraction: the roofline
-  // of its FLOPs at the table's peak and its bytes (weights, activations, outputs) at its bandwidth.
+  // of its FLOPs at the table's peak and its bytes (weights with their block scales, activations,
+  // outputs) at its bandwidth. fused_moe.csv's dtypes: NVFP4 (a 1-byte scale per 16 weights), MXFP8
+  // (per 32).
   auto time_s = [&](const FittedTable& t, double tokens, double bits) {
+    const double scales = bits == 4 ? 1.0 / 16 : 1.0 / 32;
     const double g = 32 * (1 - std::pow(31.0 / 32, tokens)), m = tokens / g;
     const double flops = 2 * m * 6144 * 7168 * g;
-    const double roof = std::max(flops / t.peak, gemm_bytes(g, m, 6144, 7168, bits) / t.mem_bw_Bps);
-    return roof / t.lookup({g * 6144 * 7168 * bits / 8, m, 6144, 7168}).value;
+    const double roof = std::max(flops / t.peak, gemm_bytes(g, m, 6144, 7168, bits, scales) / t.mem_bw_Bps);
+    return roof / t.lookup({g * 6144 * 7168 * (bits / 8 + scales), m, 6144, 7168}).value;
   };
   // Within each table's own fit error over its points (efficiency fitted / measured, so a time is
   // off by at most e / (1 - e)): the derived call is one of the FP8 fit's points.
