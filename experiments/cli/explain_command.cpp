@@ -244,9 +244,12 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   for (int g : place.tp_group) std::printf(" %d", g);
   const std::string collectives =
       opt.collectives ? a.fidelity + " (all-reduce: " + opt.collectives->all_reduce_source() + ")" : a.fidelity;
-  std::printf(")\nbatch %s; efficiency: %s; collectives: %s; overlap %s; cuda graph %s\n\n", a.batch.c_str(),
+  std::printf(")\nbatch %s; efficiency: %s; collectives: %s; overlap %s; cuda graph %s\n", a.batch.c_str(),
               eff_name.c_str(), collectives.c_str(), std::string(serving::to_string(opt.overlap)).c_str(),
               opt.cuda_graph ? "on" : "off");
+  std::printf("formats: weights %s; experts %s; kv cache %s\n\n", wl::describe(model.precision.weights_format()).c_str(),
+              wl::describe(model.precision.experts_format()).c_str(),
+              std::string(hw::to_string(model.precision.kv_cache)).c_str());
   std::printf("%-28s %-15s %6s %5s %10s %9s %9s %9s %9s %5s %5s %9s %9s %9s %9s  %s\n", "layer kind", "op", "layers",
               "dtype", "GFLOP", "weight MB", "KV MB", "act MB", "host MB", "e_c", "e_m", "compute us", "memory us",
               "floor us", "time us", "bound");
@@ -338,8 +341,9 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
                   "constant host overhead per step, replacing the engine's model (default: the engine's model)");
   sub->add_option("--fidelity", args->fidelity, "collective model: analytical | flow")->capture_default_str();
   sub->add_option("--weights", args->weights,
-                  "format of the weights (attention, dense FFN, shared experts), e.g. fp4; default: the model card's");
-  sub->add_option("--experts", args->experts, "format of the routed experts, e.g. fp4; default: the model card's");
+                  "format of the weights (attention, dense FFN, shared experts): bf16, fp8, nvfp4, mxfp4 (fp4 keeps an "
+                  "FP4 card's scales); default: the model card's");
+  sub->add_option("--experts", args->experts, "format of the routed experts, as --weights; default: the model card's");
   sub->add_option("--kv-cache", args->kv_cache, "format of the KV cache, e.g. fp8; default: the model card's");
   sub->add_flag("--json", args->json, "JSON instead of the table");
   return {sub, [args, &ctx]() { return run_explain(*args, ctx); }};

@@ -30,6 +30,13 @@ std::string format_name(WeightFormat f) {
   return std::string(hw::to_string(f.dtype));
 }
 
+std::string describe(WeightFormat f) {
+  const std::string b = std::to_string(f.block);
+  if (f.block <= 0 || (f.dtype != hw::DType::kFp4 && f.dtype != hw::DType::kFp8)) return format_name(f) + " (no scales)";
+  if (f.dtype == hw::DType::kFp4) return format_name(f) + " (a 1-byte scale per " + b + ")";
+  return format_name(f) + " (a 4-byte scale per " + b + " x " + b + " tile)";
+}
+
 double bytes_per_weight(WeightFormat f) {
   const double b = hw::bytes_per_element(f.dtype);
   if (f.block <= 0) return b;

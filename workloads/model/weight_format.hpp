@@ -33,6 +33,9 @@ WeightFormat reformat(std::string_view name, WeightFormat stored);
 
 // nvfp4 / mxfp4 for FP4 in 16- / 32-element blocks, else the dtype's name.
 std::string format_name(WeightFormat f);
+// The name and its scales in words, e.g. "nvfp4 (a 1-byte scale per 16)", "fp8 (a 4-byte scale per
+// 128 x 128 tile)", "bf16 (no scales)".
+std::string describe(WeightFormat f);
 
 // Storage bytes per weight, scales included (1-byte FP4 block scales, 4-byte FP8 tile scales).
 double bytes_per_weight(WeightFormat f);

@@ -87,6 +87,13 @@ TEST(ExplainCli, PrecisionFlagsReplaceTheCardsFormats) {
   const auto [code, err] = run("explain --model llama-3.1-70b --system hgx-b200 --weights fp5");
   EXPECT_EQ(code, 2);
   EXPECT_NE(err.find("--weights: unknown format 'fp5'"), std::string::npos) << err;
+  // The text names each group's format and its scales.
+  const auto [text_code, text] = run("explain " + r1 + "--experts nvfp4 --kv-cache fp8");
+  EXPECT_EQ(text_code, 0);
+  EXPECT_NE(text.find("formats: weights fp8 (a 4-byte scale per 128 x 128 tile); experts nvfp4 (a 1-byte scale per "
+                      "16); kv cache fp8"),
+            std::string::npos)
+      << text;
   const auto [bare, why] = run("explain " + r1 + "--experts fp4");
   EXPECT_EQ(bare, 2);
   EXPECT_NE(why.find("--experts: fp4 over fp8 weights"), std::string::npos) << why;

@@ -32,6 +32,9 @@ TEST(WeightFormat, NamesCarryTheirBlockScales) {
   EXPECT_EQ(format_name({hw::DType::kFp4, 16}), "nvfp4");
   EXPECT_EQ(format_name({hw::DType::kFp4, 32}), "mxfp4");
   EXPECT_EQ(format_name({hw::DType::kFp8, 128}), "fp8");
+  EXPECT_EQ(describe({hw::DType::kFp4, 16}), "nvfp4 (a 1-byte scale per 16)");
+  EXPECT_EQ(describe({hw::DType::kFp8, 128}), "fp8 (a 4-byte scale per 128 x 128 tile)");
+  EXPECT_EQ(describe({hw::DType::kBf16, 32}), "bf16 (no scales)");
 }
 
 TEST(WeightFormat, AFormatOverACardsKeepsOnlyTheScalesThatStillApply) {
