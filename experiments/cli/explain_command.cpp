@@ -61,27 +61,10 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   const exp::Catalog catalog = exp::load_catalog(ctx.root);
   // The card's precision unless --weights/--experts/--kv-cache say otherwise (as a run's what_if would).
   wl::ModelSpec card = catalog.models.get(a.model);
-  const auto override_format = [](const char* flag, const std::string& name, hw::DType& dtype, int& block) {
-    if (name.empty()) return;
-    try {
-      const wl::WeightFormat f = wl::reformat(name, {dtype, block});
-      dtype = f.dtype;
-      block = f.block;
-    } catch (const core::Error& e) {
-      throw core::Error(std::string(flag) + ": " + e.detail());
-    }
-  };
-  wl::PrecisionSpec& prec = card.precision;
-  override_format("--weights", a.weights, prec.weights, prec.weights_block);
-  if (a.experts.empty() && card.ffn.experts == 0) {
-    prec.experts = prec.weights;
-    prec.experts_block = prec.weights_block;
-  }
-  override_format("--experts", a.experts, prec.experts, prec.experts_block);
-  if (!a.kv_cache.empty()) {
-    const auto d = hw::parse_dtype(a.kv_cache);
-    if (!d) throw core::Error("--kv-cache: unknown dtype '" + a.kv_cache + "'; valid: fp4, fp8, bf16, fp32");
-    prec.kv_cache = *d;
+  try {
+    card.precision.override_formats(a.weights, a.experts, a.kv_cache, card.ffn.experts > 0);
+  } catch (const core::Error& e) {
+    throw core::Error("--" + e.detail());  // "--weights: ...", the flag that named it
   }
   const wl::ModelSpec& model = card;
   const hw::System& system = catalog.systems.get(a.system);
@@ -343,7 +326,7 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--weights", args->weights,
                   "format of the weights (attention, dense FFN, shared experts): bf16, fp8, nvfp4, mxfp4 (fp4 keeps an "
                   "FP4 card's scales); default: the model card's");
-  sub->add_option("--experts", args->experts, "format of the routed experts, as --weights; default: the model card's");
+  sub->add_option("--experts", args->experts, "format of the routed experts, as --weights (a dense model's FFN weights when --weights is not given); default: the model card's");
   sub->add_option("--kv-cache", args->kv_cache, "format of the KV cache, e.g. fp8; default: the model card's");
   sub->add_flag("--json", args->json, "JSON instead of the table");
   return {sub, [args, &ctx]() { return run_explain(*args, ctx); }};

@@ -7,7 +7,6 @@
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/run/runner.hpp"
 #include "experiments/run/trtllm_bench_limits.hpp"
-#include "hwmodels/dtype.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/parallel_for.hpp"
 #include "sim/metrics/output_token_time.hpp"
@@ -15,9 +14,7 @@
 #include "sim/serving/first_chunk.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/spec_decode.hpp"
-#include "calibration/measured_names.hpp"
 #include "workloads/model/parallel_plan.hpp"
-#include "workloads/model/weight_format.hpp"
 #include "workloads/sessions/session_generator.hpp"
 
 namespace agentsim::exp {
@@ -37,29 +34,13 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   }
   e.serving.engine = out.engine;
   e.serving.engine_overhead = catalog.engine(out.engine);
-  // The row's precision where it states one (an FP4 checkpoint of a dense model quantises its weights).
-  const auto dtype = [&](const std::string& s, hw::DType& field) {
-    if (s.empty()) return;
-    const auto d = hw::parse_dtype(s);
-    if (!d) throw core::Error(at("precision"), "unknown dtype '" + s + "'");
-    field = *d;
-  };
-  // Weight groups take the row's format with its own block scales (NVFP4: per 16, MXFP4: per 32).
-  const auto format = [&](const std::string& s, hw::DType& d, int& block) {
-    if (s.empty()) return;
-    try {
-      const wl::WeightFormat f = wl::reformat(s, {d, block});
-      d = f.dtype;
-      block = f.block;
-    } catch (const core::Error& err) {
-      throw core::Error(at("precision"), err.detail());
-    }
-  };
-  wl::PrecisionSpec& prec = e.model.precision;
-  format(row.weights_dtype, prec.weights, prec.weights_block);
-  format(row.experts_dtype, prec.experts, prec.experts_block);
-  dtype(row.kv_dtype, prec.kv_cache);
-  if (calib::is_fp4_format(row.experts_dtype) && e.model.ffn.experts == 0) format(row.experts_dtype, prec.weights, prec.weights_block);
+  // The row's precision where it states one, each weight group with its format's own block scales
+  // (an FP4 checkpoint of a dense model quantises its weights).
+  try {
+    e.model.precision.override_formats(row.weights_dtype, row.experts_dtype, row.kv_dtype, e.model.ffn.experts > 0);
+  } catch (const core::Error& err) {
+    throw core::Error(at("precision"), err.detail());
+  }
   // The row's plan with the deployment's engine options at their defaults, checked as a YAML plan is.
   Plan plan;
   plan.label = row.plan;

@@ -1,5 +1,7 @@
 #include "workloads/model/model_spec.hpp"
 
+#include "sim/core/error.hpp"
+
 #include "workloads/model/attention_cost.hpp"
 #include "workloads/model/layer_stack.hpp"
 #include "workloads/model/param_counts.hpp"
@@ -15,6 +17,33 @@ std::string_view to_string(AttentionKind k) {
     case AttentionKind::kHybridKdaMla: return "hybrid_kda_mla";
   }
   return "?";
+}
+
+void PrecisionSpec::override_formats(std::string_view weights_name, std::string_view experts_name,
+                                     std::string_view kv_name, bool routed_experts) {
+  const auto group = [](const char* what, std::string_view name, hw::DType& dtype, int& block) {
+    if (name.empty()) return;
+    try {
+      const WeightFormat f = reformat(name, {dtype, block});
+      dtype = f.dtype;
+      block = f.block;
+    } catch (const core::Error& e) {
+      throw core::Error(std::string(what) + ": " + e.detail());
+    }
+  };
+  group("weights", weights_name, weights, weights_block);
+  if (routed_experts) {
+    group("experts", experts_name, experts, experts_block);
+  } else {
+    if (weights_name.empty()) group("experts", experts_name, weights, weights_block);
+    experts = weights;
+    experts_block = weights_block;
+  }
+  if (!kv_name.empty()) {
+    const auto d = hw::parse_dtype(kv_name);
+    if (!d) throw core::Error("kv-cache: unknown dtype '" + std::string(kv_name) + "'; valid: fp4, fp8, bf16, fp32");
+    kv_cache = *d;
+  }
 }
 
 void ModelSpec::sync_mirrors() {

@@ -82,6 +82,12 @@ struct PrecisionSpec {
   int experts_block = 0;  // elements per scale of `experts`
   WeightFormat weights_format() const { return {weights, weights_block}; }
   WeightFormat experts_format() const { return {experts, experts_block}; }
+  // Formats given over the card's ("" keeps it; explain's flags, a measured row's precision): weight
+  // groups through reformat(), the KV cache by dtype. A dense model's FFN is its weights, so there an
+  // experts format names them when no weights format is given, and the experts mirror the weights.
+  // Throws core::Error "weights: ...", "experts: ..." or "kv-cache: ...".
+  void override_formats(std::string_view weights_name, std::string_view experts_name, std::string_view kv_name,
+                        bool routed_experts);
 };
 
 // A model whose input (prefill) tokens run only the first `prefill_layers`

@@ -56,6 +56,32 @@ TEST(WeightFormat, AFormatOverACardsKeepsOnlyTheScalesThatStillApply) {
   EXPECT_THROW(reformat("int4", r1_experts), core::Error);
 }
 
+// Formats given over a card's, as explain's flags and measured rows give them: a dense model's
+// experts format names its FFN weights; each error names the group it is about.
+TEST(WeightFormat, OverridesGoThroughOneRuleForEveryCaller) {
+  PrecisionSpec r1 = test::model("deepseek-r1").precision;
+  r1.override_formats("", "nvfp4", "fp8", true);
+  EXPECT_EQ(r1.experts_format().block, 16);
+  EXPECT_EQ(r1.weights_format().block, 128) << "attention keeps the card's FP8 tiles";
+  EXPECT_EQ(r1.kv_cache, hw::DType::kFp8);
+  PrecisionSpec llama = test::model("llama-3.1-70b").precision;
+  llama.override_formats("", "nvfp4", "", false);
+  EXPECT_EQ(format_name(llama.weights_format()), "nvfp4") << "a dense model's FFN is its weights";
+  EXPECT_EQ(format_name(llama.experts_format()), "nvfp4");
+  const auto error = [](std::string_view w, std::string_view e, std::string_view kv) {
+    PrecisionSpec p = test::model("deepseek-r1").precision;
+    try {
+      p.override_formats(w, e, kv, true);
+    } catch (const core::Error& err) {
+      return std::string(err.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error("fp5", "", "").rfind("weights: unknown format 'fp5'", 0), 0u) << error("fp5", "", "");
+  EXPECT_EQ(error("", "fp4", "").rfind("experts: fp4 over fp8 weights", 0), 0u) << error("", "fp4", "");
+  EXPECT_EQ(error("", "", "fp9").rfind("kv-cache: unknown dtype 'fp9'", 0), 0u) << error("", "", "fp9");
+}
+
 // A card's precision section: nvfp4 / mxfp4 name their group's block, other formats take
 // block_scale, so one card can hold MXFP4 experts beside FP8 attention in 128 x 128 tiles.
 TEST(WeightFormat, ACardsGroupsEachKeepTheirOwnBlock) {
