@@ -66,6 +66,30 @@ double row_value(const MeasurementTable& t, const KernelFamily& fam, const Fitte
   return std::max(t.column("flops")[r] / fitted.peak, gemm_row_bytes(t, r) / fitted.mem_bw_Bps) / t.column("time_s")[r];
 }
 
+// The rows of `t` a table of `dtype_bits` (and `nodes`; 0: all) is fitted on, held out or not.
+std::vector<std::size_t> table_rows(const MeasurementTable& t, const KernelFamily& fam, double dtype_bits, double nodes) {
+  std::vector<std::size_t> rows;
+  for (std::size_t r = 0; r < t.rows(); ++r) {
+    if (fam.per_dtype && t.column("dtype_bits")[r] != dtype_bits) continue;
+    if (nodes > 0 && t.column("nodes")[r] != nodes) continue;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// Relative error of `fitted`'s lookups against what `rows` of `t` measured.
+FitError error_over(const MeasurementTable& t, const KernelFamily& fam, const FittedTable& fitted,
+                    const std::vector<std::size_t>& rows) {
+  std::vector<double> predicted, measured;
+  for (std::size_t r : rows) {
+    std::vector<double> shape;
+    for (const auto& ax : fitted.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
+    predicted.push_back(fitted.lookup(shape).value);
+    measured.push_back(row_value(t, fam, fitted, r));
+  }
+  return relative_error(predicted, measured);
+}
+
 }  // namespace
 
 std::vector<double> measured_values(const MeasurementTable& t, const FittedTable& fitted) {
@@ -77,16 +101,7 @@ std::vector<double> measured_values(const MeasurementTable& t, const FittedTable
 
 FitError table_error(const MeasurementTable& t, const FittedTable& fitted, double dtype_bits, double nodes) {
   const KernelFamily& fam = kernel_family(t.family);
-  std::vector<double> predicted, measured;
-  for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (fam.per_dtype && t.column("dtype_bits")[r] != dtype_bits) continue;
-    if (nodes > 0 && t.column("nodes")[r] != nodes) continue;
-    std::vector<double> shape;
-    for (const auto& ax : fitted.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
-    predicted.push_back(fitted.lookup(shape).value);
-    measured.push_back(row_value(t, fam, fitted, r));
-  }
-  return relative_error(predicted, measured);
+  return error_over(t, fam, fitted, table_rows(t, fam, dtype_bits, nodes));
 }
 
 FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOptions& options,
@@ -95,11 +110,7 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
   const core::SourceLocation where{file_path, 0, "/" + t.family};
   const auto& held = t.column("held_out");
   std::vector<std::size_t> train, test;
-  for (std::size_t r = 0; r < t.rows(); ++r) {
-    if (fam.per_dtype && t.column("dtype_bits")[r] != dtype_bits) continue;
-    if (nodes > 0 && t.column("nodes")[r] != nodes) continue;
-    (held[r] != 0 ? test : train).push_back(r);
-  }
+  for (std::size_t r : table_rows(t, fam, dtype_bits, nodes)) (held[r] != 0 ? test : train).push_back(r);
   if (train.empty()) throw core::Error(where, "no rows to fit (all held out, or no rows of this dtype)");
 
   FittedTable out;
@@ -237,18 +248,8 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     out.log_constant = sum / static_cast<double>(train.size());
   }
 
-  auto errors = [&](const std::vector<std::size_t>& rows) {
-    std::vector<double> fitted, measured;
-    for (std::size_t r : rows) {
-      std::vector<double> shape;
-      for (const auto& ax : out.axes) shape.push_back(fitted_axis_value(t, ax.name, r));
-      fitted.push_back(out.lookup(shape).value);
-      measured.push_back(value_of(r));
-    }
-    return relative_error(fitted, measured);
-  };
-  out.fit_error = errors(train);
-  out.held_out_error = errors(test);
+  out.fit_error = error_over(t, fam, out, train);
+  out.held_out_error = error_over(t, fam, out, test);
   return out;
 }
 

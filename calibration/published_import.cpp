@@ -639,9 +639,7 @@ void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& me
                             (own_table == nullptr ? std::string() : ", " + a.name + "'s own rows kept as a check"));
       if (!t) throw core::Error(where, a.name + " has no datasheet peak for table '" + name + "'");
       if (own_table != nullptr) {
-        double bits = 0;
-        for (double b : {4.0, 8.0, 16.0, 32.0})
-          if (!src.dtype.empty() && dtype_name(b) == src.dtype) bits = b;
+        const double bits = dtype_bits_of(src.dtype);  // 0 for families without dtypes
         if (const auto m = out_.measured.find(a.name); m != out_.measured.end() && m->second.tables.contains(src.family))
           t->held_out_error = table_error(m->second.tables.at(src.family), *t, bits);
         t->provenance += ". Check, " + a.name + "'s own rows: " + own_table->provenance;
