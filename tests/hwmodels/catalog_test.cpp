@@ -9,6 +9,7 @@
 #include "tests/support/citation_rule.hpp"
 
 #include <gtest/gtest.h>
+#include "tests/support/file_text.hpp"
 #include "tests/support/source_root.hpp"
 
 #include <filesystem>
@@ -22,6 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using agentsim::test_support::kRoot;
+using agentsim::test_support::slurp;
 
 struct ShippedHardware {
   core::Registry<Accelerator> accelerators{"accelerator"};
@@ -113,13 +115,6 @@ struct TempYaml {
   }
   ~TempYaml() { fs::remove(path); }
 };
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string decode_error(const std::string& text) {
   TempYaml f("bad_unit", text);

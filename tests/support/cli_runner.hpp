@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/file_text.hpp"
+
 namespace agentsim::test_support {
 
 struct CliResult {
@@ -35,12 +37,5 @@ inline CliResult run(const std::string& args, const std::filesystem::path& cwd =
   return run_shell(cd + std::string(AGENTSIM_BINARY) + " " + args);
 }
 
-// A whole file's bytes ("" when it cannot be read).
-inline std::string slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 }  // namespace agentsim::test_support

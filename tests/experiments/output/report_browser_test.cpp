@@ -2,6 +2,7 @@
 // no console errors, every plot laid out, readable ticks, one curve per system with
 // labelled read-offs, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
+#include "tests/support/file_text.hpp"
 #include "tests/support/source_root.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using agentsim::test_support::kRoot;
+using agentsim::test_support::slurp;
 const std::string kBin = AGENTSIM_BINARY;
 
 std::string sh(const std::string& cmd, int* code) {
@@ -27,13 +29,6 @@ std::string sh(const std::string& cmd, int* code) {
   const int status = pclose(p);
   *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return out;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 const fs::path& dir() {

@@ -2,6 +2,7 @@
 // 8 GPUs per replica, with GPU counts and power from the plan's devices (tp x dp x pp), the
 // accelerator's efficiency profile reaches `run`, and policy names decode from one table each.
 #include <gtest/gtest.h>
+#include "tests/support/file_text.hpp"
 #include "tests/support/source_root.hpp"
 
 #include <cmath>
@@ -23,6 +24,7 @@ namespace agentsim::exp {
 namespace {
 
 using agentsim::test_support::kRoot;
+using agentsim::test_support::slurp;
 using agentsim::test_support::kTrace;
 
 // llama-3.1-70b on HGX H200 (8 GPUs a system), `replicas` replicas of `plan`, 4 agents, 20 s.
@@ -178,13 +180,6 @@ TEST(ResolvedRunProfile, ExplicitConstantEfficienciesReplaceTheShippedProfile) {
   EXPECT_EQ(with_constants.replica.cost.efficiency.compute, 0.7);
   EXPECT_EQ(with_constants.replica.cost.efficiency.memory, 0.8);
   EXPECT_EQ(with_constants.replica.cost.efficiency.network, 0.8);
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // A catalog root whose h200 names the profile by a path relative to the root, as catalog files do.

@@ -6,10 +6,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "sim/core/error.hpp"
+#include "tests/support/file_text.hpp"
 #include "tests/workloads/model/model_fixtures.hpp"
+#include "workloads/model/param_counts.hpp"
 #include "workloads/model/model_decoder.hpp"
 
 namespace agentsim::wl {
@@ -85,10 +86,7 @@ TEST(WeightFormat, OverridesGoThroughOneRuleForEveryCaller) {
 // A card's precision section: nvfp4 / mxfp4 name their group's block, other formats take
 // block_scale, so one card can hold MXFP4 experts beside FP8 attention in 128 x 128 tiles.
 TEST(WeightFormat, ACardsGroupsEachKeepTheirOwnBlock) {
-  std::ifstream in(fs::path(AGENTSIM_SOURCE_DIR) / "tests/workloads/model/fixtures/deepseek-r1.yaml");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text = test_support::slurp(fs::path(AGENTSIM_SOURCE_DIR) / "tests/workloads/model/fixtures/deepseek-r1.yaml");
   const std::string fp8 = "experts: fp8";
   const auto at = text.find(fp8);
   ASSERT_NE(at, std::string::npos);
@@ -102,10 +100,10 @@ TEST(WeightFormat, ACardsGroupsEachKeepTheirOwnBlock) {
   EXPECT_EQ(m.precision.weights_block, 128);
   const ModelSpec& card = test::model("deepseek-r1");
   EXPECT_EQ(card.precision.experts_block, 128);
-  // The MXFP4 experts hold 0.53125 bytes a weight where the card's FP8 tiles hold 1 + 4 / 128^2.
-  const double ratio = (0.5 + 1.0 / 32) / (1 + 4.0 / (128 * 128));
-  EXPECT_LT(m.weight_bytes(), card.weight_bytes());
-  EXPECT_GT(m.weight_bytes(), ratio * card.weight_bytes());
+  // Only the routed experts change: 0.5 + 1/32 bytes a weight where the card's FP8 tiles hold 1 + 4 / 128^2.
+  const double experts = param_counts(card).routed_experts;
+  EXPECT_NEAR(card.weight_bytes() - m.weight_bytes(), experts * ((1 + 4.0 / (128 * 128)) - (0.5 + 1.0 / 32)),
+              1e-9 * card.weight_bytes());
 }
 
 }  // namespace
