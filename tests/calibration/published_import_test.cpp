@@ -112,7 +112,8 @@ TEST(PublishedImport, Gb200TakesItsSameDieTablesFromB200AndKeepsItsOwnRowsAsTheC
   EXPECT_EQ(fp4.held_out_error.points, 8u);
   const double square = 287.2e12 / peak("gb200", hw::DType::kFp4);
   const double edge = 2894.987191e12 / peak("b200", hw::DType::kFp4);
-  EXPECT_NEAR(fp4.held_out_error.max_rel_error, edge / square - 1, 0.05 * (edge / square));
+  // Within the B200 fit's own error at its m = 1,024 row.
+  EXPECT_NEAR(fp4.held_out_error.max_rel_error, edge / square - 1, (fp4.fit_error.max_rel_error + 1e-9) * (edge / square));
   EXPECT_NE(fp4.provenance.find("kernel_tables_from"), std::string::npos) << fp4.provenance;
   EXPECT_NE(fp4.provenance.find("lines 73 74 75 76 77 78 79 80"), std::string::npos) << fp4.provenance;
   // GB200's FP8 table stays its own fit; GB300 derives its FP4 table from the measured b200 one.
@@ -120,7 +121,11 @@ TEST(PublishedImport, Gb200TakesItsSameDieTablesFromB200AndKeepsItsOwnRowsAsTheC
   EXPECT_EQ(imported().profiles.at("gb300").table("gemm_fp4").derived_from, "b200");
   const FittedTable& attn = imported().profiles.at("gb200").table("attention_prefill");
   EXPECT_EQ(attn.derived_from, "b200");
-  EXPECT_GE(attn.held_out_error.points, 1u);  // FlashAttention-2 on GB200, attention.csv line 20
+  // The check is FlashAttention-2 on GB200 (attention.csv line 20, 373.9 TFLOPS; the PyTorch row at the same
+  // shape is slower, so not kept) against B200's SM100 headline (line 10, 1,460 TFLOPS), each over its BF16 peak.
+  EXPECT_EQ(attn.held_out_error.points, 1u);
+  const double sm100 = 1460e12 / peak("b200", hw::DType::kBf16), fa2 = 373.9e12 / peak("gb200", hw::DType::kBf16);
+  EXPECT_NEAR(attn.held_out_error.max_rel_error, sm100 / fa2 - 1, 1e-9 + attn.fit_error.max_rel_error * sm100 / fa2);
   EXPECT_EQ(imported().profiles.at("gb300").table("attention_prefill").derived_from, "b200");
 }
 
