@@ -26,7 +26,9 @@ std::map<std::string, int> parse_monotone(const MeasurementTable& t, const Kerne
     const std::string axis = item.substr(0, colon);
     const std::string dir = colon == std::string::npos ? "" : item.substr(colon + 1);
     const core::SourceLocation where{file_path, 0, "/" + t.family + "@monotone"};
-    if (std::find(fam.axes.begin(), fam.axes.end(), axis) == fam.axes.end())
+    const std::vector<std::string>& fitted = fitted_axes(fam);
+    if (std::find(fam.axes.begin(), fam.axes.end(), axis) == fam.axes.end() &&
+        std::find(fitted.begin(), fitted.end(), axis) == fitted.end())
       throw core::Error(where, "'" + axis + "' is not an axis of " + t.family);
     if (dir != "+" && dir != "-") throw core::Error(where, "direction of '" + axis + "' must be + or -");
     out[axis] = dir == "+" ? 1 : -1;

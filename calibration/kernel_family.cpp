@@ -21,8 +21,10 @@ const std::vector<KernelFamily>& kernel_families() {
        "streaming read (sum) of a buffer"},
       {"mem_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
        "copy of a buffer; bytes = read + written"},
-      {"attention_decode", Quantity::kMemory, {"batch", "context"}, {}, "bytes", "achieved_bytes_per_s", false,
-       "one new token per sequence against a paged KV cache; bytes = KV read"},
+      {"attention_decode", Quantity::kMemory, {"batch", "context"}, {"kv_bytes"}, "bytes", "achieved_bytes_per_s", false,
+       "one new token per sequence against a paged KV cache; bytes = KV read. Fitted by the KV bytes one call "
+       "reads (its `bytes`), not by batch and context: a call's bandwidth follows what it streams, and a "
+       "separable batch x context fit multiplies the two rises past the HBM peak"},
       {"attention_prefill", Quantity::kCompute, {"batch", "seq"}, {}, "flops", "achieved_flops_per_s", false,
        "causal self-attention over seq new tokens"},
       {"h2d_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,
@@ -48,6 +50,7 @@ const std::vector<KernelFamily>& kernel_families() {
 const std::vector<std::string>& fitted_axes(const KernelFamily& f) { return f.fit_axes.empty() ? f.axes : f.fit_axes; }
 
 double fitted_axis_value(const MeasurementTable& t, const std::string& axis, std::size_t row) {
+  if (axis == "kv_bytes") return t.column("bytes")[row];
   if (axis == "weight_bytes")
     return t.column("groups")[row] * t.column("n")[row] * t.column("k")[row] *
            (t.column("dtype_bits")[row] / 8 + weight_scale_bytes(t, row));

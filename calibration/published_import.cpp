@@ -350,14 +350,17 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
   const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
   const double batch = parse_plain(r.field(r.column("batch")));
   if (starts_with_ci(phase, "decode")) {
-    // Decode is priced by its KV bytes: only a published bandwidth anchors it.
+    // Decode is priced by its KV bytes: only a published bandwidth anchors it, and the table is
+    // fitted by the bytes one call reads (bandwidth x time), so a shaped row needs its time.
     if (!(gbps > 0)) return skip(s, "decode given in TFLOPS only (no bandwidth)");
     const double context = parse_plain(r.field(r.column("seqlen_kv")));
+    const double latency_us = parse_plain(r.field(r.column("latency_us")));
     row.shaped = batch > 0 && context > 0;
+    if (row.shaped && !(latency_us > 0)) return skip(s, "decode shape without a latency (no call size)");
     row.axes = {row.shaped ? batch : 1, row.shaped ? context : 1};
     row.achieved = gbps * 1e9;
-    row.work = row.achieved;  // nominal: a rate without a kernel size (1 s)
-    row.time_s = 1;
+    row.time_s = row.shaped ? latency_us * 1e-6 : 1.0 / row.achieved;
+    row.work = row.shaped ? row.achieved * row.time_s : 1;  // a headline's size is a placeholder, as its axes
     return add(s, acc, "attention_decode", std::move(row));
   }
   if (starts_with_ci(phase, "prefill")) {
@@ -591,7 +594,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       }
     }
     static const std::map<std::string, std::string> monotone = {
-        {"gemm", "m:+,n:+,k:+"}, {"attention_decode", "batch:+,context:+"},
+        {"gemm", "m:+,n:+,k:+"}, {"attention_decode", "kv_bytes:+"},
         {"attention_prefill", "seq:+"}, {"mem_read", "size_bytes:+"}, {"nccl_all_reduce", "size_bytes:+"},
         {"custom_all_reduce", "size_bytes:+"}};
     if (const auto it = monotone.find(family); it != monotone.end()) t.attributes["monotone"] = it->second;

@@ -23,7 +23,7 @@ int field_of(const std::string& axis) {
   if (axis == "groups") return kFieldGroups;
   if (axis == "batch") return kFieldBatch;
   if (axis == "context" || axis == "seq") return kFieldContext;
-  if (axis == "size_bytes") return kFieldBytes;
+  if (axis == "size_bytes" || axis == "kv_bytes") return kFieldBytes;
   if (axis == "weight_bytes") return kFieldWeightBytes;
   return kFieldOne;
 }

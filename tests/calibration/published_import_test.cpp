@@ -61,7 +61,48 @@ TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   ASSERT_EQ(files.size(), 8u);
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 1292u);  // PROVENANCE.md: 168 + 25 + 524 + 164 + 301 + 36 + 50 + 24
+  EXPECT_EQ(rows, 1299u);  // PROVENANCE.md: 168 + 25 + 524 + 171 + 301 + 36 + 50 + 24
+}
+
+// B200's decode rows (FlashInfer PR #1415): the table is keyed by the KV bytes one call reads
+// (published GB/s x time), reproduces every anchor row, and leaves out the row marked an outlier.
+TEST(PublishedImport, B200DecodeAttentionFollowsTheKvBytesOneCallReads) {
+  const FittedTable& t = imported().profiles.at("b200").table("attention_decode");
+  ASSERT_EQ(t.axes.size(), 1u);
+  EXPECT_EQ(t.axes[0].name, "kv_bytes");
+  const double hbm = loaded().catalog.accelerators.get("b200").hbm_bw_Bps;
+  std::ifstream in(kKernels + "/attention.csv");
+  core::CsvReader r(in, "attention.csv");
+  std::vector<std::pair<double, double>> anchors;  // (bytes, bytes per second), ascending below
+  double outlier_bytes = 0, outlier_Bps = 0;
+  while (r.next()) {
+    if (r.field(r.column("gpu_family")) != "B200" || r.field(r.column("phase")) != "decode" ||
+        r.field(r.column("latency_us")).empty())
+      continue;  // FlashMLA's B200 sparse decode gives TFLOPS only
+    const double Bps = r.number(r.column("achieved_GBps")) * 1e9, s = r.number(r.column("latency_us")) * 1e-6;
+    if (r.field(r.column("quality")) == "excluded_outlier") {
+      outlier_bytes = Bps * s;
+      outlier_Bps = Bps;
+    } else {
+      anchors.emplace_back(Bps * s, Bps);
+    }
+  }
+  ASSERT_EQ(anchors.size(), 6u);
+  ASSERT_GT(outlier_bytes, 0);
+  std::sort(anchors.begin(), anchors.end());
+  double last = 0;
+  for (const auto& [bytes, Bps] : anchors) {
+    const double e = efficiency("b200", "attention_decode", {bytes}, hbm);
+    EXPECT_NEAR(e * hbm / Bps, 1.0, 0.02) << bytes;  // the fit's own error is 0.8% rms, 1.3% at most
+    EXPECT_GE(e, last) << bytes;                     // rises with the bytes read
+    last = e;
+  }
+  // A small call is launch-bound: 8 MB at ~1 TB/s, an eighth of HBM.
+  EXPECT_LT(efficiency("b200", "attention_decode", {anchors.front().first}, hbm), 0.15);
+  // The outlier (twice the bytes of the largest anchor at a fifth of its rate) is not fitted.
+  EXPECT_GT(efficiency("b200", "attention_decode", {outlier_bytes}, hbm) * hbm, 4 * outlier_Bps);
+  // Blackwell siblings without decode rows take B200's table against their own HBM.
+  EXPECT_EQ(imported().profiles.at("gb200").table("attention_decode").derived_from, "b200");
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
