@@ -333,7 +333,7 @@ class CudaMicrobenchmarks final : public Microbenchmarks {
     {
       MeasurementTable m;
       m.family = "attention_decode";
-      m.attributes["monotone"] = "context:+";
+      m.attributes["monotone"] = "kv_bytes:+";  // fitted by the KV bytes a call reads (kernel_family.cpp)
       m.attributes["kernel"] = "reference BF16 paged decode, one warp per (sequence, head), 8 heads x 128, 16-token blocks";
       const int heads = 8, D = 128, bt = 16;
       auto row = [&](int batch, int ctx, bool held) {

@@ -109,6 +109,35 @@ TEST(Fitter, RejectsAMonotoneAttributeNamingNoAxis) {
   EXPECT_THROW(fit_table(t, 16, FitOptions{}), core::Error);
 }
 
+// Decode attention is fitted by the KV bytes one call reads (its `bytes`), not by batch and
+// context: two calls of equal bytes (4 x 4096 and 16 x 1024) share one knot and one value, and
+// a monotone attribute may name that fitted axis.
+TEST(Fitter, DecodeAttentionIsFittedByTheKvBytesOfACall) {
+  MeasurementTable t;
+  t.family = "attention_decode";
+  t.attributes["monotone"] = "kv_bytes:+";
+  auto row = [&](double batch, double context, double rate) {
+    const double bytes = batch * context * 1024;  // 1 KiB of KV per token
+    t.add_row({{"batch", batch}, {"context", context}, {"bytes", bytes}, {"achieved_bytes_per_s", rate},
+               {"time_s", bytes / rate}, {"held_out", 0}});
+  };
+  row(1, 1024, 1e11);   // 1 MiB
+  row(4, 4096, 4e11);   // 16 MiB
+  row(16, 1024, 4e11);  // 16 MiB again
+  row(64, 4096, 8e11);  // 256 MiB: the fastest, efficiency 1
+  const FittedTable e = fit_table(t, 0, FitOptions{0.0});
+  ASSERT_EQ(e.axes.size(), 1u);
+  EXPECT_EQ(e.axes[0].name, "kv_bytes");
+  EXPECT_EQ(e.axes[0].monotone, 1);
+  EXPECT_EQ(e.axes[0].knots.size(), 3u);
+  EXPECT_NEAR(e.lookup({1024.0 * 1024}).value, 0.125, 1e-9);
+  EXPECT_NEAR(e.lookup({16.0 * 1024 * 1024}).value, 0.5, 1e-9);
+  EXPECT_NEAR(e.lookup({256.0 * 1024 * 1024}).value, 1.0, 1e-9);
+  EXPECT_LT(e.fit_error.max_rel_error, 1e-9);
+  t.attributes["monotone"] = "heads:+";  // neither a column nor the fitted axis
+  EXPECT_THROW(fit_table(t, 0, FitOptions{0.0}), core::Error);
+}
+
 // Expert GEMMs with an HBM bandwidth attribute are fitted as roofline fractions: a
 // memory-bound row (4 groups x m = 2: bytes/bw far above flops/peak) that took twice its
 // roofline time is 0.5, and measured_values agrees with the fit on every row.
