@@ -1,11 +1,16 @@
 #pragma once
 // The processes of one sweep: MPI ranks when launched by mpirun in a build
 // with MPI, else one process. Only the main thread calls into it.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace agentsim::exp {
+
+// Bytes of each rank's share one round of SweepRanks::all_gather moves: 16 MiB, or the environment's
+// AGENTSIM_MPI_GATHER_CHUNK_BYTES (a test knob), within what keeps a round under MPI's int counts.
+std::uint64_t gather_chunk_bytes(int ranks);
 
 class SweepRanks {
  public:
@@ -18,7 +23,8 @@ class SweepRanks {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
-  // Every rank's `mine`, in rank order, on every rank.
+  // Every rank's `mine`, in rank order, on every rank; any size (exchanged in rounds of at most
+  // gather_chunk_bytes() a rank, so MPI's int counts never overflow).
   std::vector<std::string> all_gather(const std::string& mine) const;
   // Whether this build can join MPI at all.
   static bool mpi_built();

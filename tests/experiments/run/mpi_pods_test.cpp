@@ -1,6 +1,7 @@
 // Pods of one run across MPI ranks: a sweep of 2 runs x 3 pods under `mpirun -n 1`, `-n 2`
-// and `-n 3` (and -j2 within ranks) writes byte-identical summary.csv, readoffs.csv and
-// results.h5: each run's pods are tasks sharded over ranks and threads, merged in pod order.
+// and `-n 3` (and -j2 within ranks, and a gather in rounds of 3,001 bytes) writes byte-identical
+// summary.csv, readoffs.csv and results.h5: each run's pods are tasks sharded over ranks and
+// threads, merged in pod order.
 // Compiled only where MPI is found (tests/CMakeLists.txt); cmake/install_deps.sh installs it.
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
@@ -36,10 +37,13 @@ TEST(MpiPods, OutputsAreByteIdenticalForAnyRankAndThreadCount) {
     const char* name;
     int ranks;
     int threads;
+    const char* chunk_bytes;  // the gather's round size, when set: many rounds of a few KB
   };
-  for (const Launch& l : {Launch{"n1", 1, 1}, Launch{"n2", 2, 1}, Launch{"n3", 3, 1}, Launch{"n2j2", 2, 2}}) {
+  for (const Launch& l : {Launch{"n1", 1, 1, nullptr}, Launch{"n2", 2, 1, nullptr}, Launch{"n3", 3, 1, nullptr},
+                          Launch{"n2j2", 2, 2, nullptr}, Launch{"n3chunks", 3, 1, "3001"}}) {
     // Leak checks off in the ranks (Open MPI's never-freed globals; see sweep_robustness_test).
-    const auto r = run_shell("ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
+    const std::string chunk = l.chunk_bytes ? std::string("AGENTSIM_MPI_GATHER_CHUNK_BYTES=") + l.chunk_bytes + " " : "";
+    const auto r = run_shell(chunk + "ASAN_OPTIONS=\"${ASAN_OPTIONS:-}:detect_leaks=0\" "
                              "OMPI_MCA_btl_vader_single_copy_mechanism=none mpirun --allow-run-as-root "
                              "--oversubscribe -n " + std::to_string(l.ranks) + " " + std::string(AGENTSIM_BINARY) +
                              " run " + exp.string() + " -j " + std::to_string(l.threads) + " --out " +
