@@ -14,7 +14,8 @@ double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTa
   for (const auto& ax : et.axes) shape.push_back(fitted_axis_value(t, ax.name, row));
   const EfficiencyLookup e = et.lookup(shape);
   if (extrapolated) *extrapolated = e.extrapolated;
-  if (fam.quantity == Quantity::kLatency) return e.value * t.column("kernels")[row];
+  // Latency tables: seconds a kernel over the measured kernels (launch floors), or seconds a call.
+  if (fam.quantity == Quantity::kLatency) return e.value * (t.columns.contains("kernels") ? t.column("kernels")[row] : 1.0);
 
   // The roofline the step cost prices every op with (hw::op_time), at the profile's measured peak.
   const double work = t.column(fam.work_column)[row];

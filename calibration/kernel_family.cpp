@@ -25,6 +25,10 @@ const std::vector<KernelFamily>& kernel_families() {
        "one new token per sequence against a paged KV cache; bytes = KV read. Fitted by the KV bytes one call "
        "reads (its `bytes`), not by batch and context: a call's bandwidth follows what it streams, and a "
        "separable batch x context fit multiplies the two rises past the HBM peak"},
+      {"mla_decode_floor", Quantity::kLatency, {"query_heads"}, {}, "", "seconds_per_call", false,
+       "a dense-MLA decode-attention call at a tiny KV cache (tens of tokens a sequence): the kernel's fixed "
+       "cost (work split, partial-result reduce) and its query tiles' work, by query heads (sequences x heads); "
+       "a floor under the bytes-fitted attention_decode table, of the vendor's own kernel"},
       {"attention_prefill", Quantity::kCompute, {"batch", "seq"}, {}, "flops", "achieved_flops_per_s", false,
        "causal self-attention over seq new tokens"},
       {"h2d_copy", Quantity::kMemory, {"size_bytes"}, {}, "bytes", "achieved_bytes_per_s", false,

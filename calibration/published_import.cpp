@@ -89,6 +89,8 @@ bool contains_ci(const std::string& s, const std::string& part) {
 // kernels (custom_all_reduce.csv).
 bool is_all_reduce(const std::string& family) { return family == "nccl_all_reduce" || family == "custom_all_reduce"; }
 bool is_collective(const std::string& family) { return family.starts_with("nccl_") || family == "custom_all_reduce"; }
+// Tables another vendor's accelerator never derives: its fabric's collectives, its own kernel's floor.
+bool vendor_specific(const std::string& family) { return is_collective(family) || family == "mla_decode_floor"; }
 
 // The axis a same-vendor sibling lends rows below a measured table's smallest value on
 // (Importer::extend_below_range): a fused MoE call's expert width n, else the first axis (a
@@ -349,6 +351,21 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
   const double tflops = parse_plain(r.field(r.column("achieved_tflops")));
   const double gbps = parse_plain(r.field(r.column("achieved_GBps")));
   const double batch = parse_plain(r.field(r.column("batch")));
+  if (starts_with_ci(phase, "decode floor")) {
+    // A call at a tiny KV cache: its time is the kernel's fixed cost and its query tiles' work,
+    // kept apart from the bytes-fitted table as a floor under it (mla_decode_floor).
+    const double heads = parse_plain(r.field(r.column("num_heads_q")));
+    const double kv_heads = parse_plain(r.field(r.column("num_heads_kv")));
+    const double latency_us = parse_plain(r.field(r.column("latency_us")));
+    if (!(kv_heads == 1 && parse_plain(r.field(r.column("head_dim_qk"))) == 576))
+      return skip(s, "decode floor of an attention other than DeepSeek's MLA (one 576-wide latent KV head)");
+    if (!(batch > 0 && heads > 0 && latency_us > 0)) return skip(s, "decode floor without batch, heads and latency");
+    row.shaped = true;
+    row.axes = {batch * heads};
+    row.time_s = latency_us * 1e-6;
+    row.achieved = row.time_s;  // a latency family's value: seconds a call
+    return add(s, acc, "mla_decode_floor", std::move(row));
+  }
   if (starts_with_ci(phase, "decode")) {
     // Decode is priced by its KV bytes: only a published bandwidth anchors it, and the table is
     // fitted by the bytes one call reads (bandwidth x time), so a shaped row needs its time.
@@ -475,7 +492,10 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       key.push_back(r.dtype_bits);
       if (is_all_reduce(family)) key.push_back(r.nodes);
       auto [it, inserted] = best.emplace(key, r);
-      if (!inserted && r.achieved > it->second.achieved) it->second = r;
+      // The fastest: the highest rate, or for a latency family the fewest seconds.
+      const bool faster = fam.quantity == Quantity::kLatency ? r.achieved < it->second.achieved
+                                                              : r.achieved > it->second.achieved;
+      if (!inserted && faster) it->second = r;
     }
     MeasurementTable t;
     t.family = family;
@@ -489,7 +509,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         v.emplace_back("gpus", r.gpus);
       }
       if (family == "attention_prefill") v.emplace_back("batch_published", r.extra);
-      v.emplace_back(fam.work_column, r.work);
+      if (!fam.work_column.empty()) v.emplace_back(fam.work_column, r.work);
       v.emplace_back(fam.achieved_column, r.achieved);
       v.emplace_back("time_s", r.time_s);
       v.emplace_back("held_out", 0);
@@ -583,7 +603,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         if (const std::string x = lent([nn](const Row& r) { return r.nodes == nn; }); !x.empty())
           t.attributes["extended_from_" + key] = x;
       }
-    } else {
+    } else if (fam.quantity != Quantity::kLatency) {  // a latency family's values are seconds: no peak
       std::snprintf(buf, sizeof buf, "%.17g", a.hbm_bw_Bps);
       t.attributes["peak"] = buf;
       t.attributes["peak_source"] = "datasheet: " + a.name + " HBM bandwidth (hardware catalog)";
@@ -676,8 +696,10 @@ std::optional<FittedTable> Importer::derived_table(const hw::Accelerator& a, con
   t.peak = peak;
   if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
   t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
-  t.provenance = "derived from " + sib + " table (" + why + "): " + sib +
-                 "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak" +
+  const std::string applied = t.quantity == Quantity::kLatency
+                                  ? "'s measured seconds taken as " + a.name + "'s"
+                                  : "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak";
+  t.provenance = "derived from " + sib + " table (" + why + "): " + sib + applied +
                  (is_collective(t.family) ? ", never faster than " + sib + "'s fastest measured time (its latency floor)" : "") +
                  ". " + sib + ": " + measured.provenance;
   return t;
@@ -899,8 +921,9 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         if (mp == measured_profiles.end()) continue;
         const auto mt = mp->second.tables.find(name);
         if (mt == mp->second.tables.end()) continue;
-        // Collectives depend on the vendor's fabric and library: never derived across vendors.
-        if (is_collective(mt->second.family) && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
+        // Collectives depend on the vendor's fabric and library, a kernel floor on the vendor's
+        // kernel: never derived across vendors.
+        if (vendor_specific(mt->second.family) && accelerator(sib) != nullptr && accelerator(sib)->vendor != a.vendor)
           continue;
         // A table the sibling took from its own same-die sibling is derived from that measurement.
         const std::string from = mt->second.derived_from.empty() ? sib : mt->second.derived_from;

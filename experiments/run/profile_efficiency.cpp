@@ -14,7 +14,10 @@ std::string lineage(const calib::FittedTable& t) {
          (t.extended_from.empty() ? "" : ", rows of " + t.extended_from);
 }
 
-enum Field { kFieldM, kFieldN, kFieldK, kFieldGroups, kFieldBatch, kFieldContext, kFieldBytes, kFieldWeightBytes, kFieldOne };
+enum Field {
+  kFieldM, kFieldN, kFieldK, kFieldGroups, kFieldBatch, kFieldContext, kFieldBytes, kFieldWeightBytes, kFieldQueryHeads,
+  kFieldOne
+};
 
 int field_of(const std::string& axis) {
   if (axis == "m") return kFieldM;
@@ -25,6 +28,7 @@ int field_of(const std::string& axis) {
   if (axis == "context" || axis == "seq") return kFieldContext;
   if (axis == "size_bytes" || axis == "kv_bytes") return kFieldBytes;
   if (axis == "weight_bytes") return kFieldWeightBytes;
+  if (axis == "query_heads") return kFieldQueryHeads;
   return kFieldOne;
 }
 
@@ -38,6 +42,7 @@ double field_value(const serving::KernelShape& s, int f) {
     case kFieldContext: return s.context;
     case kFieldBytes: return s.bytes;
     case kFieldWeightBytes: return s.weight_bytes;
+    case kFieldQueryHeads: return s.query_heads;
     default: return 1.0;
   }
 }
@@ -77,6 +82,7 @@ ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accel
   if (bf16 != acc_.peak_flops.end()) prefill_ = slot("attention_prefill", "", bf16->second);
   decode_ = slot("attention_decode", "", acc_.hbm_bw_Bps);
   mem_ = slot("mem_read", "", acc_.hbm_bw_Bps);
+  mla_floor_ = slot("mla_decode_floor", "", 1.0);  // seconds: no peak to rescale
 }
 
 ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const std::string& prefix,
@@ -160,7 +166,7 @@ bool ProfileEfficiency::constant_between(const serving::KernelShape& a, const se
       return flat(g, a, b) && (memory_from_gemm || flat(mem_, a, b));
     }
     case serving::KernelKind::kAttentionPrefill: return flat(prefill_, a, b) && flat(mem_, a, b);
-    case serving::KernelKind::kAttentionDecode: return flat(decode_, a, b);
+    case serving::KernelKind::kAttentionDecode: return flat(decode_, a, b) && flat(mla_floor_, a, b);
     case serving::KernelKind::kOther: return flat(mem_, a, b);
   }
   return false;
@@ -173,6 +179,14 @@ double ProfileEfficiency::launch_floor_s(bool graph) const {
   std::vector<double> shape;
   for (const calib::EfficiencyAxis& a : it->second.axes) shape.push_back(a.knots.empty() ? 1.0 : a.knots.back());
   return it->second.lookup(shape).value;
+}
+
+serving::CallFloor ProfileEfficiency::call_floor(const serving::KernelShape& s) const {
+  if (mla_floor_.table == nullptr || s.kind != serving::KernelKind::kAttentionDecode || !(s.query_heads > 0)) return {};
+  std::array<double, 4> shape{};
+  const std::size_t n = table_shape(mla_floor_, s, shape);
+  const calib::EfficiencyLookup l = mla_floor_.table->lookup(shape.data(), n, false);
+  return {l.value, l.extrapolated, l.extrapolated ? mla_floor_.note_extrap : mla_floor_.note};
 }
 
 CollectiveEfficiency ProfileEfficiency::collective(const std::string& op, int nodes, double bytes, int group) const {

@@ -37,6 +37,8 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
   double launch_floor_s(bool graph) const override;
+  // mla_decode_floor by the call's query heads, for a dense-MLA decode-attention call.
+  serving::CallFloor call_floor(const serving::KernelShape& s) const override;
   bool constant_between(const serving::KernelShape& a, const serving::KernelShape& b) const override;
   // The faster of the profile's custom_all_reduce_1node table (up to its largest measured size;
   // smaller messages than its first take that one's time) and nccl_all_reduce_1node table (time =
@@ -79,7 +81,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   hw::Accelerator acc_;
   hw::Efficiency fallback_;
   std::array<Slot, 4> gemm_, grouped_;  // by dtype: fp4, fp8, bf16, fp32
-  Slot prefill_, decode_, mem_;
+  Slot prefill_, decode_, mem_, mla_floor_;
 };
 
 // The accelerator's profile (path relative to `root` unless absolute), or null

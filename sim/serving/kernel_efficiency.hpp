@@ -1,7 +1,7 @@
 #pragma once
 // Achieved fraction of peak for the kernels of one step, looked up by shape:
 // matmuls by (m, n, k), grouped expert matmuls, attention, HBM traffic by
-// size, and the per-kernel launch floor. A lookup outside the measured range
+// size, the per-kernel launch floor and a kernel's own floor per call. A lookup outside the measured range
 // is flagged so `explain` can show it; nothing is fitted at run time.
 // The one efficiency lookup of the step cost: absent (StepCostOptions::kernels
 // null), the options' constant hw::Efficiency applies to every shape;
@@ -25,6 +25,15 @@ struct KernelShape {
   double context = 1;          // tokens attended per query (attention)
   double flops = 0;            // work of one call
   double bytes = 0;            // HBM bytes of one call
+  double query_heads = 0;      // decode attention of a dense-MLA layer: sequences x query heads of one call; else 0
+};
+
+// The least time one call takes whatever it reads (a kernel's fixed cost, measured at a tiny
+// input), and the table behind it.
+struct CallFloor {
+  double time_s = 0;          // 0: none measured for this call
+  bool extrapolated = false;  // outside the measured range (edge value used)
+  std::string note;
 };
 
 // A single-system all-reduce from a measured table (nccl-tests/rccl-tests bus bandwidth by size).
@@ -47,6 +56,12 @@ class KernelEfficiency {
   // Seconds one kernel costs at least; `graph` = replayed from a CUDA graph.
   // Returns a negative value to keep the accelerator's catalog floor.
   virtual double launch_floor_s(bool graph) const = 0;
+  // The floor under one call of `s` (today: a dense-MLA decode-attention call, by its query heads);
+  // time 0 where none is measured.
+  virtual CallFloor call_floor(const KernelShape& s) const {
+    (void)s;
+    return {};
+  }
   // One all-reduce of `bytes` per member over `group` ranks of one system, as measured.
   virtual MeasuredCollective all_reduce(double bytes, int group) const {
     (void)bytes;

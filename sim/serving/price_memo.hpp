@@ -17,7 +17,7 @@ namespace agentsim::serving {
 class PriceMemo {
  public:
   // An op's inputs: its id, format, layers, amounts, launch floor and the step's token counts.
-  using OpKey = std::array<double, 15>;
+  using OpKey = std::array<double, 16>;
   struct OpPrice {
     double e_compute = 0, e_memory = 0;
     hw::OpTime time;

@@ -59,6 +59,7 @@ class StepCoster::Pricer {
   }
 
   void op(std::size_t kind, wl::Op id, double layers, wl::Format f, wl::OpAmounts a) {
+    mla_ = t_.work_.dense_mla(kind);
     if (id == wl::Op::kLmHead && lm_scale_ != 1.0) {
       a.flops *= lm_scale_;
       a.act_write *= lm_scale_;
@@ -154,10 +155,20 @@ class StepCoster::Pricer {
       if (a.flops > 0) e_compute = look(eff->compute(ks), note);
       if (bytes > 0) e_memory = look(eff->memory(ks), note);
     }
+    double floor = kernels * floor_s_;
+    if (const KernelEfficiency* eff = opt_.kernels.get(); eff != nullptr && id == wl::Op::kAttnCore && mla_) {
+      // A kernel's own floor per call (its fixed cost, measured at a tiny KV cache), one call a layer.
+      const KernelShape ks = shape(id, L, dt, a, bytes);
+      const CallFloor cf = eff->call_floor(ks);
+      if (cf.time_s > 0 && L * cf.time_s > floor) {
+        floor = L * cf.time_s;
+        if (rows_ != nullptr) note += (note.empty() ? "" : "; ") + cf.note + " (call floor)";
+      }
+    }
     const hw::Accelerator& acc = t_.system_->accelerator;
     const double peak = a.flops > 0 ? (t_.peak_[s] > 0 ? t_.peak_[s] : acc.peak_flops_for(dt)) : 0.0;
     const double load = id == wl::Op::kRoutedExperts && t_.work_.plan().ep > 1 ? opt_.ep_imbalance : 1.0;
-    return hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, kernels * floor_s_, load);
+    return hw::op_time(a.flops, peak, e_compute, bytes, acc.hbm_bw_Bps, e_memory, floor, load);
   }
   // price_op through the memo: everything the lookup and the roofline read is the key (shape()
   // included: only the attention core's shape reads the contexts).
@@ -166,7 +177,7 @@ class StepCoster::Pricer {
     const PriceMemo::OpKey key{static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read,
                                a.kv_read, a.kv_write, a.act_read, a.act_write, a.experts, floor_s_,
                                tok_.all_tokens, tok_.decode_tokens, id == wl::Op::kAttnCore ? tok_.context_sum : 0.0,
-                               static_cast<double>(tok_.prefill_chunks)};
+                               static_cast<double>(tok_.prefill_chunks), mla_ ? 1.0 : 0.0};
     if (const PriceMemo::OpPrice* kept = memo_->op(key)) {
       e_compute = kept->e_compute;
       e_memory = kept->e_memory;
@@ -220,6 +231,8 @@ class StepCoster::Pricer {
       ks.kind = decode_seqs > 0 && tok_.prefill_chunks == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;
       ks.batch = std::max(1.0, decode_seqs + chunks) / plan.attn_dp;
       ks.context = decode_seqs > 0 ? std::max(1.0, tok_.context_sum / decode_seqs) : std::max(1.0, tok_.all_tokens);
+      // A dense-MLA decode call: its query heads (sequences x the heads a tensor-parallel rank holds).
+      if (mla_ && ks.kind == KernelKind::kAttentionDecode) ks.query_heads = ks.batch * m.attention.heads / plan.tp;
     } else if (a.weight_read > 0 && a.flops > 0) {
       ks.kind = KernelKind::kGemm;
       ks.m = std::max(1.0, tokens);
@@ -251,6 +264,7 @@ class StepCoster::Pricer {
   Priced& r_;
   wl::StepTokens tok_;
   double lm_scale_ = 1.0;
+  bool mla_ = false;  // the op being priced is in a dense-MLA layer kind (its decode calls have a call floor)
 };
 
 StepCoster::StepCoster(const wl::ModelSpec& model, const hw::System& system, StepCostOptions opt)

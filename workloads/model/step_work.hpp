@@ -63,6 +63,8 @@ class StepWork {
   // Layers on the device of the kinds in `present`, summed in kind-name order.
   double layers(std::uint64_t present) const;
   const std::string& kind_name(std::size_t kind) const;  // LayerKind::name(), "model" for kModel
+  // Layer kind `kind` attends with dense MLA (LayerAttention::kMla); false for kModel.
+  bool dense_mla(std::size_t kind) const { return kind < kinds_.size() && kinds_[kind].attention == LayerAttention::kMla; }
   hw::DType dtype(Format f) const { return dtype_[static_cast<std::size_t>(f)]; }
   const ModelSpec& model() const { return *model_; }
   // Decode contexts where some kind's decode attention changes slope (PreparedAttention::

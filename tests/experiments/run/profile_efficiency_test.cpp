@@ -5,6 +5,8 @@
 // serving and calibration tests, as they test experiments code.
 #include "experiments/run/profile_efficiency.hpp"
 
+#include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "calibration/fitted_table.hpp"
 #include "calibration/published_import.hpp"
 #include "experiments/config/catalog.hpp"
+#include "sim/core/csv_reader.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/step_cost.hpp"
 #include "tests/sim/serving/catalog_fixtures.hpp"
@@ -242,6 +245,106 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   EXPECT_GT(small.time_s, 0);
   EXPECT_EQ(small.source, "nccl_all_reduce_1node table, rows of mi300x below size_bytes 4.29497e+09");
   EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
+}
+
+// aiter's measured MLA decode calls at a tiny KV cache (attention.csv, phase `decode floor`:
+// ROCm/aiter PR #2039's assembly-kernel column) make AMD's mla_decode_floor table, by query
+// heads (batch x heads), and never its bytes-fitted attention_decode table; MI325X (same die)
+// takes MI300X's, and no NVIDIA accelerator takes an AMD kernel's floor.
+TEST(PublishedImport, AmdMlaDecodeCallsKeepTheirKernelsMeasuredFloor) {
+  const auto& p = imported().profiles;
+  std::map<std::string, std::map<double, double>> fastest;  // gpu family -> query heads -> seconds
+  std::ifstream in(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/published/kernels/attention.csv");
+  core::CsvReader r(in, "attention.csv");
+  while (r.next()) {
+    if (r.field(r.column("phase")) != "decode floor") continue;
+    const double heads = r.number(r.column("batch")) * r.number(r.column("num_heads_q"));
+    const double s = r.number(r.column("latency_us")) * 1e-6;
+    auto [it, fresh] = fastest[r.field(r.column("gpu_family"))].emplace(heads, s);
+    if (!fresh) it->second = std::min(it->second, s);
+  }
+  ASSERT_EQ(fastest.size(), 2u);
+  for (const auto& [family, acc] : {std::pair<std::string, std::string>{"MI300X", "mi300x"}, {"MI355X", "mi355x"}}) {
+    const FittedTable& t = p.at(acc).table("mla_decode_floor");
+    EXPECT_EQ(t.quantity, Quantity::kLatency);
+    EXPECT_TRUE(t.derived_from.empty()) << acc;
+    ASSERT_EQ(t.axes.size(), 1u);
+    EXPECT_EQ(t.axes[0].name, "query_heads");
+    ASSERT_EQ(fastest.at(family).size(), 8u) << family;  // batch 1 at 21 and 64 tokens share 128 heads
+    for (const auto& [heads, s] : fastest.at(family)) {
+      EXPECT_LE(std::abs(t.lookup({heads}).value / s - 1), t.fit_error.max_rel_error + 1e-12) << acc << " " << heads;
+    }
+    EXPECT_LT(t.fit_error.max_rel_error, 0.05) << acc;
+  }
+  // The rows never entered the decode tables: CDNA3's is still FlashMLA's headline, MI355X's B200's.
+  EXPECT_EQ(p.at("mi300x").table("attention_decode").derived_from, "h100-sxm");
+  EXPECT_EQ(p.at("mi355x").table("attention_decode").derived_from, "b200");
+  EXPECT_EQ(p.at("mi325x").table("mla_decode_floor").derived_from, "mi300x");
+  for (const char* nv : {"h100-sxm", "h200", "a100-sxm-80gb", "b200", "b300", "gb200", "gb300"})
+    EXPECT_FALSE(p.at(nv).tables.contains("mla_decode_floor")) << nv;
+
+  // The lookup: a dense-MLA decode call by its query heads, the edge value below the smallest
+  // measured call (128 heads, MI300X's 14.7 us), nothing for other calls.
+  const exp::ProfileEfficiency eff(p.at("mi300x"), catalog().accelerators.get("mi300x"), {0.7, 0.8, 0.8});
+  serving::KernelShape ks;
+  ks.kind = serving::KernelKind::kAttentionDecode;
+  ks.batch = 4;
+  ks.query_heads = 64;  // 4 sequences x 16 heads (DeepSeek-R1 at TP 8)
+  const serving::CallFloor small = eff.call_floor(ks);
+  EXPECT_TRUE(small.extrapolated);
+  EXPECT_DOUBLE_EQ(small.time_s, p.at("mi300x").table("mla_decode_floor").lookup({128}).value);  // the first knot's
+  EXPECT_NE(small.note.find("mla_decode_floor"), std::string::npos) << small.note;
+  ks.query_heads = 1024;  // 64 sequences: between the measured 640 and 2,048 heads
+  EXPECT_GT(eff.call_floor(ks).time_s, fastest.at("MI300X").at(640));
+  EXPECT_LT(eff.call_floor(ks).time_s, fastest.at("MI300X").at(2048));
+  EXPECT_FALSE(eff.call_floor(ks).extrapolated);
+  ks.query_heads = 0;  // not a dense-MLA call
+  EXPECT_EQ(eff.call_floor(ks).time_s, 0);
+  ks.query_heads = 64;
+  ks.kind = serving::KernelKind::kAttentionPrefill;
+  EXPECT_EQ(eff.call_floor(ks).time_s, 0);
+}
+
+// In the step cost: DeepSeek-R1's decode attention on MI300X at 4 sequences (TP 8) costs one
+// call floor a layer, booked as a floor and named in the note; the same batch on H200 (no floor
+// measured) and gpt-oss-120b's GQA attention on MI300X keep the bytes-and-launch-floor price.
+TEST(PublishedImport, MlaDecodeAttentionOnAmdPaysTheCallFloor) {
+  const auto& p = imported().profiles;
+  auto attn_rows = [&](const std::string& model, const std::string& system, const std::string& acc) {
+    const hw::System& s = catalog().systems.get(system);
+    serving::StepCostOptions o = serving::test::step_coster_cases::plan_options(s, "tp=8");
+    o.kernels = std::make_shared<exp::ProfileEfficiency>(p.at(acc), s.accelerator, o.efficiency);
+    const serving::StepCost c =
+        serving::step_cost(serving::parse_step_batch("decode=4@1536"), catalog().models.get(model), s, o);
+    std::vector<serving::OpCost> rows;
+    for (const serving::OpCost& op : c.breakdown.ops)
+      if (op.op == "attn_core") rows.push_back(op);
+    return rows;
+  };
+  const double floor_s = exp::ProfileEfficiency(p.at("mi300x"), catalog().accelerators.get("mi300x"), {})
+                             .call_floor([] {
+                               serving::KernelShape k;
+                               k.kind = serving::KernelKind::kAttentionDecode;
+                               k.query_heads = 64;
+                               return k;
+                             }())
+                             .time_s;
+  ASSERT_GT(floor_s, 10e-6);
+  const auto amd = attn_rows("deepseek-r1", "mi300x-8", "mi300x");
+  ASSERT_FALSE(amd.empty());
+  for (const serving::OpCost& op : amd) {
+    EXPECT_DOUBLE_EQ(op.floor_s, op.layers * floor_s) << op.layer_kind;
+    EXPECT_DOUBLE_EQ(op.time_s, op.floor_s) << op.layer_kind;
+    EXPECT_EQ(op.bound, serving::Cause::kFloor) << op.layer_kind;
+    EXPECT_NE(op.note.find("mla_decode_floor"), std::string::npos) << op.note;
+  }
+  for (const auto& [model, system, acc] : {std::tuple<std::string, std::string, std::string>{"deepseek-r1", "hgx-h200", "h200"},
+                                           {"gpt-oss-120b", "mi300x-8", "mi300x"}}) {
+    for (const serving::OpCost& op : attn_rows(model, system, acc)) {
+      EXPECT_LT(op.floor_s, op.layers * floor_s) << model << " on " << system;  // launch floors only
+      EXPECT_EQ(op.note.find("mla_decode_floor"), std::string::npos) << op.note;
+    }
+  }
 }
 
 }  // namespace
