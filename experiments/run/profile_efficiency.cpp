@@ -182,7 +182,7 @@ double ProfileEfficiency::launch_floor_s(bool graph) const {
 }
 
 serving::CallFloor ProfileEfficiency::call_floor(const serving::KernelShape& s) const {
-  if (mla_floor_.table == nullptr || s.kind != serving::KernelKind::kAttentionDecode || !(s.query_heads > 0)) return {};
+  if (mla_floor_.table == nullptr || !(s.query_heads > 0)) return {};
   std::array<double, 4> shape{};
   const std::size_t n = table_shape(mla_floor_, s, shape);
   const calib::EfficiencyLookup l = mla_floor_.table->lookup(shape.data(), n, false);

@@ -25,7 +25,8 @@ struct KernelShape {
   double context = 1;          // tokens attended per query (attention)
   double flops = 0;            // work of one call
   double bytes = 0;            // HBM bytes of one call
-  double query_heads = 0;      // decode attention of a dense-MLA layer: sequences x query heads of one call; else 0
+  double query_heads = 0;      // a dense-MLA layer's decode-kernel call (decode, or verifying drafts): sequences x
+                               // query heads x queries a sequence; else 0
 };
 
 // The least time one call takes whatever it reads (a kernel's fixed cost, measured at a tiny
@@ -56,8 +57,8 @@ class KernelEfficiency {
   // Seconds one kernel costs at least; `graph` = replayed from a CUDA graph.
   // Returns a negative value to keep the accelerator's catalog floor.
   virtual double launch_floor_s(bool graph) const = 0;
-  // The floor under one call of `s` (today: a dense-MLA decode-attention call, by its query heads);
-  // time 0 where none is measured.
+  // The floor under one call of `s` (today: a dense-MLA decode-kernel call, by its query heads,
+  // s.query_heads > 0); time 0 where none is measured.
   virtual CallFloor call_floor(const KernelShape& s) const {
     (void)s;
     return {};

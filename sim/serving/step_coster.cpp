@@ -177,7 +177,7 @@ class StepCoster::Pricer {
     const PriceMemo::OpKey key{static_cast<double>(id), static_cast<double>(s), L, a.flops, a.weight_read,
                                a.kv_read, a.kv_write, a.act_read, a.act_write, a.experts, floor_s_,
                                tok_.all_tokens, tok_.decode_tokens, id == wl::Op::kAttnCore ? tok_.context_sum : 0.0,
-                               static_cast<double>(tok_.prefill_chunks), mla_ ? 1.0 : 0.0};
+                               static_cast<double>(tok_.prefill_chunks), (mla_ ? 1.0 : 0.0) + (verify_only() ? 2.0 : 0.0)};
     if (const PriceMemo::OpPrice* kept = memo_->op(key)) {
       e_compute = kept->e_compute;
       e_memory = kept->e_memory;
@@ -231,8 +231,13 @@ class StepCoster::Pricer {
       ks.kind = decode_seqs > 0 && tok_.prefill_chunks == 0 ? KernelKind::kAttentionDecode : KernelKind::kAttentionPrefill;
       ks.batch = std::max(1.0, decode_seqs + chunks) / plan.attn_dp;
       ks.context = decode_seqs > 0 ? std::max(1.0, tok_.context_sum / decode_seqs) : std::max(1.0, tok_.all_tokens);
-      // A dense-MLA decode call: its query heads (sequences x the heads a tensor-parallel rank holds).
-      if (mla_ && ks.kind == KernelKind::kAttentionDecode) ks.query_heads = ks.batch * m.attention.heads / plan.tp;
+      // A dense-MLA call of the decode kernel (a decode step, or speculative verification, which runs
+      // it with k + 1 queries a sequence): its query heads (sequences x the heads a tensor-parallel
+      // rank holds x queries a sequence).
+      if (mla_ && (ks.kind == KernelKind::kAttentionDecode || verify_only())) {
+        const double queries = ks.kind == KernelKind::kAttentionDecode ? 1.0 : tok_.output_chunk_tokens / chunks;
+        ks.query_heads = ks.batch * m.attention.heads / plan.tp * queries;
+      }
     } else if (a.weight_read > 0 && a.flops > 0) {
       ks.kind = KernelKind::kGemm;
       ks.m = std::max(1.0, tokens);
@@ -242,6 +247,11 @@ class StepCoster::Pricer {
       ks.kind = KernelKind::kOther;
     }
     return ks;
+  }
+
+  // Every chunk of the step verifies drafted tokens (no prompt chunk, no plain decode).
+  bool verify_only() const {
+    return tok_.decode_tokens == 0 && tok_.prefill_chunks > 0 && tok_.output_chunk_tokens == tok_.prefill_tokens;
   }
 
   // The looked-up value; an extrapolated lookup or a fallback adds its note to the row's.

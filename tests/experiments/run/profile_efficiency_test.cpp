@@ -298,24 +298,25 @@ TEST(PublishedImport, AmdMlaDecodeCallsKeepTheirKernelsMeasuredFloor) {
   EXPECT_GT(eff.call_floor(ks).time_s, fastest.at("MI300X").at(640));
   EXPECT_LT(eff.call_floor(ks).time_s, fastest.at("MI300X").at(2048));
   EXPECT_FALSE(eff.call_floor(ks).extrapolated);
-  ks.query_heads = 0;  // not a dense-MLA call
-  EXPECT_EQ(eff.call_floor(ks).time_s, 0);
-  ks.query_heads = 64;
-  ks.kind = serving::KernelKind::kAttentionPrefill;
+  ks.query_heads = 0;  // not a dense-MLA decode-kernel call (a prompt's prefill, another attention)
   EXPECT_EQ(eff.call_floor(ks).time_s, 0);
 }
 
 // In the step cost: DeepSeek-R1's decode attention on MI300X at 4 sequences (TP 8) costs one
-// call floor a layer, booked as a floor and named in the note; the same batch on H200 (no floor
-// measured) and gpt-oss-120b's GQA attention on MI300X keep the bytes-and-launch-floor price.
+// call floor a layer, booked as a floor and named in the note, and verifying drafts the floor at
+// k + 1 queries a sequence; the same batch on H200 (no floor measured), gpt-oss-120b's GQA
+// attention on MI300X and a prompt's prefill chunk keep the bytes-and-launch-floor price.
 TEST(PublishedImport, MlaDecodeAttentionOnAmdPaysTheCallFloor) {
   const auto& p = imported().profiles;
-  auto attn_rows = [&](const std::string& model, const std::string& system, const std::string& acc) {
+  auto attn_rows = [&](const std::string& model, const std::string& system, const std::string& acc,
+                       const std::string& batch = "decode=4@1536", int drafts = 0) {
     const hw::System& s = catalog().systems.get(system);
     serving::StepCostOptions o = serving::test::step_coster_cases::plan_options(s, "tp=8");
     o.kernels = std::make_shared<exp::ProfileEfficiency>(p.at(acc), s.accelerator, o.efficiency);
+    o.spec.draft_tokens = drafts;
+    o.spec.acceptance.assign(static_cast<std::size_t>(drafts), 0.5);
     const serving::StepCost c =
-        serving::step_cost(serving::parse_step_batch("decode=4@1536"), catalog().models.get(model), s, o);
+        serving::step_cost(serving::parse_step_batch(batch), catalog().models.get(model), s, o);
     std::vector<serving::OpCost> rows;
     for (const serving::OpCost& op : c.breakdown.ops)
       if (op.op == "attn_core") rows.push_back(op);
@@ -338,10 +339,22 @@ TEST(PublishedImport, MlaDecodeAttentionOnAmdPaysTheCallFloor) {
     EXPECT_EQ(op.bound, serving::Cause::kFloor) << op.layer_kind;
     EXPECT_NE(op.note.find("mla_decode_floor"), std::string::npos) << op.note;
   }
-  for (const auto& [model, system, acc] : {std::tuple<std::string, std::string, std::string>{"deepseek-r1", "hgx-h200", "h200"},
-                                           {"gpt-oss-120b", "mi300x-8", "mi300x"}}) {
-    for (const serving::OpCost& op : attn_rows(model, system, acc)) {
-      EXPECT_LT(op.floor_s, op.layers * floor_s) << model << " on " << system;  // launch floors only
+  // Verifying 3 drafts runs the same kernel with 4 queries a sequence: 4 x 4 x 16 = 256 query heads.
+  const auto verify = attn_rows("deepseek-r1", "mi300x-8", "mi300x", "decode=4@1536", 3);
+  ASSERT_FALSE(verify.empty());
+  const double floor256_s = p.at("mi300x").table("mla_decode_floor").lookup({256}).value;
+  EXPECT_GT(floor256_s, floor_s);
+  for (const serving::OpCost& op : verify) {
+    EXPECT_DOUBLE_EQ(op.floor_s, op.layers * floor256_s) << op.layer_kind;
+  }
+  for (const auto& [model, system, acc, batch] :
+       {std::tuple<std::string, std::string, std::string, std::string>{"deepseek-r1", "hgx-h200", "h200", "decode=4@1536"},
+        {"gpt-oss-120b", "mi300x-8", "mi300x", "decode=4@1536"},
+        {"deepseek-r1", "mi300x-8", "mi300x", "prefill=1x64@0"}}) {  // a prompt's chunk: the prefill kernel
+    for (const serving::OpCost& op : attn_rows(model, system, acc, batch)) {
+      if (batch.starts_with("decode")) {
+        EXPECT_LT(op.floor_s, op.layers * floor_s) << model << " on " << system;  // launch floors only
+      }
       EXPECT_EQ(op.note.find("mla_decode_floor"), std::string::npos) << op.note;
     }
   }
