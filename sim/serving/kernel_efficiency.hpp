@@ -1,8 +1,9 @@
 #pragma once
 // Achieved fraction of peak for the kernels of one step, looked up by shape:
 // matmuls by (m, n, k), grouped expert matmuls, attention, HBM traffic by
-// size, the per-kernel launch floor and a kernel's own floor per call. A lookup outside the measured range
-// is flagged so `explain` can show it; nothing is fitted at run time.
+// size, the per-kernel launch floor and a kernel's own floor per call. A
+// lookup outside the measured range is flagged so `explain` can show it;
+// nothing is fitted at run time.
 // The one efficiency lookup of the step cost: absent (StepCostOptions::kernels
 // null), the options' constant hw::Efficiency applies to every shape;
 // calibrated, exp::ProfileEfficiency looks a profile's fitted tables up.
