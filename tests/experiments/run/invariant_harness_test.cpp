@@ -108,7 +108,7 @@ Case random_case(std::uint64_t seed) {
       {"llama-3.1-70b", "hgx-h200", "tp: 4"},     {"llama-3.1-70b", "hgx-b200", "tp: 2"},
       {"gpt-oss-120b", "hgx-h200", "tp: 1"},      {"gpt-oss-120b", "gb300-nvl72", "tp: 2"},
       {"gpt-oss-120b", "hgx-b200", "tp: 2, ep: 2"}, {"qwen3-235b-a22b", "hgx-b200", "tp: 4"},
-      {"deepseek-v4.1-flash", "hgx-b200", "tp: 4"}};
+      {"deepseek-v4.1-flash", "hgx-b200", "tp: 4"}, {"deepseek-r1", "mi300x-8", "tp: 8"}};
   const Deploy& d = pick(rng, deploys);
   Case c;
   std::ostringstream y;
