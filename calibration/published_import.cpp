@@ -695,7 +695,7 @@ std::optional<FittedTable> Importer::derived_table(const hw::Accelerator& a, con
   }
   t.peak = peak;
   if (t.mem_bw_Bps > 0) t.mem_bw_Bps = a.hbm_bw_Bps;  // the sibling's roofline fractions on this roofline
-  t.peak_source = how + "; efficiencies of " + sib + "'s measured table";
+  t.peak_source = how + (t.quantity == Quantity::kLatency ? "; seconds of " : "; efficiencies of ") + sib + "'s measured table";
   const std::string applied = t.quantity == Quantity::kLatency
                                   ? "'s measured seconds taken as " + a.name + "'s"
                                   : "'s achieved / datasheet efficiencies applied to " + a.name + "'s datasheet peak";

@@ -150,17 +150,15 @@ class StepCoster::Pricer {
   [[gnu::always_inline]] hw::OpTime price_op(wl::Op id, double L, std::size_t s, hw::DType dt,
                                              const wl::OpAmounts& a, double bytes, double kernels, double& e_compute,
                                              double& e_memory, std::string& note) const {
+    double floor = kernels * floor_s_;
     if (const KernelEfficiency* eff = opt_.kernels.get()) {
       const KernelShape ks = shape(id, L, dt, a, bytes);
       if (a.flops > 0) e_compute = look(eff->compute(ks), note);
       if (bytes > 0) e_memory = look(eff->memory(ks), note);
-    }
-    double floor = kernels * floor_s_;
-    if (const KernelEfficiency* eff = opt_.kernels.get(); eff != nullptr && id == wl::Op::kAttnCore && mla_) {
-      // A kernel's own floor per call (its fixed cost, measured at a tiny KV cache), one call a layer.
-      const KernelShape ks = shape(id, L, dt, a, bytes);
+      // A kernel's own floor per call (its fixed cost, measured at a tiny input), one call a layer,
+      // where it is above the launch floors.
       const CallFloor cf = eff->call_floor(ks);
-      if (cf.time_s > 0 && L * cf.time_s > floor) {
+      if (L * cf.time_s > floor) {
         floor = L * cf.time_s;
         if (rows_ != nullptr) note += (note.empty() ? "" : "; ") + cf.note + " (call floor)";
       }

@@ -254,6 +254,7 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
 TEST(PublishedImport, AmdMlaDecodeCallsKeepTheirKernelsMeasuredFloor) {
   const auto& p = imported().profiles;
   std::map<std::string, std::map<double, double>> fastest;  // gpu family -> query heads -> seconds
+  std::map<std::string, std::pair<double, double>> repeat;  // gpu family -> (min, max) seconds of its 128-head calls
   std::ifstream in(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/published/kernels/attention.csv");
   core::CsvReader r(in, "attention.csv");
   while (r.next()) {
@@ -262,6 +263,10 @@ TEST(PublishedImport, AmdMlaDecodeCallsKeepTheirKernelsMeasuredFloor) {
     const double s = r.number(r.column("latency_us")) * 1e-6;
     auto [it, fresh] = fastest[r.field(r.column("gpu_family"))].emplace(heads, s);
     if (!fresh) it->second = std::min(it->second, s);
+    if (heads == 128) {
+      auto [rt, first] = repeat.emplace(r.field(r.column("gpu_family")), std::pair{s, s});
+      if (!first) rt->second = {std::min(rt->second.first, s), std::max(rt->second.second, s)};
+    }
   }
   ASSERT_EQ(fastest.size(), 2u);
   for (const auto& [family, acc] : {std::pair<std::string, std::string>{"MI300X", "mi300x"}, {"MI355X", "mi355x"}}) {
@@ -274,7 +279,12 @@ TEST(PublishedImport, AmdMlaDecodeCallsKeepTheirKernelsMeasuredFloor) {
     for (const auto& [heads, s] : fastest.at(family)) {
       EXPECT_LE(std::abs(t.lookup({heads}).value / s - 1), t.fit_error.max_rel_error + 1e-12) << acc << " " << heads;
     }
-    EXPECT_LT(t.fit_error.max_rel_error, 0.05) << acc;
+    // The measurement's own spread: one sequence at 21 and at 64 tokens (the same 128 query heads,
+    // a KV difference of 25 kB) timed 5.3% (MI300X) and 4.4% (MI355X) apart. The fit, smoothed
+    // along query heads, stays inside that spread.
+    const auto [lo, hi] = repeat.at(family);
+    ASSERT_GT(hi, lo) << family;
+    EXPECT_LT(t.fit_error.max_rel_error, hi / lo - 1) << acc;
   }
   // The rows never entered the decode tables: CDNA3's is still FlashMLA's headline, MI355X's B200's.
   EXPECT_EQ(p.at("mi300x").table("attention_decode").derived_from, "h100-sxm");
