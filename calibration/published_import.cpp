@@ -89,8 +89,31 @@ bool contains_ci(const std::string& s, const std::string& part) {
 // kernels (custom_all_reduce.csv).
 bool is_all_reduce(const std::string& family) { return family == "nccl_all_reduce" || family == "custom_all_reduce"; }
 bool is_collective(const std::string& family) { return family.starts_with("nccl_") || family == "custom_all_reduce"; }
-// Tables another vendor's accelerator never derives: its fabric's collectives, its own kernel's floor.
-bool vendor_specific(const std::string& family) { return is_collective(family) || family == "mla_decode_floor"; }
+// Tables another vendor's accelerator never derives: its fabric's collectives, its own kernel's
+// floor, its driver's launch path.
+bool vendor_specific(const std::string& family) {
+  return is_collective(family) || family == "mla_decode_floor" || family == "launch_latency" ||
+         family == "graph_replay_latency";
+}
+
+// The families a device run (`agentsim calibrate --backend cuda` on the device itself) anchors:
+// those whose microbenchmark is what a serving engine's kernels pay there. Its GEMMs (cuBLASLt,
+// per-tensor FP8), reference attention kernels, unfused expert loop and read kernel are not the
+// engines' kernels, so their tables stay the published ones (the run's file keeps them as a check).
+const std::vector<std::string>& device_run_families() {
+  static const std::vector<std::string> f = {"launch_latency", "graph_replay_latency"};
+  return f;
+}
+
+// The catalog accelerator a device run's `device` attribute (cudaDeviceProp::name) names, or "".
+std::string map_device_name(const std::string& device) {
+  static const std::map<std::string, std::string> names = {
+      {"NVIDIA H200", "h200"},                       // seen: calibration/data/measured/PROVENANCE.md
+      {"NVIDIA H100 80GB HBM3", "h100-sxm"},         // the SXM part's name as nvidia-smi prints it
+  };
+  const auto it = names.find(device);
+  return it == names.end() ? "" : it->second;
+}
 
 // The axis a same-vendor sibling lends rows below a measured table's smallest value on
 // (Importer::extend_below_range): a fused MoE call's expert width n, else the first axis (a
@@ -149,6 +172,7 @@ struct Row {
 };
 
 struct FileInfo {
+  std::string shown;  // the path provenance names (relative to the source root where vendored)
   std::size_t rows = 0;
   std::uintmax_t bytes = 0;
   std::string sha256;  // from PROVENANCE.md when its size matches, else empty
@@ -170,7 +194,7 @@ std::map<std::string, std::pair<std::uintmax_t, std::string>> provenance_hashes(
       cells.push_back(b == std::string::npos ? "" : cell.substr(b, e - b + 1));
     }
     // cells[0] is the empty text before the first '|'.
-    if (cells.size() >= 5 && cells[1].ends_with(".csv") && cells[4].size() == 64) {
+    if (cells.size() >= 5 && (cells[1].ends_with(".csv") || cells[1].ends_with(".h5")) && cells[4].size() == 64) {
       out[cells[1]] = {static_cast<std::uintmax_t>(parse_plain(cells[3])), cells[4]};
     }
   }
@@ -179,13 +203,11 @@ std::map<std::string, std::pair<std::uintmax_t, std::string>> provenance_hashes(
 
 class Importer {
  public:
-  Importer(const std::string& dir, const std::vector<hw::Accelerator>& accs, const std::vector<hw::System>& systems)
-      : dir_(dir), accs_(accs), systems_(systems) {
-    // Provenance names the vendored folder relative to the source root (the same on every checkout).
-    const std::string vendored = "calibration/data/published/kernels";
-    std::string d = fs::path(dir).lexically_normal().string();
-    while (d.size() > 1 && d.back() == '/') d.pop_back();
-    shown_dir_ = d.ends_with(vendored) ? vendored : d;
+  Importer(const std::string& dir, const std::string& measured_dir, const std::vector<hw::Accelerator>& accs,
+           const std::vector<hw::System>& systems)
+      : dir_(dir), measured_dir_(measured_dir), accs_(accs), systems_(systems) {
+    shown_dir_ = shown(dir, "calibration/data/published/kernels");
+    shown_measured_dir_ = shown(measured_dir, "calibration/data/measured");
   }
 
   PublishedImport run(const std::string& profile_dir);
@@ -193,6 +215,15 @@ class Importer {
  private:
   using Handler = void (Importer::*)(const core::CsvReader&, ImportFileSummary&, const std::string& acc, Row row);
   void read_file(const std::string& name, Handler h);
+  // Every calibration file (*.h5) under measured_dir_, in name order: device_run_families()'
+  // rows of the accelerator its `device` names; the rest counted as skipped, with the reason.
+  void read_device_files();
+  // Provenance names a vendored folder relative to the source root (the same on every checkout).
+  static std::string shown(const std::string& dir, const std::string& vendored) {
+    std::string d = fs::path(dir).lexically_normal().string();
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    return d.ends_with(vendored) ? vendored : d;
+  }
   void gemm_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
   void attention_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
   void collective_row(const core::CsvReader& r, ImportFileSummary& s, const std::string& acc, Row row);
@@ -246,7 +277,7 @@ class Importer {
   std::optional<FittedTable> derived_table(const hw::Accelerator& a, const std::string& sib, const FittedTable& measured,
                                            const std::string& why) const;
 
-  std::string dir_, shown_dir_;
+  std::string dir_, measured_dir_, shown_dir_, shown_measured_dir_;
   const std::vector<hw::Accelerator>& accs_;
   const std::vector<hw::System>& systems_;
   std::map<std::string, FileInfo> files_;
@@ -296,6 +327,7 @@ void Importer::read_file(const std::string& name, Handler h) {
     (this->*h)(r, summary, acc, std::move(row));
   }
   FileInfo& info = files_[name];
+  info.shown = shown_dir_ + "/" + name;
   info.rows = summary.rows;
   info.bytes = fs::file_size(path);
   const auto hashes = provenance_hashes(dir_);
@@ -446,6 +478,62 @@ void Importer::memory_row(const core::CsvReader& r, ImportFileSummary& s, const 
   add(s, acc, "mem_read", std::move(row));
 }
 
+void Importer::read_device_files() {
+  if (measured_dir_.empty()) return;
+  if (!fs::is_directory(measured_dir_))
+    throw core::Error(core::SourceLocation{measured_dir_, 0, "--measured"}, "not a folder of device calibration files");
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(measured_dir_)) {
+    if (e.is_regular_file() && e.path().extension() == ".h5") paths.push_back(e.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  const auto hashes = provenance_hashes(measured_dir_);
+  const auto& take = device_run_families();
+  for (const fs::path& path : paths) {
+    const std::string name = path.filename().string();
+    const CalibrationFile f = read_calibration_file(path.string());
+    ImportFileSummary summary;
+    summary.file = name;
+    const auto attr = [&](const char* k) {
+      const auto it = f.attributes.find(k);
+      return it == f.attributes.end() ? std::string() : it->second;
+    };
+    const std::string device = attr("device"), acc = map_device_name(device);
+    for (const auto& [family, t] : f.tables) {
+      summary.rows += t.rows();
+      if (acc.empty() || accelerator(acc) == nullptr) {
+        summary.skipped["device maps to no catalog accelerator"] += t.rows();
+        out_.unmapped_gpus[device] += t.rows();
+        continue;
+      }
+      if (std::find(take.begin(), take.end(), family) == take.end()) {
+        summary.skipped[family + ": kept in the file as a check, not imported (docs/calibration.md, Device runs)"] += t.rows();
+        continue;
+      }
+      const KernelFamily& fam = kernel_family(family);
+      for (std::size_t i = 0; i < t.rows(); ++i) {
+        Row row;
+        row.gpu = device;
+        row.quality = "measured_here";
+        row.source = "agentsim calibrate --backend " + attr("backend") + " on " + device + " (" + attr("driver") + "; " +
+                     attr("date") + ")";
+        row.file = name;
+        row.line = static_cast<int>(i) + 1;
+        for (const std::string& a : fam.axes) row.axes.push_back(t.column(a)[i]);
+        row.achieved = t.column(fam.achieved_column)[i];
+        row.time_s = t.column("time_s")[i];
+        add(summary, acc, family, std::move(row));
+      }
+    }
+    FileInfo& info = files_[name];
+    info.shown = shown_measured_dir_ + "/" + name;
+    info.rows = summary.rows;
+    info.bytes = fs::file_size(path);
+    if (const auto it = hashes.find(name); it != hashes.end() && it->second.first == info.bytes) info.sha256 = it->second.second;
+    out_.files.push_back(std::move(summary));
+  }
+}
+
 // NOLINTNEXTLINE(performance-unnecessary-value-param): the signature every *_row handler shares (read_file)
 void Importer::overhead_row(const core::CsvReader&, ImportFileSummary& s, const std::string&, Row) {
   // Every datacenter launch row is a secondary blog figure (filtered above); nothing else
@@ -517,24 +605,27 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       t.add_row(v);
     }
     // Provenance, per subset the fitter splits on (dtype, node count) and for the whole table.
+    // Per source file (name order), its rows and hash and the lines (table rows) kept from it.
     auto describe = [&](auto keep) {
       std::set<std::string> sources, qualities, gpus;
-      std::set<int> lines;
-      std::size_t n = 0;
+      std::map<std::string, std::set<int>> lines;  // file -> lines
+      std::map<std::string, std::size_t> shapes;   // file -> kept shapes
       for (const auto& [key, r] : best) {
         if (!keep(r)) continue;
-        ++n;
+        ++shapes[r.file];
         sources.insert(r.source);
         qualities.insert(r.quality);
         gpus.insert(r.gpu);
-        lines.insert(r.line);
+        lines[r.file].insert(r.line);
       }
-      const std::string file = all_rows.front().file;
-      const FileInfo& info = files_.at(file);
-      std::string s = shown_dir_ + "/" + file + " (" + std::to_string(info.rows) + " rows, " +
-                      (info.sha256.empty() ? std::string("sha256 not in PROVENANCE.md") : "sha256 " + info.sha256) +
-                      "): " + std::to_string(n) + " shapes from lines";
-      for (int l : lines) s += " " + std::to_string(l);
+      std::string s;
+      for (const auto& [file, ls] : lines) {
+        const FileInfo& info = files_.at(file);
+        s += (s.empty() ? "" : "; ") + info.shown + " (" + std::to_string(info.rows) + " rows, " +
+             (info.sha256.empty() ? std::string("sha256 not in PROVENANCE.md") : "sha256 " + info.sha256) +
+             "): " + std::to_string(shapes[file]) + " shapes from " + (file.ends_with(".h5") ? "table rows" : "lines");
+        for (int l : ls) s += " " + std::to_string(l);
+      }
       s += "; quality " + core::join_names(std::vector<std::string>(qualities.begin(), qualities.end()));
       s += "; gpus as named: " + core::join_names(std::vector<std::string>(gpus.begin(), gpus.end()));
       s += "; sources: ";
@@ -569,13 +660,22 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       return out;
     };
     t.attributes["provenance"] = describe([](const Row&) { return true; });
-    t.attributes["source_csv"] = shown_dir_ + "/" + all_rows.front().file;
-    t.attributes["source_rows"] = std::to_string(files_.at(all_rows.front().file).rows);
-    t.attributes["source_sha256"] = files_.at(all_rows.front().file).sha256;
+    // Every file a kept row came from, in name order ("; " between files).
+    std::set<std::string> from;
+    for (const auto& [key, r] : best) from.insert(r.file);
+    for (const std::string& file : from) {
+      const FileInfo& info = files_.at(file);
+      const bool more = t.attributes.contains("source_file");
+      t.attributes["source_file"] += (more ? "; " : "") + info.shown;
+      t.attributes["source_rows"] += (more ? "; " : "") + std::to_string(info.rows);
+      t.attributes["source_sha256"] += (more ? "; " : "") + info.sha256;
+    }
     std::set<std::string> q;
     for (const auto& [key, r] : best) q.insert(r.quality);
     t.attributes["quality_levels"] = core::join_names(std::vector<std::string>(q.begin(), q.end()));
-    t.attributes["kernel"] = "published measurements; several libraries at one shape: the fastest";
+    t.attributes["kernel"] = all_rows.front().file.ends_with(".h5")
+                                 ? "measured on the device by agentsim calibrate (this repository's microbenchmark)"
+                                 : "published measurements; several libraries at one shape: the fastest";
     char buf[64];
     if (fam.per_dtype) {
       std::set<double> bits;
@@ -888,6 +988,7 @@ PublishedImport Importer::run(const std::string& profile_dir) {
   read_file("custom_all_reduce.csv", &Importer::collective_row);
   read_file("memory.csv", &Importer::memory_row);
   read_file("overheads.csv", &Importer::overhead_row);
+  read_device_files();
   keep_largest_groups();
   extend_below_range();
   extend_above_range();
@@ -1001,8 +1102,9 @@ std::vector<std::string> sibling_order(const std::string& accelerator, const std
 }
 
 PublishedImport import_published(const std::string& kernels_dir, const std::vector<hw::Accelerator>& accelerators,
-                                 const std::vector<hw::System>& systems, const std::string& profile_dir) {
-  Importer im(kernels_dir, accelerators, systems);
+                                 const std::vector<hw::System>& systems, const std::string& profile_dir,
+                                 const std::string& measured_dir) {
+  Importer im(kernels_dir, measured_dir, accelerators, systems);
   return im.run(profile_dir);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // `agentsim calibrate import-published`: the published kernel measurements vendored under
 // calibration/data/published/kernels/ (gemm, attention, collectives, memory, overheads CSVs)
-// turned into one calibration file (HDF5, the microbenchmark layout) and one efficiency
+// and this repository's own device runs under calibration/data/measured/ turned into one calibration file (HDF5, the microbenchmark layout) and one efficiency
 // profile per catalog accelerator. Each row's gpu is mapped to a catalog accelerator, its
 // achieved rate divided by that accelerator's datasheet peak (the table's `peak`
 // attribute); a table an accelerator has no anchor rows for is copied from its nearest
@@ -43,11 +43,13 @@ std::string map_published_gpu(const std::string& gpu_family, const std::string& 
 // Accelerators searched, nearest first, for a table `accelerator` has no rows for.
 std::vector<std::string> sibling_order(const std::string& accelerator, const std::vector<hw::Accelerator>& all);
 
-// Reads the five CSVs under `kernels_dir` (an unknown or missing column is an error naming
-// file, line and column), fits and derives. `profile_dir` is where the files will be
-// written (recorded as each profile's source).
+// Reads the CSVs under `kernels_dir` (an unknown or missing column is an error naming file,
+// line and column) and the device calibration files (*.h5) under `measured_dir` (none if
+// empty; their launch and graph-replay tables anchor the device they name), fits and derives.
+// `profile_dir` is where the files will be written (recorded as each profile's source).
 PublishedImport import_published(const std::string& kernels_dir, const std::vector<hw::Accelerator>& accelerators,
-                                 const std::vector<hw::System>& systems, const std::string& profile_dir);
+                                 const std::vector<hw::System>& systems, const std::string& profile_dir,
+                                 const std::string& measured_dir = "");
 
 // Writes <dir>/<accelerator>.h5 (where it has measured rows) and <dir>/<accelerator>.yaml.
 void write_published_import(const PublishedImport& r, const std::string& dir);

@@ -57,6 +57,7 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx) {
     std::string show_file;
     std::string show_table;
     std::string kernels_dir = "calibration/data/published/kernels";
+    std::string measured_dir = "calibration/data/measured";
     std::string profiles_dir = "calibration/data/profiles";
   };
   auto args = std::make_shared<Args>();
@@ -82,6 +83,9 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx) {
       "published kernel measurements (CSV) -> one calibration file (HDF5) and profile (YAML) per catalog accelerator");
   imp->add_option("--kernels", args->kernels_dir, "folder of gemm/attention/collectives/memory/overheads.csv")
       ->capture_default_str();
+  imp->add_option("--measured", args->measured_dir,
+                  "folder of this repository's device runs (agentsim calibrate --backend cuda files, *.h5)")
+      ->capture_default_str();
   imp->add_option("--out", args->profiles_dir, "folder for <accelerator>.h5 and <accelerator>.yaml")->capture_default_str();
 
   const std::string root = ctx.root;
@@ -100,7 +104,8 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx) {
       const std::string out_dir = resolved("--out", args->profiles_dir);
       require_output_folder("--out", out_dir);
       const calib::PublishedImport r =
-          calib::import_published(resolved("--kernels", args->kernels_dir), accs, systems, args->profiles_dir);
+          calib::import_published(resolved("--kernels", args->kernels_dir), accs, systems, args->profiles_dir,
+                                  resolved("--measured", args->measured_dir));
       calib::write_published_import(r, out_dir);
       std::fputs(calib::import_summary(r).c_str(), stdout);
       std::printf("wrote %zu calibration files and %zu profiles to %s\n", r.measured.size(), r.profiles.size(),

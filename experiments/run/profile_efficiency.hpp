@@ -36,7 +36,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   ProfileEfficiency& operator=(const ProfileEfficiency&) = delete;
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
   serving::EfficiencyValue memory(const serving::KernelShape& s) const override;
-  double launch_floor_s(bool graph) const override;
+  serving::CallFloor launch_floor(bool graph) const override;
   // mla_decode_floor by the call's query heads, for a dense-MLA decode-kernel call (query_heads > 0).
   serving::CallFloor call_floor(const serving::KernelShape& s) const override;
   bool constant_between(const serving::KernelShape& a, const serving::KernelShape& b) const override;

@@ -33,7 +33,7 @@ struct KernelShape {
 // The least time one call takes whatever it reads (a kernel's fixed cost, measured at a tiny
 // input), and the table behind it.
 struct CallFloor {
-  double time_s = 0;          // 0: none measured for this call
+  double time_s = 0;          // 0: none measured for this call (kernel)
   bool extrapolated = false;  // outside the measured range (edge value used)
   std::string note;
 };
@@ -55,9 +55,9 @@ class KernelEfficiency {
   virtual ~KernelEfficiency() = default;
   virtual EfficiencyValue compute(const KernelShape& s) const = 0;
   virtual EfficiencyValue memory(const KernelShape& s) const = 0;
-  // Seconds one kernel costs at least; `graph` = replayed from a CUDA graph.
-  // Returns a negative value to keep the accelerator's catalog floor.
-  virtual double launch_floor_s(bool graph) const = 0;
+  // Seconds one kernel costs at least, and the table behind it; `graph` = replayed from a CUDA
+  // graph. time_s 0 keeps the accelerator's catalog floor.
+  virtual CallFloor launch_floor(bool graph) const = 0;
   // The floor under one call of `s` (today: a dense-MLA decode-kernel call, by its query heads,
   // s.query_heads > 0); time 0 where none is measured.
   virtual CallFloor call_floor(const KernelShape& s) const {

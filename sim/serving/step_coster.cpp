@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -303,11 +304,17 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
   static std::atomic<std::uint64_t> next_id{1};
   id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   auto floor = [&](bool graph) {
-    const double lf = opt.kernels ? opt.kernels->launch_floor_s(graph) : -1.0;
-    return lf >= 0 ? lf : system.accelerator.launch_floor_s * (graph ? opt.graph_floor_fraction : 1.0);
+    CallFloor f = opt.kernels ? opt.kernels->launch_floor(graph) : CallFloor{};
+    if (f.time_s > 0) return f;
+    f.time_s = system.accelerator.launch_floor_s * (graph ? opt.graph_floor_fraction : 1.0);
+    f.note = graph ? "catalog launch_floor x graph_floor_fraction" : "catalog launch_floor";
+    return f;
   };
-  eager_floor_s_ = floor(false);
-  graph_floor_s_ = opt.cuda_graph ? floor(true) : eager_floor_s_;
+  const CallFloor eager = floor(false), replayed = opt.cuda_graph ? floor(true) : eager;
+  eager_floor_s_ = eager.time_s;
+  graph_floor_s_ = replayed.time_s;
+  eager_floor_note_ = eager.note;
+  graph_floor_note_ = replayed.note;
   const wl::ParallelPlan& plan = work_.plan();
   for (const hw::MemoryTier& t : hw::memory_tiers(system)) {
     if (t.kind != hw::TierKind::kHostDram) continue;
@@ -503,10 +510,14 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
                       bd.engram_host_bytes == 0;
     probe->compute_bound = c.compute_bound;
   }
-  if (breakdown && opt.cuda_graph) {
-    bd.notes.push_back(std::string(graph ? "cuda graph: replayed, launch floor " : "cuda graph: not replayed (") +
-                       (graph ? "" : "prefill, mixed or larger than the captured batches), eager launch floor ") +
-                       std::to_string(floor_s * 1e6) + " us per kernel");
+  if (breakdown) {
+    const char* how = !opt.cuda_graph ? "eager launches"
+                      : graph         ? "cuda graph: replayed"
+                                      : "cuda graph: not replayed (prefill, mixed or larger than the captured batches)";
+    char us[32];
+    std::snprintf(us, sizeof us, "%.3g", floor_s * 1e6);
+    bd.notes.push_back(std::string(how) + ", launch floor " + us + " us per kernel (" +
+                       (graph ? graph_floor_note_ : eager_floor_note_) + ")");
   }
   return c;
 }

@@ -119,6 +119,7 @@ class StepCoster {
     std::array<std::string, wl::kFormats> math_note_{};  // the fallback, for the breakdown; empty if none
     // Launch floor per kernel: eager, and replayed from a graph (eager unless opt.cuda_graph).
     double eager_floor_s_ = 0, graph_floor_s_ = 0;
+    std::string eager_floor_note_, graph_floor_note_;  // the table (or catalog key) behind each floor
     double host_bw_Bps_ = 0, host_latency_s_ = 0;
     double host_kv_bytes_ = 0;  // per device for opt.host_kv_load_tokens
     // Distinct for every constructed Tables, shared by copies (which price the same): a

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "calibration/calibration_file.hpp"
 #include "calibration/cross_check.hpp"
@@ -43,7 +44,7 @@ const Loaded& loaded() {
 }
 
 const PublishedImport& imported() {
-  static const PublishedImport r = import_published(kKernels, loaded().accs, loaded().systems, "profiles");
+  static const PublishedImport r = import_published(kKernels, loaded().accs, loaded().systems, "profiles", kRoot + "/calibration/data/measured");
   return r;
 }
 
@@ -58,10 +59,11 @@ double efficiency(const std::string& acc, const std::string& table, const std::v
 TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
   const auto& files = imported().files;
-  ASSERT_EQ(files.size(), 8u);
+  ASSERT_EQ(files.size(), 10u);  // eight CSVs and the two H200 device runs
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  EXPECT_EQ(rows, 1319u);  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 36 + 50 + 24
+  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 36 + 50 + 24 CSV rows, and each run's 1,018 table rows
+  EXPECT_EQ(rows, 1319u + 2 * 1018u);
 }
 
 // B200's decode rows (FlashInfer PR #1415): the table is keyed by the KV bytes one call reads
@@ -703,6 +705,58 @@ TEST(PublishedImport, CrossCheckPricesGroupedGemmsOnTheRoofline) {
   EXPECT_EQ(it->fitted.points, 22u);
   EXPECT_LT(it->fitted.mape, 0.05);
   EXPECT_LT(it->fitted.max_abs_error, 0.10);
+}
+
+// A device run (`calibrate --backend cuda` on the device) in a measured folder: its launch and
+// graph-replay tables anchor the accelerator its `device` names and derive onto the same vendor's
+// parts only; its other tables are counted as skipped; a device the catalog lacks is reported.
+PublishedImport import_with_device_file(const char* name, const std::string& device) {
+  const fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The shipped H200 run under another device name, its launch tables replaced by two rows each.
+  CalibrationFile f = read_calibration_file(kRoot + "/calibration/data/measured/h200-cuda-2026-12-04.h5");
+  f.attributes["device"] = device;
+  for (const auto& [family, lo, hi] : {std::tuple{"launch_latency", 3.0e-6, 2.5e-6}, std::tuple{"graph_replay_latency", 1.2e-6, 0.5e-6}}) {
+    MeasurementTable t;
+    t.family = family;
+    t.add_row({{"kernels", 1}, {"seconds_per_kernel", lo}, {"time_s", lo}, {"held_out", 0}});
+    t.add_row({{"kernels", 1024}, {"seconds_per_kernel", hi}, {"time_s", hi * 1024}, {"held_out", 0}});
+    f.tables[family] = t;
+  }
+  write_calibration_file((dir / "run.h5").string(), f);
+  return import_published(kKernels, loaded().accs, loaded().systems, "p", dir.string());
+}
+
+TEST(PublishedImport, DeviceRunsAnchorTheirLaunchTables) {
+  const PublishedImport r = import_with_device_file("agentsim_device_run", "NVIDIA H200");
+  const FittedTable& own = r.profiles.at("h200").table("launch_latency");
+  EXPECT_TRUE(own.derived_from.empty());
+  EXPECT_NEAR(own.lookup({1024}).value, 2.5e-6, 2.5e-6 * 1e-6);
+  EXPECT_NEAR(own.lookup({1}).value, 3.0e-6, 3.0e-6 * 1e-6);
+  EXPECT_NEAR(r.profiles.at("h200").table("graph_replay_latency").lookup({1024}).value, 0.5e-6, 0.5e-12);
+  EXPECT_NE(own.provenance.find("run.h5 (1000 rows"), std::string::npos) << own.provenance;
+  EXPECT_NE(own.provenance.find("shapes from table rows 1 2"), std::string::npos) << own.provenance;
+  EXPECT_NE(own.provenance.find("on NVIDIA H200"), std::string::npos) << own.provenance;
+  // Seconds, not efficiencies: a sibling takes the same values; another vendor's part none.
+  const FittedTable& sib = r.profiles.at("b200").table("launch_latency");
+  EXPECT_EQ(sib.derived_from, "h200");
+  EXPECT_DOUBLE_EQ(sib.lookup({1024}).value, own.lookup({1024}).value);
+  for (const char* amd : {"mi300x", "mi325x", "mi355x"}) EXPECT_FALSE(r.profiles.at(amd).tables.contains("launch_latency")) << amd;
+  // The run's other tables are counted, not imported: H200's mem_read stays the published row's.
+  const auto file = std::find_if(r.files.begin(), r.files.end(), [](const ImportFileSummary& x) { return x.file == "run.h5"; });
+  ASSERT_NE(file, r.files.end());
+  EXPECT_EQ(file->rows, 1000u);
+  EXPECT_EQ(file->used, 4u);
+  EXPECT_EQ(file->skipped.size(), 8u);  // gemm, grouped_gemm, mem_read, mem_copy, two copies, two attentions
+  EXPECT_EQ(r.profiles.at("h200").table("mem_read").fit_error.points, imported().profiles.at("h200").table("mem_read").fit_error.points);
+}
+
+TEST(PublishedImport, DeviceRunOfAnUncataloguedGpuIsReported) {
+  const PublishedImport r = import_with_device_file("agentsim_device_run_unmapped", "NVIDIA GeForce RTX 4090");
+  EXPECT_EQ(r.unmapped_gpus.at("NVIDIA GeForce RTX 4090"), 1000u);
+  for (const auto& [acc, p] : r.profiles) EXPECT_FALSE(p.tables.contains("launch_latency")) << acc;
+  EXPECT_THROW(import_published(kKernels, loaded().accs, loaded().systems, "p", "/nonexistent/measured"), core::Error);
 }
 
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {

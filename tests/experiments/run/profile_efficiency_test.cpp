@@ -5,6 +5,7 @@
 // serving and calibration tests, as they test experiments code.
 #include "experiments/run/profile_efficiency.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "calibration/calibration_file.hpp"
 #include "calibration/efficiency_profile.hpp"
 #include "calibration/fitted_table.hpp"
 #include "calibration/published_import.hpp"
@@ -111,12 +113,60 @@ const PublishedImport& imported() {
     for (const auto& n : catalog().accelerators.names()) accs.push_back(catalog().accelerators.get(n));
     for (const auto& n : catalog().systems.names()) systems.push_back(catalog().systems.get(n));
     return import_published(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/published/kernels", accs, systems,
-                            "profiles");
+                            "profiles", std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/measured");
   }();
   return r;
 }
 
 double peak(const std::string& acc, hw::DType d) { return catalog().accelerators.get(acc).peak_flops.at(d); }
+
+// The H200 device runs' launch tables are the step cost's launch floors on NVIDIA parts (H200's
+// own, its siblings' derived): the steady state of 1,024 back-to-back kernels, the faster of the
+// two runs as the files hold them; AMD parts keep their catalog floor (no table: time 0).
+TEST(PublishedImport, DeviceRunLaunchTablesAreTheStepCostsFloors) {
+  std::vector<CalibrationFile> runs;
+  for (const char* f : {"h200-cuda-2026-12-04.h5", "h200-cuda-2026-12-04-run2.h5"})
+    runs.push_back(read_calibration_file(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/measured/" + f));
+  auto steady = [&](const char* family) {
+    double best = 1e9;
+    for (const CalibrationFile& run : runs) {
+      const MeasurementTable& t = run.tables.at(family);
+      const auto& kernels = t.column("kernels");
+      const auto last = static_cast<std::size_t>(std::max_element(kernels.begin(), kernels.end()) - kernels.begin());
+      best = std::min(best, t.column("seconds_per_kernel")[last]);
+    }
+    return best;
+  };
+  const double eager = steady("launch_latency"), graph = steady("graph_replay_latency");
+  ASSERT_GT(eager, graph);
+  for (const char* acc : {"h200", "h100-sxm", "b200", "gb300"}) {
+    const exp::ProfileEfficiency eff(imported().profiles.at(acc), catalog().accelerators.get(acc), {});
+    const FittedTable& t = imported().profiles.at(acc).table("launch_latency");
+    // Within the fit's own stated error at its knots.
+    EXPECT_NEAR(eff.launch_floor(false).time_s, eager, eager * (t.fit_error.max_rel_error + 1e-9)) << acc;
+    const FittedTable& g = imported().profiles.at(acc).table("graph_replay_latency");
+    EXPECT_NEAR(eff.launch_floor(true).time_s, graph, graph * (g.fit_error.max_rel_error + 1e-9)) << acc;
+    EXPECT_EQ(t.derived_from, std::string(acc) == "h200" ? "" : "h200") << acc;
+    EXPECT_EQ(eff.launch_floor(true).note,
+              std::string("graph_replay_latency table") + (std::string(acc) == "h200" ? "" : ", derived from h200 table"))
+        << acc;
+  }
+  for (const char* acc : {"mi300x", "mi355x"}) {
+    EXPECT_FALSE(imported().profiles.at(acc).tables.contains("launch_latency")) << acc;
+    const exp::ProfileEfficiency eff(imported().profiles.at(acc), catalog().accelerators.get(acc), {});
+    EXPECT_EQ(eff.launch_floor(false).time_s, 0) << acc;
+  }
+  // explain's breakdown names the floor's table.
+  const auto& s = catalog().systems.get("hgx-h200");
+  serving::StepCostOptions o = serving::test::step_coster_cases::plan_options(s, "tp=8");
+  o.kernels = std::make_shared<exp::ProfileEfficiency>(imported().profiles.at("h200"), s.accelerator, o.efficiency);
+  o.cuda_graph = false;
+  const serving::StepCost c =
+      serving::step_cost(serving::parse_step_batch("decode=8@1024"), catalog().models.get("llama-3.1-70b"), s, o);
+  bool named = false;
+  for (const std::string& n : c.breakdown.notes) named |= n.find("eager launches, launch floor 2.8 us per kernel (launch_latency table)") != std::string::npos;
+  EXPECT_TRUE(named);
+}
 
 TEST(PublishedImport, DerivedTablesNameTheirSibling) {
   const auto& p = imported().profiles;

@@ -24,7 +24,7 @@ class GroupedShapeRecorder final : public KernelEfficiency {
     return {0.5, false, ""};
   }
   EfficiencyValue memory(const KernelShape&) const override { return {0.5, false, ""}; }
-  double launch_floor_s(bool) const override { return -1; }
+  CallFloor launch_floor(bool) const override { return {}; }
   std::string name() const override { return "grouped shape recorder"; }
   mutable std::vector<KernelShape> shapes;
 };

@@ -234,7 +234,7 @@ class SteppedAttentionEfficiency final : public KernelEfficiency {
     if (s.kind != KernelKind::kAttentionDecode || s.context <= kFlatContext) return {0.8, false, ""};
     return {0.8 * std::pow(kFlatContext / s.context, 0.1), false, ""};
   }
-  double launch_floor_s(bool) const override { return -1.0; }
+  CallFloor launch_floor(bool) const override { return {}; }
   bool constant_between(const KernelShape& a, const KernelShape& b) const override {
     return a.kind == b.kind && (a.kind != KernelKind::kAttentionDecode || std::max(a.context, b.context) <= kFlatContext);
   }

@@ -21,7 +21,7 @@ class AffineAllReduceTable final : public KernelEfficiency {
  public:
   EfficiencyValue compute(const KernelShape&) const override { return {}; }
   EfficiencyValue memory(const KernelShape&) const override { return {}; }
-  double launch_floor_s(bool) const override { return -1; }
+  CallFloor launch_floor(bool) const override { return {}; }
   std::string name() const override { return "affine all-reduce table"; }
   MeasuredCollective all_reduce(double bytes, int group) const override {
     if (bytes < 4096 || group != 8) return {};
