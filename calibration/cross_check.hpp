@@ -14,6 +14,7 @@ namespace agentsim::calib {
 struct PredictionError {
   std::size_t points = 0;
   double mape = 0;            // mean |error|
+  double mean_error = 0;      // mean signed error (> 0: predicted slower than measured)
   double max_abs_error = 0;   // largest |error|
   std::size_t extrapolated = 0;  // lookups outside the measured range
 };
@@ -24,10 +25,15 @@ struct CrossCheckRow {
   PredictionError held_out;
 };
 
-// Predicted seconds of one measured row of `t` under table `et`.
-double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTable& et, bool* extrapolated = nullptr);
+// Predicted seconds of one measured row of `t` under table `et`, never below `floor_s` (a
+// kernel's launch floor; latency tables take none).
+double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTable& et, bool* extrapolated = nullptr,
+                      double floor_s = 0);
 
-// One row per profile table whose family the file holds, in table-name order.
+// One row per profile table whose family the file holds, in table-name order; a microbenchmark
+// file's kernels (launched eagerly) priced at least at the profile's eager launch floor, a
+// published file's at none. A derived table is checked where the file has rows of it (a device
+// run of that accelerator).
 std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile);
 
 // A fixed-width text table of the rows.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/core/input_file.hpp"
@@ -238,6 +239,19 @@ EfficiencyProfile decode_profile(const std::string& yaml_text, const std::string
 }
 
 }  // namespace
+
+const FittedTable* EfficiencyProfile::launch_table(bool graph) const {
+  const auto it = tables.find(graph ? "graph_replay_latency" : "launch_latency");
+  return it == tables.end() ? nullptr : &it->second;
+}
+
+double EfficiencyProfile::launch_floor_s(bool graph) const {
+  const FittedTable* t = launch_table(graph);
+  if (t == nullptr) return 0;
+  std::vector<double> shape;
+  for (const EfficiencyAxis& a : t->axes) shape.push_back(a.knots.empty() ? 1.0 : a.knots.back());
+  return t->lookup(shape).value;
+}
 
 EfficiencyProfile load_profile(const std::string& path) {
   std::ifstream in = core::open_input(path, "profile", std::ios::in);

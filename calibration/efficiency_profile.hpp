@@ -20,6 +20,11 @@ struct EfficiencyProfile {
 
   // The named table; throws core::Error listing the profile's tables.
   const FittedTable& table(const std::string& name) const;
+  // The launch_latency (graph: graph_replay_latency) table, or null where the profile has none.
+  const FittedTable* launch_table(bool graph) const;
+  // Seconds a kernel costs at least: that table at its largest measured kernel count (the
+  // steady state); 0 without the table.
+  double launch_floor_s(bool graph) const;
 };
 
 // YAML text of the profile (doubles round-trip exactly).

@@ -173,13 +173,9 @@ bool ProfileEfficiency::constant_between(const serving::KernelShape& a, const se
 }
 
 serving::CallFloor ProfileEfficiency::launch_floor(bool graph) const {
-  const std::string name = graph ? "graph_replay_latency" : "launch_latency";
-  const auto it = profile_.tables.find(name);
-  if (it == profile_.tables.end()) return {};
-  // Seconds per kernel in steady state: the largest measured kernel count.
-  std::vector<double> shape;
-  for (const calib::EfficiencyAxis& a : it->second.axes) shape.push_back(a.knots.empty() ? 1.0 : a.knots.back());
-  return {it->second.lookup(shape).value, false, name + " table" + lineage(it->second)};
+  const calib::FittedTable* t = profile_.launch_table(graph);
+  if (t == nullptr) return {};
+  return {profile_.launch_floor_s(graph), false, t->name + " table" + lineage(*t)};
 }
 
 serving::CallFloor ProfileEfficiency::call_floor(const serving::KernelShape& s) const {

@@ -759,6 +759,40 @@ TEST(PublishedImport, DeviceRunOfAnUncataloguedGpuIsReported) {
   EXPECT_THROW(import_published(kKernels, loaded().accs, loaded().systems, "p", "/nonexistent/measured"), core::Error);
 }
 
+// A device run checks the accelerator's shipped profile, derived tables too (H200's BF16 GEMM is
+// H100's), each microbenchmark kernel priced at least at the profile's eager launch floor: the
+// 4 KiB read is the floor (2.8 us), not 4 KiB at HBM speed (under a nanosecond).
+TEST(PublishedImport, DeviceRunChecksTheShippedProfileWithItsLaunchFloor) {
+  const CalibrationFile run = read_calibration_file(kRoot + "/calibration/data/measured/h200-cuda-2026-12-04.h5");
+  const EfficiencyProfile& p = imported().profiles.at("h200");
+  const double floor_s = p.launch_floor_s(false);
+  ASSERT_GT(floor_s, 1e-6);
+  const MeasurementTable& reads = run.tables.at("mem_read");
+  ASSERT_EQ(reads.column("size_bytes")[0], 4096);
+  EXPECT_DOUBLE_EQ(predict_time_s(reads, 0, p.table("mem_read"), nullptr, floor_s), floor_s);
+  EXPECT_LT(predict_time_s(reads, 0, p.table("mem_read")), 1e-8);
+  const auto rows = cross_check(run, p);
+  auto row = [&](const std::string& name) {
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const CrossCheckRow& r) { return r.table == name; });
+    EXPECT_NE(it, rows.end()) << name;
+    return it == rows.end() ? CrossCheckRow{} : *it;
+  };
+  EXPECT_EQ(p.table("gemm_bf16").derived_from, "h100-sxm");
+  EXPECT_EQ(row("gemm_bf16").fitted.points, 375u);
+  // Reads from 4 KiB to 4 GiB within 25% each with the floor (without it the small ones are -100%).
+  EXPECT_LT(row("mem_read").fitted.max_abs_error, 0.25);
+  // A published file takes no floor (its kernels were timed however their sources timed them):
+  // the same rows called published miss the small reads by ~100%.
+  CalibrationFile as_published = run;
+  as_published.attributes["backend"] = "published";
+  const auto pub = cross_check(as_published, p);
+  const auto pm = std::find_if(pub.begin(), pub.end(), [](const CrossCheckRow& r) { return r.table == "mem_read"; });
+  ASSERT_NE(pm, pub.end());
+  EXPECT_GT(pm->fitted.max_abs_error, 0.99);
+  // A derived table without rows in the file (the import's own) is not listed.
+  for (const CrossCheckRow& r : cross_check(imported().measured.at("h200"), p)) EXPECT_NE(r.table, "gemm_bf16");
+}
+
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {
   // calibration/data/profiles/ is this command's output; rerun it after changing the CSVs or the importer.
   for (const auto& a : loaded().accs) {
