@@ -30,11 +30,14 @@ double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTa
 
 std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile) {
   std::vector<CrossCheckRow> out;
-  // A microbenchmark launches its kernels eagerly, back to back; published rows were timed however
-  // their sources timed them (CUDA graphs, events around many calls): no floor.
-  const auto backend = file.attributes.find("backend");
-  const bool published = backend != file.attributes.end() && backend->second == "published";
-  const double floor_s = published ? 0.0 : profile.launch_floor_s(false);
+  // A microbenchmark launches its kernels eagerly, back to back, unless the file says it replayed
+  // them from a graph (`launch: graph`); published rows were timed however their sources timed
+  // them (CUDA graphs, events around many calls): no floor.
+  const auto attr = [&](const char* k) {
+    const auto it = file.attributes.find(k);
+    return it == file.attributes.end() ? std::string() : it->second;
+  };
+  const double floor_s = attr("backend") == "published" ? 0.0 : profile.launch_floor_s(attr("launch") == "graph");
   for (const auto& [name, et] : profile.tables) {
     const auto it = file.tables.find(et.family);
     if (it == file.tables.end()) continue;

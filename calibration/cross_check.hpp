@@ -31,8 +31,8 @@ double predict_time_s(const MeasurementTable& t, std::size_t row, const FittedTa
                       double floor_s = 0);
 
 // One row per profile table whose family the file holds, in table-name order; a microbenchmark
-// file's kernels (launched eagerly) priced at least at the profile's eager launch floor, a
-// published file's at none. A derived table is checked where the file has rows of it (a device
+// file's kernels priced at least at the profile's launch floor (eager, or graph-replay where the
+// file's `launch` attribute says "graph"), a published file's at none. A derived table is checked where the file has rows of it (a device
 // run of that accelerator).
 std::vector<CrossCheckRow> cross_check(const CalibrationFile& file, const EfficiencyProfile& profile);
 

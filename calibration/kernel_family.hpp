@@ -42,7 +42,8 @@ const std::vector<KernelFamily>& kernel_families();
 const KernelFamily& kernel_family(const std::string& name);
 // Columns every table of `f` must have (axes, work, achieved, time_s, held_out, ...).
 std::vector<std::string> required_columns(const KernelFamily& f);
-// Families a backend always writes; a file of that backend missing one is an error.
+// Families a microbenchmark backend (cpu, cuda) always writes; a file of that backend missing one
+// is an error. Other backends (published, torch) promise none.
 std::vector<std::string> required_families(const std::string& backend);
 
 // "fp4" .. "fp32" from a dtype_bits column value (4, 8, 16, 32); throws otherwise.

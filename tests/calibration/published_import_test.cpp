@@ -59,11 +59,12 @@ double efficiency(const std::string& acc, const std::string& table, const std::v
 TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   for (const auto& a : loaded().accs) EXPECT_TRUE(imported().profiles.contains(a.name)) << a.name;
   const auto& files = imported().files;
-  ASSERT_EQ(files.size(), 10u);  // eight CSVs and the two H200 device runs
+  ASSERT_EQ(files.size(), 14u);  // eight CSVs, the two H200 suite runs and the four torch GEMM files
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 36 + 50 + 24 CSV rows, and each run's 1,018 table rows
-  EXPECT_EQ(rows, 1319u + 2 * 1018u);
+  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 36 + 50 + 24 CSV rows, each suite run's 1,018
+  // table rows and each torch file's 110
+  EXPECT_EQ(rows, 1319u + 2 * 1018u + 4 * 110u);
 }
 
 // B200's decode rows (FlashInfer PR #1415): the table is keyed by the KV bytes one call reads
@@ -791,6 +792,50 @@ TEST(PublishedImport, DeviceRunChecksTheShippedProfileWithItsLaunchFloor) {
   EXPECT_GT(pm->fitted.max_abs_error, 0.99);
   // A derived table without rows in the file (the import's own) is not listed.
   for (const CrossCheckRow& r : cross_check(imported().measured.at("h200"), p)) EXPECT_NE(r.table, "gemm_bf16");
+}
+
+// A file that says its kernels were replayed from a graph (torch_gemm_check.py's `launch: graph`)
+// is priced at the graph-replay floor, any other microbenchmark file at the eager one: one GEMM of
+// 16 x 16 x 16 (a roofline time of picoseconds) measured at 1 us is predicted at the floor.
+TEST(PublishedImport, CrossCheckTakesTheFloorTheFileLaunchedWith) {
+  const EfficiencyProfile& p = imported().profiles.at("h200");
+  CalibrationFile f;
+  f.attributes = {{"backend", "torch"}, {"launch", "graph"}, {"device", "NVIDIA H200"}};
+  MeasurementTable t;
+  t.family = "gemm";
+  t.add_row({{"m", 16}, {"n", 16}, {"k", 16}, {"dtype_bits", 16}, {"flops", 8192}, {"achieved_flops_per_s", 8192 / 1e-6},
+             {"time_s", 1e-6}, {"held_out", 0}});
+  f.tables["gemm"] = t;
+  auto bias = [&](const CalibrationFile& file) {
+    for (const CrossCheckRow& r : cross_check(file, p))
+      if (r.table == "gemm_bf16") return r.fitted.mean_error;
+    ADD_FAILURE() << "no gemm_bf16 row";
+    return 0.0;
+  };
+  EXPECT_NEAR(bias(f), p.launch_floor_s(true) / 1e-6 - 1, 1e-9);
+  f.attributes.erase("launch");
+  EXPECT_NEAR(bias(f), p.launch_floor_s(false) / 1e-6 - 1, 1e-9);
+  EXPECT_GT(p.launch_floor_s(false), 2 * p.launch_floor_s(true));
+}
+
+// The torch GEMM files hold one table and no microbenchmark's families: they read (backend
+// "torch" promises none), and the shipped H200 FP8 table prices the DeepSeek block-scaled calls
+// with a bias under 10% either way (the per-tensor calls run faster than the table says).
+TEST(PublishedImport, TorchGemmFilesCheckTheShippedH200Tables) {
+  auto check = [&](const std::string& form) {
+    const CalibrationFile f =
+        read_calibration_file(kRoot + "/calibration/data/measured/h200-torch-gemm-" + form + "-2026-12-04.h5");
+    EXPECT_EQ(f.tables.size(), 1u);
+    for (const CrossCheckRow& r : cross_check(f, imported().profiles.at("h200")))
+      if (r.table == (form == "bf16" ? "gemm_bf16" : "gemm_fp8")) return r;
+    ADD_FAILURE() << form;
+    return CrossCheckRow{};
+  };
+  const CrossCheckRow block = check("fp8_block"), tensor = check("fp8_tensor");
+  EXPECT_EQ(block.fitted.points, 110u);
+  EXPECT_LT(std::abs(block.fitted.mean_error), 0.10);
+  EXPECT_GT(tensor.fitted.mean_error, block.fitted.mean_error + 0.2);
+  EXPECT_EQ(check("bf16").fitted.points, 110u);
 }
 
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {
