@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "calibration/calibration_file.hpp"
+#include "calibration/device_run_anchors.hpp"
 #include "calibration/fitter.hpp"
 #include "calibration/kernel_family.hpp"
 #include "sim/core/atomic_write.hpp"
@@ -94,15 +95,6 @@ bool is_collective(const std::string& family) { return family.starts_with("nccl_
 bool vendor_specific(const std::string& family) {
   return is_collective(family) || family == "mla_decode_floor" || family == "launch_latency" ||
          family == "graph_replay_latency";
-}
-
-// The families a device run (`agentsim calibrate --backend cuda` on the device itself) anchors:
-// those whose microbenchmark is what a serving engine's kernels pay there. Its GEMMs (cuBLASLt,
-// per-tensor FP8), reference attention kernels, unfused expert loop and read kernel are not the
-// engines' kernels, so their tables stay the published ones (the run's file keeps them as a check).
-const std::vector<std::string>& device_run_families() {
-  static const std::vector<std::string> f = {"launch_latency", "graph_replay_latency"};
-  return f;
 }
 
 // The catalog accelerator a device run's `device` attribute (cudaDeviceProp::name) names, or "".
@@ -488,7 +480,7 @@ void Importer::read_device_files() {
   }
   std::sort(paths.begin(), paths.end());
   const auto hashes = provenance_hashes(measured_dir_);
-  const auto& take = device_run_families();
+  const auto anchors = load_device_run_anchors(measured_dir_);
   for (const fs::path& path : paths) {
     const std::string name = path.filename().string();
     const CalibrationFile f = read_calibration_file(path.string());
@@ -499,6 +491,8 @@ void Importer::read_device_files() {
       return it == f.attributes.end() ? std::string() : it->second;
     };
     const std::string device = attr("device"), acc = map_device_name(device);
+    const auto listed = anchors.find(name);
+    const std::vector<std::string> take = listed == anchors.end() ? std::vector<std::string>{} : listed->second;
     for (const auto& [family, t] : f.tables) {
       summary.rows += t.rows();
       if (acc.empty() || accelerator(acc) == nullptr) {
@@ -507,7 +501,7 @@ void Importer::read_device_files() {
         continue;
       }
       if (std::find(take.begin(), take.end(), family) == take.end()) {
-        summary.skipped[family + ": kept in the file as a check, not imported (docs/calibration.md, Device runs)"] += t.rows();
+        summary.skipped[family + ": a check, not an anchor (anchors.yaml)"] += t.rows();
         continue;
       }
       const KernelFamily& fam = kernel_family(family);
@@ -522,6 +516,21 @@ void Importer::read_device_files() {
         for (const std::string& a : fam.axes) row.axes.push_back(t.column(a)[i]);
         row.achieved = t.column(fam.achieved_column)[i];
         row.time_s = t.column("time_s")[i];
+        if (!fam.work_column.empty()) row.work = t.column(fam.work_column)[i];
+        if (fam.per_dtype) {
+          row.dtype_bits = t.column("dtype_bits")[i];
+          row.scale_bytes = weight_scale_bytes(t, i);
+          const auto peak = accelerator(acc)->peak_flops.find(dtype_of_bits(row.dtype_bits));
+          if (peak == accelerator(acc)->peak_flops.end()) {
+            skip(summary, "accelerator has no datasheet peak for the dtype");
+            continue;
+          }
+          // As for the published rows: a rate above the datasheet roofline is not a measurement.
+          if (row.achieved > peak->second) {
+            skip(summary, "beyond the datasheet roofline");
+            continue;
+          }
+        }
         add(summary, acc, family, std::move(row));
       }
     }

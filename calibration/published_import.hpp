@@ -45,7 +45,7 @@ std::vector<std::string> sibling_order(const std::string& accelerator, const std
 
 // Reads the CSVs under `kernels_dir` (an unknown or missing column is an error naming file,
 // line and column) and the device calibration files (*.h5) under `measured_dir` (none if
-// empty; their launch and graph-replay tables anchor the device they name), fits and derives.
+// empty; the tables its anchors.yaml lists anchor the device a file names), fits and derives.
 // `profile_dir` is where the files will be written (recorded as each profile's source).
 PublishedImport import_published(const std::string& kernels_dir, const std::vector<hw::Accelerator>& accelerators,
                                  const std::vector<hw::System>& systems, const std::string& profile_dir,

@@ -489,9 +489,13 @@ TEST(PublishedImport, ATableStartingAboveItsSiblingsSizesTakesTheSiblingsRowsBel
   EXPECT_EQ(h200.extended_from, "h100-sxm below m 1024");
   EXPECT_TRUE(h200.derived_from.empty());
   EXPECT_EQ(h200.axes.front().knots.front(), 1);
-  // At its own sizes the table is still its own: the written calibration file holds H200's rows only.
-  const auto& m = imported().measured.at("h200").tables.at("gemm").column("m");
-  EXPECT_EQ(*std::min_element(m.begin(), m.end()), 1024);
+  // At its own sizes the table is still its own: the written calibration file holds H200's rows
+  // only (its FP8 rows from m = 1,024; its BF16 rows, the torch run's, from m = 1).
+  const MeasurementTable& g = imported().measured.at("h200").tables.at("gemm");
+  double fp8_min_m = 1e9;
+  for (std::size_t r = 0; r < g.rows(); ++r)
+    if (g.column("dtype_bits")[r] == 8) fp8_min_m = std::min(fp8_min_m, g.column("m")[r]);
+  EXPECT_EQ(fp8_min_m, 1024);
   // Collectives stay within their vendor: MI325X's RCCL rows start at 4 GiB, MI300X's (the same
   // xGMI fabric and link bandwidth) fill below; 1 MiB costs MI300X's published 28.39 us.
   EXPECT_EQ(p.at("mi325x").table("nccl_all_reduce_1node").extended_from, "mi300x below size_bytes 4.29497e+09");
@@ -726,7 +730,41 @@ PublishedImport import_with_device_file(const char* name, const std::string& dev
     f.tables[family] = t;
   }
   write_calibration_file((dir / "run.h5").string(), f);
+  std::ofstream(dir / "anchors.yaml") << "run.h5: [launch_latency, graph_replay_latency]\n";
   return import_published(kKernels, loaded().accs, loaded().systems, "p", dir.string());
+}
+
+// anchors.yaml is checked: a file that is not in the folder, a family that does not exist or a
+// value that is not a list is an error naming anchors.yaml, its line and the file's key.
+TEST(PublishedImport, DeviceRunAnchorsAreChecked) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_device_anchors";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(kRoot + "/calibration/data/measured/h200-cuda-2026-12-04.h5", dir / "run.h5");
+  auto error_of = [&](const std::string& yaml) {
+    std::ofstream(dir / "anchors.yaml") << yaml;
+    try {
+      import_published(kKernels, loaded().accs, loaded().systems, "p", dir.string());
+    } catch (const core::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string family = error_of("# which tables anchor\nrun.h5: [launch_latncy]\n");
+  EXPECT_NE(family.find("anchors.yaml:2"), std::string::npos) << family;
+  EXPECT_NE(family.find("launch_latency"), std::string::npos) << family;  // the suggestion
+  const std::string missing = error_of("other.h5: [gemm]\n");
+  EXPECT_NE(missing.find("anchors.yaml:1"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("not a calibration file"), std::string::npos) << missing;
+  EXPECT_NE(error_of("run.h5: gemm\n").find("expected a list"), std::string::npos);
+  // Listed, the run's launch tables anchor H200; not listed, none of its tables does.
+  EXPECT_EQ(error_of("run.h5: [launch_latency]\n"), "no error");
+  std::ofstream(dir / "anchors.yaml") << "run.h5: [launch_latency]\n";
+  EXPECT_TRUE(import_published(kKernels, loaded().accs, loaded().systems, "p", dir.string())
+                  .profiles.at("h200").table("launch_latency").derived_from.empty());
+  fs::remove(dir / "anchors.yaml");
+  EXPECT_FALSE(import_published(kKernels, loaded().accs, loaded().systems, "p", dir.string())
+                   .profiles.at("h200").tables.contains("launch_latency"));
 }
 
 TEST(PublishedImport, DeviceRunsAnchorTheirLaunchTables) {
@@ -778,7 +816,7 @@ TEST(PublishedImport, DeviceRunChecksTheShippedProfileWithItsLaunchFloor) {
     EXPECT_NE(it, rows.end()) << name;
     return it == rows.end() ? CrossCheckRow{} : *it;
   };
-  EXPECT_EQ(p.table("gemm_bf16").derived_from, "h100-sxm");
+  EXPECT_TRUE(p.table("gemm_bf16").derived_from.empty());  // the torch run's BF16 rows
   EXPECT_EQ(row("gemm_bf16").fitted.points, 375u);
   // Reads from 4 KiB to 4 GiB within 25% each with the floor (without it the small ones are -100%).
   EXPECT_LT(row("mem_read").fitted.max_abs_error, 0.25);
@@ -791,7 +829,28 @@ TEST(PublishedImport, DeviceRunChecksTheShippedProfileWithItsLaunchFloor) {
   ASSERT_NE(pm, pub.end());
   EXPECT_GT(pm->fitted.max_abs_error, 0.99);
   // A derived table without rows in the file (the import's own) is not listed.
-  for (const CrossCheckRow& r : cross_check(imported().measured.at("h200"), p)) EXPECT_NE(r.table, "gemm_bf16");
+  for (const CrossCheckRow& r : cross_check(imported().measured.at("h200"), p)) EXPECT_NE(r.table, "grouped_gemm_fp8");
+}
+
+// H200's BF16 GEMM table is the torch run's 110 calls (anchors.yaml), not H100's vLLM rows: its
+// provenance names the file, and at a measured shape it gives the measured efficiency within
+// the fit's own stated error.
+TEST(PublishedImport, H200Bf16GemmIsItsOwnTorchRun) {
+  const FittedTable& t = imported().profiles.at("h200").table("gemm_bf16");
+  EXPECT_TRUE(t.derived_from.empty());
+  EXPECT_NE(t.provenance.find("h200-torch-gemm-bf16-2026-12-04.h5 (110 rows"), std::string::npos) << t.provenance;
+  EXPECT_EQ(t.fit_error.points, 110u);
+  const CalibrationFile run = read_calibration_file(kRoot + "/calibration/data/measured/h200-torch-gemm-bf16-2026-12-04.h5");
+  const MeasurementTable& g = run.tables.at("gemm");
+  const double datasheet = peak("h200", hw::DType::kBf16);
+  for (std::size_t r = 0; r < g.rows(); ++r) {
+    const double measured = g.column("achieved_flops_per_s")[r] / datasheet;
+    const double fitted = efficiency("h200", "gemm_bf16", {g.column("m")[r], g.column("n")[r], g.column("k")[r]}, datasheet);
+    EXPECT_LE(std::abs(fitted / measured - 1), t.fit_error.max_rel_error + 1e-9) << "row " << r;
+  }
+  // H100 keeps its own rows; the CDNA3 parts, with none, now take H200's (their nearest measured sibling).
+  EXPECT_TRUE(imported().profiles.at("h100-sxm").table("gemm_bf16").derived_from.empty());
+  EXPECT_EQ(imported().profiles.at("mi300x").table("gemm_bf16").derived_from, "h200");
 }
 
 // A file that says its kernels were replayed from a graph (torch_gemm_check.py's `launch: graph`)
