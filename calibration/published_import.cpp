@@ -101,7 +101,7 @@ bool vendor_specific(const std::string& family) {
 std::string map_device_name(const std::string& device) {
   static const std::map<std::string, std::string> names = {
       {"NVIDIA H200", "h200"},                       // seen: calibration/data/measured/PROVENANCE.md
-      {"NVIDIA H100 80GB HBM3", "h100-sxm"},         // the SXM part's name as nvidia-smi prints it
+      {"NVIDIA H100 80GB HBM3", "h100-sxm"},         // the SXM part's name as its tools print it (gemm.csv's vLLM rows: "H100 80GB HBM3")
   };
   const auto it = names.find(device);
   return it == names.end() ? "" : it->second;
@@ -143,6 +143,21 @@ std::string short_source(const std::string& s) {
   std::string out = s.substr(0, s.find(';'));
   if (out.size() > 140) out = out.substr(0, 137) + "...";
   return out;
+}
+
+// Why a GEMM call of `flops` moving `bytes` at `achieved` FLOP/s is not a measurement of its shape
+// on `a` ("" when it is): no datasheet peak for the dtype, or a rate above the datasheet roofline
+// (aiter once committed a 1,024-token time for 32,768 tokens: 1.8x MI355X's FP8 peak).
+std::string gemm_not_a_measurement(const hw::Accelerator& a, double bits, double flops, double bytes, double achieved) {
+  const auto peak = a.peak_flops.find(dtype_of_bits(bits));
+  if (peak == a.peak_flops.end()) return "accelerator has no datasheet peak for the dtype";
+  const double compute_x = achieved / peak->second;
+  const double memory_x = a.hbm_bw_Bps > 0 ? bytes / (flops / achieved) / a.hbm_bw_Bps : 0;
+  if (compute_x <= 1 && memory_x <= 1) return "";
+  char why[96];
+  std::snprintf(why, sizeof why, "beyond the datasheet roofline (%.2fx the %s peak)", std::max(compute_x, memory_x),
+                compute_x >= memory_x ? dtype_name(bits).c_str() : "HBM");
+  return why;
 }
 
 // One anchor row on its way into a table.
@@ -207,8 +222,9 @@ class Importer {
  private:
   using Handler = void (Importer::*)(const core::CsvReader&, ImportFileSummary&, const std::string& acc, Row row);
   void read_file(const std::string& name, Handler h);
-  // Every calibration file (*.h5) under measured_dir_, in name order: device_run_families()'
-  // rows of the accelerator its `device` names; the rest counted as skipped, with the reason.
+  // Every calibration file (*.h5) under measured_dir_, in name order: the rows of the tables its
+  // anchors.yaml lists, for the accelerator the file's `device` names; the rest counted as
+  // skipped, with the reason.
   void read_device_files();
   // Provenance names a vendored folder relative to the source root (the same on every checkout).
   static std::string shown(const std::string& dir, const std::string& vendored) {
@@ -331,7 +347,6 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
   const double bits = dtype_bits_of(r.field(r.column("dtype")));
   if (bits == 0) return skip(s, "dtype not priced (gemm)");
   const hw::Accelerator& a = *accelerator(acc);
-  if (!a.peak_flops.contains(dtype_of_bits(bits))) return skip(s, "accelerator has no datasheet peak for the dtype");
   const double groups_raw = parse_plain(r.field(r.column("num_groups")));
   const double groups = std::isnan(groups_raw) ? 1 : groups_raw;
   const double m = parse_plain(r.field(r.column("m"))), n = parse_plain(r.field(r.column("n"))),
@@ -348,18 +363,10 @@ void Importer::gemm_row(const core::CsvReader& r, ImportFileSummary& s, const st
   } else {
     return skip(s, "no achieved rate");
   }
-  // A rate above the datasheet roofline is not a measurement of the shape (aiter once committed a
-  // 1,024-token time for 32,768 tokens: 1.8x MI355X's FP8 peak); skipped, never fitted.
-  const double compute_x = achieved / a.peak_flops.at(dtype_of_bits(bits));
   const double scales = scale_bytes_of(r.field(r.column("dtype")));
-  const double bytes = gemm_bytes(groups, m, n, k, bits, scales);
-  const double memory_x = a.hbm_bw_Bps > 0 ? bytes / (flops / achieved) / a.hbm_bw_Bps : 0;
-  if (compute_x > 1 || memory_x > 1) {
-    char why[96];
-    std::snprintf(why, sizeof why, "beyond the datasheet roofline (%.2fx the %s peak)", std::max(compute_x, memory_x),
-                  compute_x >= memory_x ? dtype_name(bits).c_str() : "HBM");
+  if (const std::string why = gemm_not_a_measurement(a, bits, flops, gemm_bytes(groups, m, n, k, bits, scales), achieved);
+      !why.empty())
     return skip(s, why);
-  }
   row.dtype_bits = bits;
   row.scale_bytes = scales;
   row.achieved = achieved;
@@ -517,17 +524,13 @@ void Importer::read_device_files() {
         row.achieved = t.column(fam.achieved_column)[i];
         row.time_s = t.column("time_s")[i];
         if (!fam.work_column.empty()) row.work = t.column(fam.work_column)[i];
-        if (fam.per_dtype) {
+        if (fam.per_dtype) {  // the GEMM families: the same test as the published rows
           row.dtype_bits = t.column("dtype_bits")[i];
           row.scale_bytes = weight_scale_bytes(t, i);
-          const auto peak = accelerator(acc)->peak_flops.find(dtype_of_bits(row.dtype_bits));
-          if (peak == accelerator(acc)->peak_flops.end()) {
-            skip(summary, "accelerator has no datasheet peak for the dtype");
-            continue;
-          }
-          // As for the published rows: a rate above the datasheet roofline is not a measurement.
-          if (row.achieved > peak->second) {
-            skip(summary, "beyond the datasheet roofline");
+          const std::string why =
+              gemm_not_a_measurement(*accelerator(acc), row.dtype_bits, row.work, gemm_row_bytes(t, i), row.achieved);
+          if (!why.empty()) {
+            skip(summary, why);
             continue;
           }
         }

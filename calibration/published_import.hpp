@@ -1,8 +1,9 @@
 #pragma once
 // `agentsim calibrate import-published`: the published kernel measurements vendored under
 // calibration/data/published/kernels/ (gemm, attention, collectives, memory, overheads CSVs)
-// and this repository's own device runs under calibration/data/measured/ turned into one calibration file (HDF5, the microbenchmark layout) and one efficiency
-// profile per catalog accelerator. Each row's gpu is mapped to a catalog accelerator, its
+// and this repository's own device runs under calibration/data/measured/, turned into one
+// calibration file (HDF5, the microbenchmark layout) and one efficiency profile per catalog
+// accelerator. Each row's gpu is mapped to a catalog accelerator, its
 // achieved rate divided by that accelerator's datasheet peak (the table's `peak`
 // attribute); a table an accelerator has no anchor rows for is copied from its nearest
 // measured sibling (efficiencies kept, peak = its own datasheet figure) and marked

@@ -84,7 +84,7 @@ Command add_calibrate_command(CLI::App& app, const Context& ctx) {
   imp->add_option("--kernels", args->kernels_dir, "folder of gemm/attention/collectives/memory/overheads.csv")
       ->capture_default_str();
   imp->add_option("--measured", args->measured_dir,
-                  "folder of this repository's device runs (agentsim calibrate --backend cuda files, *.h5)")
+                  "folder of this repository's device runs (calibration files, *.h5) and their anchors.yaml")
       ->capture_default_str();
   imp->add_option("--out", args->profiles_dir, "folder for <accelerator>.h5 and <accelerator>.yaml")->capture_default_str();
 
