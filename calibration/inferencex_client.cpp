@@ -6,6 +6,7 @@
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
+#include "calibration/inferencex_overlap_scheduler.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 
@@ -23,6 +24,7 @@ void apply_inferencex_run(MeasuredRun& r) {
   }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);
   r.recv_interval_steps = inferencex_recv_interval_steps(r);
+  r.overlap_scheduler_off = inferencex_overlap_scheduler_off(r);
   apply_inferencex_context_wait(r);
   apply_inferencex_batch_limits(r);
   r.draft_tokens = inferencex_draft_tokens(r);

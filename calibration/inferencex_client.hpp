@@ -27,7 +27,8 @@ inline constexpr long long kInferenceXDisaggregatedMinPrompts = 16;  // amd_util
 
 // An InferenceX row as its benchmark ran, for a row already mapped (model, system, engine, plan,
 // precision, concurrency): its recipe's stream interval (inferencex_stream_interval.hpp), scheduler
-// receive interval (inferencex_recv_interval.hpp), TensorRT-LLM context waits (inferencex_context_wait.hpp),
+// receive interval (inferencex_recv_interval.hpp), overlap scheduler (inferencex_overlap_scheduler.hpp),
+// TensorRT-LLM context waits (inferencex_context_wait.hpp),
 // batch limits (inferencex_batch_limits.hpp), draft tokens (inferencex_draft_tokens.hpp) and
 // KV-cache format where the row's text names
 // none (inferencex_kv_dtype.hpp), and the client's length spread and prompt count above. The one

@@ -57,6 +57,10 @@ struct MeasuredRun {
   // recv_interval_steps); 1 = SGLang's default, and every other engine. InferenceX rows: their
   // recipe's (inferencex_recv_interval.hpp).
   int recv_interval_steps = 1;
+  // The server ran without the engine's overlap scheduler (serving.overlap_scheduler false): every
+  // step waits for all its per-sequence and per-token host work. InferenceX rows: their recipe's
+  // (inferencex_overlap_scheduler.hpp); false for every other row (the engine's catalog value).
+  bool overlap_scheduler_off = false;
   // TensorRT-LLM's context waits the server was launched with (serving::ContextWait): its
   // attention-DP balance timeout in steps (attention_dp_config.timeout_iters with enable_balance;
   // 0 = off) and its batch waiting (batch_wait_timeout_iters, batch_wait_max_tokens_ratio; 0 =

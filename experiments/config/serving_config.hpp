@@ -38,6 +38,11 @@ struct ServingConfig {
   // when absent (request_latency_set false), the engine's catalog value.
   double request_latency_s = 0;
   bool request_latency_set = false;
+  // `overlap_scheduler`: whether the engine runs each step's per-sequence and per-token host work
+  // alongside the accelerators (serving::EngineOverhead::overlap_scheduler); when absent
+  // (overlap_scheduler_set false), the engine's catalog value.
+  bool overlap_scheduler = true;
+  bool overlap_scheduler_set = false;
   double memory_fraction = 0.9;
   hw::Efficiency efficiency;
   // `serving.efficiency` was written: its constants price every kernel, replacing the

@@ -21,6 +21,9 @@ constexpr std::array kServingKeys = {
     OptionSpec{"request_latency", "time", "engine's",
                "a request's path outside the engine loop (client to scheduler, first chunk back), once per request; "
                "replaces the engine's catalog value when given"},
+    OptionSpec{"overlap_scheduler", "bool", "engine's",
+               "the engine runs each step's per-sequence and per-token host work alongside the accelerators' step "
+               "(SGLang's overlap scheduler, TensorRT-LLM's, vLLM's async scheduling); replaces the engine's catalog value when given"},
     OptionSpec{"memory_fraction", "number", "0.9", "share of HBM for weights + activations + KV cache"},
     OptionSpec{"efficiency", "map", "", "constant achieved fractions of peak; when set they replace the accelerators' calibration profiles"},
     OptionSpec{"admission", "string", "reserve", "reserve (prompt + answer up front) or on_demand"},
@@ -100,6 +103,10 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.request_latency_s = v->as_quantity(Dimension::kTime);
     if (!(s.request_latency_s >= 0 && s.request_latency_s <= 10)) throw v->error("expected a time in [0, 10s]");
   }
+  if (auto v = srv->find("overlap_scheduler")) {
+    s.overlap_scheduler_set = true;
+    s.overlap_scheduler = v->as_bool();
+  }
   s.memory_fraction = fraction(*srv, "memory_fraction", 0.9);
   if (auto eff = srv->find("efficiency")) {
     eff->check_keys(kEfficiencyKeys);
@@ -172,6 +179,7 @@ serving::EngineOverhead effective_engine_overhead(const ServingConfig& s) {
   // schedules stay the engine's.
   serving::EngineOverhead o = s.engine_overhead;
   if (s.step_overhead_set) o.fixed_s = o.graph_fixed_s = o.per_sequence_s = o.per_token_s = 0;
+  if (s.overlap_scheduler_set) o.overlap_scheduler = s.overlap_scheduler;
   return o;
 }
 

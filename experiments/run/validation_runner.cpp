@@ -136,6 +136,10 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // find its prompt in the prefix cache.
   e.serving.prefix_caching = false;
   e.serving.recv_interval_steps = row.recv_interval_steps;  // the server's launch flag (SGLang)
+  if (row.overlap_scheduler_off) {  // the recipe's (calibration/inferencex_overlap_scheduler.hpp)
+    e.serving.overlap_scheduler_set = true;
+    e.serving.overlap_scheduler = false;
+  }
   e.serving.balance_timeout_steps = row.balance_timeout_steps;  // TensorRT-LLM's (serving::ContextWait)
   e.serving.batch_wait_steps = row.batch_wait_steps;
   e.serving.batch_wait_max_tokens_ratio = row.batch_wait_max_tokens_ratio;

@@ -29,6 +29,11 @@ bool EngineOverhead::graph_step(const StepBatch& batch, int schedulers) const {
           share(static_cast<long long>(batch.decodes.size()), schedulers) <= static_cast<long long>(graph_max_sequences));
 }
 
+double EngineOverhead::exposed_s(const Terms& t, double device_s) const {
+  const double overlappable_s = t.sequences_s + t.tokens_s;
+  return t.fixed_s + (overlap_scheduler ? std::max(0.0, overlappable_s - device_s) : overlappable_s);
+}
+
 std::string_view to_string(Engine e) { return core::name_of(kEngineNames, e); }
 
 }  // namespace agentsim::serving

@@ -15,10 +15,12 @@
 //           larger batches). The step cost also takes the launch floor per kernel
 //           from graph_step when StepCostOptions::cuda_graph (deployment.cuda_graph) is on.
 //
-// Values are the exposed host time: engines that overlap the next step's scheduling
-// with the current step's kernels (SGLang's overlap scheduler, TensorRT-LLM's overlap
-// scheduler) expose less of it. `serving.step_overhead` replaces the whole model by a
-// constant (docs/serving.md).
+// The fixed term is exposed host time (what the step model leaves out, fitted by validation).
+// The per-sequence and per-token terms are host work that an overlap scheduler (SGLang's
+// zero-overhead scheduler, TensorRT-LLM's overlap scheduler, vLLM's async scheduling; catalog
+// key overlap_scheduler) runs while the accelerators run the step, so only what outlasts the
+// step's device time is exposed (exposed_s); without it all of it is. `serving.step_overhead`
+// replaces the whole model by a constant (docs/serving.md).
 #include <string_view>
 
 #include "sim/core/name_table.hpp"
@@ -51,6 +53,9 @@ struct EngineOverhead {
   // loop, client to scheduler and first chunk back (HTTP server, tokeniser, IPC, detokeniser,
   // streaming client), charged once per request before the scheduler sees it (RequestPath).
   double request_latency_s = 0;
+  // The engine runs each step's per-sequence and per-token host work alongside the accelerators'
+  // previous step (catalog key overlap_scheduler; `serving.overlap_scheduler` overrides it).
+  bool overlap_scheduler = false;
 
   // The terms of one step.
   struct Terms {
@@ -64,6 +69,9 @@ struct EngineOverhead {
   // within graph_max_sequences a rank.
   bool graph_step(const StepBatch& batch, int schedulers) const;
   double host_s(const StepBatch& batch, int schedulers) const { return terms(batch, schedulers).total_s(); }
+  // The host time a step of `device_s` seconds on the accelerators waits for: the fixed term, and
+  // the per-sequence and per-token terms less `device_s` with the overlap scheduler (never below 0).
+  double exposed_s(const Terms& t, double device_s) const;
   bool zero() const { return fixed_s == 0 && graph_fixed_s == 0 && per_sequence_s == 0 && per_token_s == 0; }
 };
 

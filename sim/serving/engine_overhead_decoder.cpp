@@ -20,6 +20,8 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
                  "whether max_batch_tokens and max_sequences bind each attention-DP rank or the replica"},
       OptionSpec{"mixed_batches", "bool", "",
                  "whether a step runs prefill chunks with the decodes (false: prefill steps run alone)"},
+      OptionSpec{"overlap_scheduler", "bool", "",
+                 "whether the per-sequence and per-token host work runs alongside the accelerators' step"},
       OptionSpec{"request_latency", "time", "",
                  "a request's path outside the engine loop (client to scheduler, first chunk back), once per request"},
   };
@@ -51,6 +53,7 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
     }
     o.limits_per_dp_rank = limits == "per_dp_rank";
     o.mixed_batches = x.at("mixed_batches").as_bool();
+    o.overlap_scheduler = x.at("overlap_scheduler").as_bool();
     o.request_latency_s = x.at("request_latency").as_quantity(core::Dimension::kTime);
     if (!(o.request_latency_s >= 0 && o.request_latency_s <= 10)) {
       throw x.at("request_latency").error("expected a time in [0, 10s]");

@@ -57,6 +57,7 @@ struct StepBreakdown {
   double draft_s = 0;             // speculative drafting
   double exposed_comm_s = 0;      // after overlap
   double hidden_comm_s = 0;       // hidden behind compute by overlap
+  double host_hidden_s = 0;       // engine host work run alongside the step by its overlap scheduler
   double tokens_per_step = 1;     // emitted per decoding sequence (speculative decoding > 1)
   double engram_host_bytes = 0;        // Engram rows read over the host link, per device (all micro-batches)
   double engram_host_transfer_s = 0;   // their transfer time (latency + bytes / per-GPU host bandwidth)

@@ -496,19 +496,25 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   k.host_link_s = micro * host;
   k.floor_s += micro * exposed.alpha_s;
   k.network_s = micro * exposed.beta_s;
-  k.overhead_s = opt.step_overhead_s + opt.engine.host_s(batch, work_.plan().attn_dp) + bd.bubble_s + bd.draft_s;
-
   c.compute_s = micro * comp;
   c.memory_s = micro * mem;
   c.compute_bound = c.compute_s >= c.memory_s;
   c.comm_latency_s = micro * exposed.alpha_s;
   c.comm_transfer_s = micro * (exposed.beta_s + host);
+  // The accelerators' time for the step; an overlap scheduler's host work runs alongside it.
+  const double device_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s +
+                          micro * (roof - std::max(comp, mem)) + bd.bubble_s + bd.draft_s;
+  const EngineOverhead::Terms engine = opt.engine.terms(batch, work_.plan().attn_dp);
+  const double engine_s = opt.engine.exposed_s(engine, device_s);
+  bd.host_hidden_s = engine.total_s() - engine_s;
+  k.overhead_s = opt.step_overhead_s + engine_s + bd.bubble_s + bd.draft_s;
   c.overhead_s = micro * (roof - std::max(comp, mem)) + k.overhead_s;
   c.total_s = std::max(c.compute_s, c.memory_s) + c.comm_latency_s + c.comm_transfer_s + c.overhead_s;
   if (probe != nullptr) {
     probe->eligible = batch.prefills.empty() && opt.overlap == Overlap::kNone && !spec && host == 0 &&
                       bd.engram_host_bytes == 0;
     probe->compute_bound = c.compute_bound;
+    probe->host_hidden = engine.sequences_s + engine.tokens_s <= device_s;
   }
   if (breakdown) {
     const char* how = !opt.cuda_graph ? "eager launches"
@@ -524,7 +530,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
 
 bool StepCoster::affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,
                                 const AffineProbe& b) const {
-  if (!a.eligible || !b.eligible || a.compute_bound != b.compute_bound) return false;
+  if (!a.eligible || !b.eligible || a.compute_bound != b.compute_bound || a.host_hidden != b.host_hidden) return false;
   if (a.ops.size() != b.ops.size()) return false;
   for (std::size_t i = 0; i < a.ops.size(); ++i) {
     const AffineProbe::Op& x = a.ops[i];

@@ -28,6 +28,9 @@ struct AffineProbe {
   // max(compute, memory) + constant collectives + the ops' excess over that max + host time.
   bool eligible = false;
   bool compute_bound = false;  // the step's: StepCost::compute_bound
+  // The engine's overlappable host work fits within the step's device time (EngineOverhead::
+  // exposed_s): hidden at both ends of an affine stretch of device time, hidden throughout.
+  bool host_hidden = true;
   struct Op {
     wl::Op id;
     Cause bound;  // its largest term (compute, HBM or launch floor), as the breakdown books it
@@ -59,6 +62,7 @@ class StepCoster {
   // True when price_shifted(batch, i) is affine in i on [lo, hi] (to rounding), given the probes
   // of its prices at lo and hi: both eligible, every op that reads the contexts and the step
   // bound by the same term at both ends (a term at least the others at both ends is so throughout),
+  // the engine's overlappable host work hidden at both ends or at neither,
   // their efficiencies constant between (KernelEfficiency::constant_between) and no context
   // crossing a kink of the attention's work.
   bool affine_between(const StepBatch& batch, long long lo, long long hi, const AffineProbe& a,

@@ -12,9 +12,11 @@
 #include <utility>
 
 #include "calibration/inferencex_batch_limits.hpp"
+#include "calibration/inferencex_client.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
+#include "calibration/inferencex_overlap_scheduler.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
@@ -458,6 +460,33 @@ TEST(MeasuredSources, InferenceXDraftTokensFollowTheRecipe) {
   EXPECT_EQ(inferencex_draft_tokens(r), 3);  // num_nextn_predict_layers 3
   r.plan = "tp=1,ep=8,dp=8";
   EXPECT_EQ(inferencex_draft_tokens(r), 1);  // 1 with attention DP
+}
+
+// The recipes' overlap scheduler (calibration/inferencex_overlap_scheduler.hpp): off only for
+// SGLang's FP8 MTP script on B200 and B300, which never exports SGLANG_ENABLE_SPEC_V2.
+TEST(MeasuredSources, InferenceXOverlapSchedulerFollowsTheRecipe) {
+  MeasuredRun r = r1_row("sglang", "hgx-b200", "fp8");
+  r.plan = "tp=8,ep=1";
+  EXPECT_FALSE(inferencex_overlap_scheduler_off(r));  // dsr1_fp8_b200.sh: no speculation, SGLang's default
+  r.speculative = true;
+  EXPECT_TRUE(inferencex_overlap_scheduler_off(r));   // dsr1_fp8_b200_mtp.sh: SGLANG_ENABLE_SPEC_V2=1 unexported
+  r.system = "hgx-b300";
+  EXPECT_TRUE(inferencex_overlap_scheduler_off(r));   // dsr1_fp8_b300_mtp.sh, the same line
+  r.system = "hgx-h200";
+  EXPECT_FALSE(inferencex_overlap_scheduler_off(r));  // dsr1_fp8_h200_mtp.sh: export SGLANG_ENABLE_SPEC_V2=1
+  r.system = "hgx-b200";
+  r.experts_dtype = "fp4";
+  EXPECT_FALSE(inferencex_overlap_scheduler_off(r));  // dsr1_fp4_b200_mtp.sh exports it
+  r.experts_dtype = "fp8";
+  r.engine = "trtllm";
+  EXPECT_FALSE(inferencex_overlap_scheduler_off(r));  // TensorRT-LLM's recipes keep its overlap scheduler
+  // Applied with the rest of the recipe, single-node rows only.
+  MeasuredRun a = r1_row("sglang", "hgx-b200", "fp8");
+  a.plan = "tp=8,ep=1";
+  a.concurrency = 4;
+  a.speculative = true;
+  apply_inferencex_run(a);
+  EXPECT_TRUE(a.overlap_scheduler_off);
 }
 
 // The recipes' batch limits (calibration/inferencex_batch_limits.hpp): SGLang's prefill budget and

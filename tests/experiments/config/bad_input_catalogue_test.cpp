@@ -181,7 +181,7 @@ std::vector<Row> rows() {
        "--set servng.engine=sglang: servng: unknown key (did you mean 'serving'?); valid keys: …"},
       {"SetUnknownKey", "unknown key", {{"exp.yaml", kExp}}, run + " --set serving.max_batch=4096",
        "--set serving.max_batch=4096: serving.max_batch: unknown key; valid keys: "
-       "max_batch_tokens, max_sequences, engine, step_overhead, request_latency, memory_fraction, efficiency, admission, preemption, "
+       "max_batch_tokens, max_sequences, engine, step_overhead, request_latency, overlap_scheduler, memory_fraction, efficiency, admission, preemption, "
        "fast_forward, scheduler_recv_interval, context_wait, kv_cache, router, replicas, disaggregation, pods, pod_sampling"},
 
       // ---- catalog: accelerator, system, model (copies of real entries with one line changed) ----

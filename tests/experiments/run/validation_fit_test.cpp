@@ -57,6 +57,25 @@ TEST(EngineOverhead, TermsMatchHandValues) {
   EXPECT_NEAR(o.host_s(mixed, 4), 1.5e-3 + 10e-6 + 251 * 0.2e-6, 1e-12);
 }
 
+// Without the overlap scheduler a step waits for all its host work; with it, for the fixed term
+// and what the per-sequence and per-token work takes beyond the step's device time.
+TEST(EngineOverhead, OverlapSchedulerExposesOnlyWhatOutlastsTheDevice) {
+  serving::EngineOverhead o;
+  o.graph_fixed_s = 1e-3;
+  o.per_sequence_s = 30e-6;
+  o.per_token_s = 1e-6;
+  serving::StepBatch decode;
+  decode.decodes.assign(100, serving::DecodeItem{1000});
+  const auto t = o.terms(decode, 1);  // 1 ms + 100 x 30 us + 100 x 1 us = 4.1 ms
+  ASSERT_NEAR(t.total_s(), 4.1e-3, 1e-12);
+  EXPECT_NEAR(o.exposed_s(t, 2e-3), 4.1e-3, 1e-12);  // off: all of it, whatever the device time
+  o.overlap_scheduler = true;
+  EXPECT_NEAR(o.exposed_s(t, 2e-3), 1e-3 + (3.1e-3 - 2e-3), 1e-12);  // 1.1 ms of the 3.1 outlast a 2 ms step
+  EXPECT_NEAR(o.exposed_s(t, 3.1e-3), 1e-3, 1e-12);                   // exactly hidden
+  EXPECT_NEAR(o.exposed_s(t, 50e-3), 1e-3, 1e-12);                    // a long step hides it all
+  EXPECT_NEAR(o.exposed_s(t, 0), 4.1e-3, 1e-12);
+}
+
 TEST(EngineOverhead, CatalogHasEveryEngine) {
   const Catalog c = load_catalog(kRoot);
   for (const auto& [name, e] : serving::kEngineNames) {
@@ -64,6 +83,9 @@ TEST(EngineOverhead, CatalogHasEveryEngine) {
     EXPECT_GT(o.fixed_s, 0) << name;
     EXPECT_GE(o.fixed_s, o.graph_fixed_s) << name;
     EXPECT_GT(o.graph_max_sequences, 0) << name;
+    // SGLang's zero-overhead scheduler, TensorRT-LLM's overlap scheduler and vLLM's async
+    // scheduling (default since v0.14) are on by default (catalog sources).
+    EXPECT_TRUE(o.overlap_scheduler) << name;
   }
 }
 
@@ -82,7 +104,8 @@ TEST(EngineOverhead, BatchLimitsDecodeStrictly) {
   for (const auto& [name, e] : serving::kEngineNames) {
     text += std::string(text.empty() ? "engines:\n" : "") + "  " + std::string(name) +
             ":\n    fixed: \"1ms\"\n    graph_fixed: \"1ms\"\n    graph_max_sequences: 8\n"
-            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    mixed_batches: true\n    request_latency: \"0s\"\n    batch_limits: " +
+            "    per_sequence: \"1us\"\n    per_token: \"0.1us\"\n    mixed_batches: true\n    overlap_scheduler: true\n"
+            "    request_latency: \"0s\"\n    batch_limits: " +
             (e == serving::Engine::kSglang ? "per_node" : "per_replica") + "\n";
   }
   std::ofstream(file) << text;
@@ -113,6 +136,23 @@ TEST(ServingEngine, DecodesOnceAndStepOverheadOverrides) {
   const Experiment o = parse_experiment(experiment("  engine: trtllm\n  step_overhead: \"2ms\"\n"), kRoot + "/e.yaml", kRoot);
   EXPECT_TRUE(effective_engine_overhead(o.serving).zero());
   EXPECT_DOUBLE_EQ(o.serving.step_overhead_s, 2e-3);
+}
+
+// serving.overlap_scheduler replaces the engine's catalog value; absent, the catalog's stands.
+TEST(ServingEngine, OverlapSchedulerIsTheEnginesUnlessTheExperimentSetsIt) {
+  const Experiment a = parse_experiment(experiment("  engine: sglang\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_FALSE(a.serving.overlap_scheduler_set);
+  EXPECT_TRUE(effective_engine_overhead(a.serving).overlap_scheduler);
+  const Experiment off =
+      parse_experiment(experiment("  engine: sglang\n  overlap_scheduler: false\n"), kRoot + "/e.yaml", kRoot);
+  EXPECT_FALSE(effective_engine_overhead(off.serving).overlap_scheduler);
+  EXPECT_FALSE(resolve_run(off, first_valid_plan(off)).replica.cost.engine.overlap_scheduler);
+  try {
+    parse_experiment(experiment("  overlap_scheduler: sometimes\n"), kRoot + "/e.yaml", kRoot);
+    ADD_FAILURE() << "a non-bool accepted";
+  } catch (const core::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("serving.overlap_scheduler"), std::string::npos) << err.what();
+  }
 }
 
 // The engine's request latency is the catalog's unless serving.request_latency replaces it

@@ -77,6 +77,26 @@ bool some_op_changes_bound(const Case& c, const wl::ModelSpec& m, const hw::Syst
   return changed;
 }
 
+// Plans the stretch of `c` into `seg` and checks every step's ticks against exact pricing, the
+// stretch split at its kink in fewer prices than steps; returns the exact sum of the step ticks.
+core::Ticks expect_plan_equals_exact_pricing(const StepCoster& coster, const Case& c, DecodeSegment& seg) {
+  seg.plan(coster, decodes(c, 0), c.steps);
+  EXPECT_EQ(seg.steps(), c.steps);
+  core::Ticks exact = 0;
+  long long mismatches = 0;
+  for (long long j = 0; j < c.steps; ++j) {
+    const core::Ticks t = core::to_ticks(coster.price(decodes(c, j)).total_s);
+    exact += t;
+    mismatches += seg.step_ticks(j) != t ? 1 : 0;
+  }
+  EXPECT_EQ(mismatches, 0);
+  EXPECT_EQ(seg.run_ticks(0, c.steps), exact);
+  EXPECT_GT(seg.pieces(), 1u) << "the kink splits the stretch";
+  // A few prices per kink: ~50 for one kink, ~1000 for 256 sequences each reaching its top-k cap.
+  EXPECT_LT(seg.evaluations(), c.steps / 2) << "fewer prices than steps";
+  return exact;
+}
+
 // Step by step, the planned segment equals exact pricing to the nanosecond tick, while
 // the two-point extrapolation (first step + slope of the first two) does not.
 TEST_F(FastForwardExact, SegmentPlanEqualsExactPricingOfEveryStep) {
@@ -90,20 +110,7 @@ TEST_F(FastForwardExact, SegmentPlanEqualsExactPricingOfEveryStep) {
 
     const StepCoster coster(m, s, cost_options(c));
     DecodeSegment seg;
-    seg.plan(coster, decodes(c, 0), c.steps);
-    ASSERT_EQ(seg.steps(), c.steps);
-    core::Ticks exact = 0;
-    long long mismatches = 0;
-    for (long long j = 0; j < c.steps; ++j) {
-      const core::Ticks t = core::to_ticks(coster.price(decodes(c, j)).total_s);
-      exact += t;
-      mismatches += seg.step_ticks(j) != t ? 1 : 0;
-    }
-    EXPECT_EQ(mismatches, 0);
-    EXPECT_EQ(seg.run_ticks(0, c.steps), exact);
-    EXPECT_GT(seg.pieces(), 1u) << "the kink splits the stretch";
-    // A few prices per kink: ~50 for one kink, ~1000 for 256 sequences each reaching its top-k cap.
-    EXPECT_LT(seg.evaluations(), c.steps / 2) << "fewer prices than steps";
+    const core::Ticks exact = expect_plan_equals_exact_pricing(coster, c, seg);
 
     // The old model: step i lasts A + B i ticks from the first two steps.
     const core::Ticks a = core::to_ticks(coster.price(decodes(c, 0)).total_s);
@@ -114,6 +121,29 @@ TEST_F(FastForwardExact, SegmentPlanEqualsExactPricingOfEveryStep) {
                 core::to_seconds(exact), seg.pieces(), seg.evaluations(), rel);
     EXPECT_GT(rel, 1e-6) << "the reference catches the two-point extrapolation";
   }
+}
+
+// An overlap scheduler's host work exposed while the step is short and hidden once the growing
+// contexts make the device time outlast it: the step cost has a kink no op's bound shows, which
+// the segment's fast path (AffineProbe::host_hidden) must not step over. Every step's ticks equal
+// exact pricing.
+TEST_F(FastForwardExact, SegmentPlanIsExactAcrossTheOverlapSchedulersKink) {
+  const Case c{"llama-3.1-70b", "hgx-h100", 8, 64, 1000, 10, 6000};
+  const wl::ModelSpec& m = catalog.models.get(c.model);
+  const hw::System& s = catalog.systems.get(c.system);
+  StepCostOptions o = cost_options(c);
+  o.step_overhead_s = 0;
+  const double first_s = StepCoster(m, s, o).price(decodes(c, 0)).total_s;
+  const double last_s = StepCoster(m, s, o).price(decodes(c, c.steps - 1)).total_s;
+  ASSERT_LT(first_s * 1.2, last_s) << "the device time must grow along the stretch";
+  o.engine.graph_fixed_s = 1e-3;
+  o.engine.per_sequence_s = (first_s + last_s) / 2 / c.batch;  // the host work: between the two
+  o.engine.overlap_scheduler = true;
+  const StepCoster coster(m, s, o);
+  EXPECT_GT(step_cost(decodes(c, 0), m, s, o).total_s, first_s + 1e-3) << "exposed at the first step";
+  EXPECT_NEAR(step_cost(decodes(c, c.steps - 1), m, s, o).total_s, last_s + 1e-3, 1e-12) << "hidden at the last";
+  DecodeSegment seg;
+  expect_plan_equals_exact_pricing(coster, c, seg);
 }
 
 // Whole replicas: sequences with staggered contexts and answer lengths (one segment per

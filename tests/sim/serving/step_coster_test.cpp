@@ -112,6 +112,35 @@ TEST(StepCoster, MemoSharedByTwoCostersPricesEachAsItsOwn) {
   EXPECT_GE(differing, 4) << "the costers price most batches differently, so a stale price would show";
 }
 
+// The engine's per-sequence host work with the overlap scheduler: a step costs its device time
+// plus the fixed host term plus only the host work that outlasts the device time (EngineOverhead::
+// exposed_s), so it is min(host work, device time) shorter than without the scheduler; the
+// breakdown books the hidden part and its causes still add up to the total.
+TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
+  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
+  const hw::System& s = cat().systems.get("hgx-h100");
+  StepBatch b;
+  b.decodes.assign(64, DecodeItem{2000});
+  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
+  const double device_s = StepCoster(m, s, o).price(b).total_s;  // no host time at all
+  ASSERT_GT(device_s, 0);
+  o.engine.graph_fixed_s = 1e-3;
+  for (const double per_sequence_s : {device_s / 640, device_s / 64, 10 * device_s / 64}) {
+    o.engine.per_sequence_s = per_sequence_s;
+    const double work_s = 64 * per_sequence_s;
+    o.engine.overlap_scheduler = false;
+    const double off_s = StepCoster(m, s, o).price(b).total_s;
+    EXPECT_NEAR(off_s, device_s + 1e-3 + work_s, 1e-12);
+    o.engine.overlap_scheduler = true;
+    const StepCost on = step_cost(b, m, s, o);
+    EXPECT_NEAR(on.total_s, device_s + 1e-3 + std::max(0.0, work_s - device_s), 1e-12) << per_sequence_s;
+    EXPECT_NEAR(off_s - on.total_s, std::min(work_s, device_s), 1e-12);
+    EXPECT_NEAR(on.breakdown.host_hidden_s, std::min(work_s, device_s), 1e-12);
+    EXPECT_NEAR(on.breakdown.causes.sum(), on.total_s, 1e-12);
+    EXPECT_EQ(StepCoster(m, s, o).price(b).total_s, on.total_s);  // the hot path agrees bit for bit
+  }
+}
+
 TEST(StepCoster, EmptyBatchCostsNothing) {
   const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
   const StepCost z = c.price(StepBatch{});
