@@ -1,6 +1,7 @@
 // Invariants on random experiments: a property-based harness. Each case draws a random valid
 // experiment (model, system, plan, overlap, speculation, host time: a constant or an engine's
-// model, request latency, TensorRT-LLM context waits, serving options, replay mode, KV tiers, pods)
+// model with or without its overlap scheduler, request latency, TensorRT-LLM context waits, serving
+// options, replay mode, KV tiers, pods)
 // small enough to run in a fraction of a second, runs it, and checks conservation laws that
 // must hold for every run, whatever the options:
 //   - tokens: the window's output tokens are the sampled tokens of the window's steps; every
@@ -78,6 +79,7 @@ struct Case {
   std::string host;       // per-step host time: "constant" or the engine whose model prices it
   std::string latency = "engine";  // request latency: the engine's, "0s" or "250ms"
   bool context_wait = false;       // serving.context_wait set
+  bool overlap_off = false;        // an engine's model without its overlap scheduler
 };
 
 template <class T>
@@ -195,6 +197,11 @@ Case random_case(std::uint64_t seed) {
     c.context_wait = true;
     c.yaml.insert(c.yaml.find("workload:\n"),
                   "  context_wait: {balance_timeout_steps: 8, batch_wait_steps: 5, batch_wait_max_tokens_ratio: 0.5}\n");
+  }
+  // An engine's model without its overlap scheduler (every host term added), drawn after the rest.
+  if (c.host != "constant" && coin(0.3)) {
+    c.overlap_off = true;
+    c.yaml.insert(c.yaml.find("workload:\n"), "  overlap_scheduler: false\n");
   }
   return c;
 }
@@ -406,7 +413,7 @@ TEST(Invariants, HoldOnRandomExperiments) {
   const auto seed = static_cast<std::uint64_t>(env_or("AGENTSIM_INVARIANT_SEED", 20261201));
   long long ran = 0, drawn = 0, requests = 0, preempted = 0, full = 0, drained = 0, tiers = 0, violations = 0;
   std::map<std::string, int> modes, hosts, latencies;
-  int waits = 0;
+  int waits = 0, overlap_off = 0;
   for (long long i = 0; ran < cases && drawn < 4 * cases; ++i, ++drawn) {
     const std::uint64_t case_seed = core::derive_seed(seed, "case/" + std::to_string(i));
     const Case c = random_case(case_seed);
@@ -426,6 +433,7 @@ TEST(Invariants, HoldOnRandomExperiments) {
       ++hosts[c.host];
       ++latencies[c.latency];
       waits += c.context_wait;
+      overlap_off += c.overlap_off;
     }
   }
   std::printf("invariants: %lld experiments run (%lld drawn):", ran, drawn);
@@ -434,7 +442,7 @@ TEST(Invariants, HoldOnRandomExperiments) {
   for (const auto& [h, k] : hosts) std::printf(" %s %d", h.c_str(), k);
   std::printf("; request latency:");
   for (const auto& [l, k] : latencies) std::printf(" %s %d", l.c_str(), k);
-  std::printf("; context waits %d", waits);
+  std::printf("; context waits %d; engines without the overlap scheduler %d", waits, overlap_off);
   std::printf("; %lld requests in windows, %lld runs preempted, %lld filled HBM KV past 90%%, %lld hit a lower tier, "
               "%lld drained open-loop replays checked token for token; %lld violations\n",
               requests, preempted, full, tiers, drained, violations);
