@@ -30,8 +30,8 @@ bool EngineOverhead::graph_step(const StepBatch& batch, int schedulers) const {
 }
 
 double EngineOverhead::exposed_s(const Terms& t, double device_s) const {
-  const double overlappable_s = t.sequences_s + t.tokens_s;
-  return t.fixed_s + (overlap_scheduler ? std::max(0.0, overlappable_s - device_s) : overlappable_s);
+  if (!overlap_scheduler) return t.total_s();
+  return t.fixed_s + std::max(0.0, t.sequences_s + t.tokens_s - device_s);
 }
 
 std::string_view to_string(Engine e) { return core::name_of(kEngineNames, e); }
