@@ -10,8 +10,9 @@
 namespace agentsim::calib {
 
 // <dir>/anchors.yaml as file name -> families; empty where the file does not exist (every run is
-// then a check only). Throws core::Error naming anchors.yaml, line and key for a file that is not
-// a calibration file (*.h5) in `dir`, an unknown family or anything but a list of names.
+// then a check only). Read with core::YamlNode: a core::Error names anchors.yaml, line and key
+// for a top level that is not a mapping, a key that is not a calibration file (*.h5) in `dir`, a
+// value that is not a list, or an unknown family.
 std::map<std::string, std::vector<std::string>> load_device_run_anchors(const std::string& dir);
 
 }  // namespace agentsim::calib

@@ -498,6 +498,11 @@ void Importer::read_device_files() {
       return it == f.attributes.end() ? std::string() : it->second;
     };
     const std::string device = attr("device"), acc = map_device_name(device);
+    // What wrote the file, as its command line names it (every calibration file records one), the
+    // program without the folder it ran from on the device.
+    std::string program = attr("command_line");
+    if (const std::size_t space = program.find(' '), slash = program.rfind('/', space); slash != std::string::npos)
+      program.erase(0, slash + 1);
     const auto listed = anchors.find(name);
     const std::vector<std::string> take = listed == anchors.end() ? std::vector<std::string>{} : listed->second;
     for (const auto& [family, t] : f.tables) {
@@ -516,8 +521,7 @@ void Importer::read_device_files() {
         Row row;
         row.gpu = device;
         row.quality = "measured_here";
-        row.source = "agentsim calibrate --backend " + attr("backend") + " on " + device + " (" + attr("driver") + "; " +
-                     attr("date") + ")";
+        row.source = program + " on " + device + " (" + attr("driver") + "; " + attr("date") + ")";
         row.file = name;
         row.line = static_cast<int>(i) + 1;
         for (const std::string& a : fam.axes) row.axes.push_back(t.column(a)[i]);
@@ -685,9 +689,14 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
     std::set<std::string> q;
     for (const auto& [key, r] : best) q.insert(r.quality);
     t.attributes["quality_levels"] = core::join_names(std::vector<std::string>(q.begin(), q.end()));
-    t.attributes["kernel"] = all_rows.front().file.ends_with(".h5")
-                                 ? "measured on the device by agentsim calibrate (this repository's microbenchmark)"
-                                 : "published measurements; several libraries at one shape: the fastest";
+    // What the kept rows are: this repository's device runs, published measurements, or both.
+    const bool device_rows = std::any_of(from.begin(), from.end(), [](const std::string& name) { return name.ends_with(".h5"); });
+    const bool published_rows = std::any_of(from.begin(), from.end(), [](const std::string& name) { return !name.ends_with(".h5"); });
+    const std::string measured_here = "measured on the device by this repository's calibration scripts (calibration/data/measured)";
+    const std::string published = "published measurements; several libraries at one shape: the fastest";
+    t.attributes["kernel"] = device_rows && published_rows ? measured_here + "; " + published
+                             : device_rows                 ? measured_here
+                                                           : published;
     char buf[64];
     if (fam.per_dtype) {
       std::set<double> bits;
