@@ -24,15 +24,17 @@ long long tokens_that_fit(double bytes, double bytes_per_token) {
   return static_cast<long long>(std::min(std::floor(bytes / bytes_per_token), kMaxTokens));
 }
 
+double activation_budget_bytes(const ServingConfig& s, const wl::Footprint& fp) {
+  return fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens);
+}
+
 // HBM KV per replica: per device, HBM x memory_fraction minus weights, activations of a
 // full token budget and the runtime reserve, over KV bytes per token on that device; times
 // the attention-DP ranks, each of which holds the KV of its own sequences only.
 long long hbm_kv_tokens(const ServingConfig& s, const hw::System& system, const wl::Footprint& fp,
                         double drafter_bytes_per_device) {
   const double per_device = system.accelerator.hbm_bytes * s.memory_fraction - fp.weight_bytes() - fp.engram_hbm_bytes -
-                            drafter_bytes_per_device -
-                            fp.activation_bytes_per_token * static_cast<double>(s.max_batch_tokens) -
-                            s.runtime_reserve_bytes;
+                            drafter_bytes_per_device - activation_budget_bytes(s, fp) - s.runtime_reserve_bytes;
   return tokens_that_fit(per_device, fp.kv_bytes_per_token) * fp.plan.attn_dp;
 }
 
@@ -111,6 +113,10 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
 
 int RunSpec::replicas() const {
   return cluster.prefill_replicas > 0 ? cluster.prefill_replicas + cluster.decode_replicas : cluster.replicas;
+}
+
+double activation_budget_bytes(const Experiment& e, const wl::ParallelPlan& plan) {
+  return activation_budget_bytes(e.serving, wl::footprint(e.model, plan));
 }
 
 const Plan& first_valid_plan(const Experiment& e) {

@@ -34,6 +34,10 @@ struct RunSpec {
 // block). The accelerator's efficiency_profile, when set, prices the kernels (relative to e.root).
 RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block_tokens = 0);
 
+// Per device, the activations of a full token budget (serving.max_batch_tokens) under `plan`:
+// what serving.memory_fraction holds besides weights and KV (the HBM KV capacity subtracts it).
+double activation_budget_bytes(const Experiment& e, const wl::ParallelPlan& plan);
+
 // The experiment's first valid plan (the one a single-deployment experiment runs).
 const Plan& first_valid_plan(const Experiment& e);
 

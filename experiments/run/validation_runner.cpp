@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/core/decode_helpers.hpp"
+#include "experiments/run/resolve_run.hpp"
 #include "experiments/run/runner.hpp"
 #include "experiments/run/trtllm_bench_limits.hpp"
 #include "sim/core/error.hpp"
@@ -90,12 +91,26 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   }
   if (row.max_batch_tokens > 0) e.serving.max_batch_tokens = row.max_batch_tokens;
   if (row.max_sequences > 0) e.serving.max_sequences = row.max_sequences;
-  if (row.memory_fraction > 0) e.serving.memory_fraction = row.memory_fraction;
-  if (row.kv_free_memory_fraction > 0) {
-    // TensorRT-LLM's KV takes that fraction of what the weights leave (activations not subtracted).
+  // The row's server states its memory split in its own terms; serving.memory_fraction is the
+  // share of HBM for weights, the activations of a full token budget and the KV cache
+  // (resolve_run.cpp, hbm_kv_tokens), so each is converted to the KV the server allocated.
+  if (row.memory_fraction > 0 || row.kv_free_memory_fraction > 0) {
     const double hbm = system.accelerator.hbm_bytes;
     const double weights = serving::check_plan(e.model, system, plan.deployment.plan, 1.0).weight_bytes_per_device;
-    e.serving.memory_fraction = std::clamp((weights + row.kv_free_memory_fraction * (hbm - weights)) / hbm, 0.0, 1.0);
+    const double activations = activation_budget_bytes(e, plan.deployment.plan);
+    if (row.kv_free_memory_fraction > 0) {
+      // TensorRT-LLM: KV = fraction x (HBM - the peak of a profiling forward of max_num_tokens:
+      // weights and activations), tensorrt_llm/_torch/pyexecutor/_util.py cal_max_tokens.
+      e.serving.memory_fraction =
+          std::clamp((weights + activations + row.kv_free_memory_fraction * (hbm - weights - activations)) / hbm, 0.0, 1.0);
+    } else if (out.engine == serving::Engine::kSglang) {
+      // SGLang's --mem-fraction-static is weights + KV pool; activations and graphs take the rest
+      // (python/sglang/srt/server_args.py; model_runner profile_max_num_token: KV = free memory after
+      // loading - HBM x (1 - mem_fraction_static)).
+      e.serving.memory_fraction = std::clamp((row.memory_fraction * hbm + activations) / hbm, 0.0, 1.0);
+    } else {
+      e.serving.memory_fraction = row.memory_fraction;
+    }
   }
   const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan, e.serving.memory_fraction);
   if (!check.ok) throw core::Error(at("plan"), check.reason);

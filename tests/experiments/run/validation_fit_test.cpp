@@ -304,9 +304,12 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   for (const auto& row : rows.rows) EXPECT_FALSE(row.experiment.serving.prefix_caching);
 }
 
-// A row's server limits replace the base experiment's; a TensorRT-LLM KV fraction of what the
-// weights leave becomes the memory fraction that leaves the KV that much; a row stating none keeps
-// the base's (validate.yaml: 8192 tokens, 256 requests, 0.9).
+// A row's server limits replace the base experiment's, and its server's memory split becomes the
+// memory fraction (weights + activations of the token budget + KV) that leaves the KV it allocated:
+// vLLM's fraction as stated; SGLang's --mem-fraction-static (weights + KV) plus the activations it
+// keeps outside it; TensorRT-LLM's KV fraction of what the weights and a max_num_tokens forward's
+// activations leave. A row stating none keeps the base's (validate.yaml: 8192 tokens, 256
+// requests, 0.9).
 TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   calib::MeasuredRun r = h200_row("limits", 1024, 64);
   r.max_batch_tokens = 32768;
@@ -315,24 +318,39 @@ TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   calib::MeasuredRun trt = h200_row("trt", 1024, 64);
   trt.engine = "trtllm";
   trt.kv_free_memory_fraction = 0.75;
+  trt.max_batch_tokens = 2048;
+  calib::MeasuredRun sgl = r;
+  sgl.id = "sglang";
+  sgl.engine = "sglang";
   calib::MeasuredRun base = h200_row("base", 1024, 64);
-  const PreparedRows rows = prepared({r, trt, base});
-  ASSERT_EQ(rows.rows.size(), 3u);
+  r.engine = "vllm";
+  const PreparedRows rows = prepared({r, trt, sgl, base});
+  ASSERT_EQ(rows.rows.size(), 4u);
   EXPECT_EQ(rows.rows[0].experiment.serving.max_batch_tokens, 32768);
   EXPECT_EQ(rows.rows[0].experiment.serving.max_sequences, 128);
   EXPECT_DOUBLE_EQ(rows.rows[0].experiment.serving.memory_fraction, 0.82);
-  // Llama-3.1-8B in BF16 on one H200: W of weights, then KV = 0.75 (HBM - W).
+  // Llama-3.1-8B in BF16 on one H200: W of weights; A = its activations per token (hidden 4096,
+  // q 32 x 128, FFN 14336, vocab 128,256, all BF16: 2 (4096 + 4096 + 2 x 4096 + 2 x 14336) + 4 x
+  // 128,256 = 603,136 bytes) times the row's token budget.
   const Catalog catalog = load_catalog(kRoot);
   const double hbm = catalog.accelerators.get("h200").hbm_bytes;
-  const double f = rows.rows[1].experiment.serving.memory_fraction;
   const double weights = serving::check_plan(rows.rows[1].experiment.model, rows.rows[1].experiment.systems[0],
                                              rows.rows[1].experiment.plans[0].deployment.plan, 1.0)
                              .weight_bytes_per_device;
   EXPECT_GT(weights, 1e10);
-  EXPECT_NEAR(f * hbm - weights, 0.75 * (hbm - weights), 1.0);
-  EXPECT_EQ(rows.rows[2].experiment.serving.max_batch_tokens, 8192);
-  EXPECT_EQ(rows.rows[2].experiment.serving.max_sequences, 256);
-  EXPECT_DOUBLE_EQ(rows.rows[2].experiment.serving.memory_fraction, 0.9);
+  constexpr double kActivationBytesPerToken = 2 * (4096 + 4096 + 2 * 4096 + 2 * 14336) + 4 * 128256;
+  // TensorRT-LLM: KV = 0.75 (HBM - W - A), A for its 2,048-token max_num_tokens.
+  const double a_trt = kActivationBytesPerToken * 2048;
+  const double f_trt = rows.rows[1].experiment.serving.memory_fraction;
+  EXPECT_NEAR(f_trt * hbm - weights - a_trt, 0.75 * (hbm - weights - a_trt), 1.0);
+  // SGLang: KV = 0.82 HBM - W (its activations come out of the other 18%), A for 32,768 tokens.
+  const double a_sgl = kActivationBytesPerToken * 32768;
+  const double f_sgl = rows.rows[2].experiment.serving.memory_fraction;
+  EXPECT_NEAR(f_sgl * hbm - weights - a_sgl, 0.82 * hbm - weights, 1.0);
+  EXPECT_GT(f_sgl, 0.82 + 0.1);  // 19.8 GB of activations over ~150 GB
+  EXPECT_EQ(rows.rows[3].experiment.serving.max_batch_tokens, 8192);
+  EXPECT_EQ(rows.rows[3].experiment.serving.max_sequences, 256);
+  EXPECT_DOUBLE_EQ(rows.rows[3].experiment.serving.memory_fraction, 0.9);
 }
 
 // A DeepSeek-R1 MTP row on 8 x H200 whose server drafted `draft_tokens` a step (0: the card's).
