@@ -21,6 +21,13 @@
 namespace agentsim::exp {
 namespace {
 
+// HBM an SGLang server process holds before its weights load (CUDA context, NCCL communicators),
+// which its KV pool does not get: 140.4 GiB total, 12.25 GiB free and 125.65 GiB used by the
+// weights after loading, so 2.5 GiB before (DeepSeek-V4-Pro FP8, TP 8 on H200, the SGLang log in
+// github.com/SemiAnalysisAI/InferenceX issue #2128: "Load weight end. ... avail mem=12.25 GB, mem
+// usage=125.65 GB", on "an H200 (~140.4 GB/GPU)"; SGLang's GB are GiB).
+constexpr double kSglangLoadOverheadBytes = (140.4 - 12.25 - 125.65) * 1073741824.0;
+
 // The row's one-plan experiment; throws core::Error located at the row's column.
 ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, const calib::MeasuredRun& row) {
   const auto at = [&](const char* col) { return core::SourceLocation{row.file, row.line, col}; };
@@ -108,6 +115,9 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
       // (python/sglang/srt/server_args.py; model_runner profile_max_num_token: KV = free memory after
       // loading - HBM x (1 - mem_fraction_static)).
       e.serving.memory_fraction = std::clamp((row.memory_fraction * hbm + activations) / hbm, 0.0, 1.0);
+      // Its "free after loading" is also short of what the process held before the weights
+      // (CUDA context, NCCL), measured below; a base experiment's own reserve is kept.
+      if (e.serving.runtime_reserve_bytes == 0) e.serving.runtime_reserve_bytes = kSglangLoadOverheadBytes;
     } else {
       e.serving.memory_fraction = row.memory_fraction;
     }
