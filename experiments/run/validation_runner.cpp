@@ -21,12 +21,15 @@
 namespace agentsim::exp {
 namespace {
 
-// HBM an SGLang server process holds before its weights load (CUDA context, NCCL communicators),
-// which its KV pool does not get: 140.4 GiB total, 12.25 GiB free and 125.65 GiB used by the
-// weights after loading, so 2.5 GiB before (DeepSeek-V4-Pro FP8, TP 8 on H200, the SGLang log in
+// HBM a server process holds before its weights load (CUDA context, NCCL communicators), which
+// SGLang's and TensorRT-LLM's KV pools do not get (both size it from the memory free after loading
+// or profiling): 140.4 GiB total, 12.25 GiB free and 125.65 GiB used by the weights after loading,
+// so 2.5 GiB before (DeepSeek-V4-Pro FP8, TP 8 on H200, the SGLang log in
 // github.com/SemiAnalysisAI/InferenceX issue #2128: "Load weight end. ... avail mem=12.25 GB, mem
-// usage=125.65 GB", on "an H200 (~140.4 GB/GPU)"; SGLang's GB are GiB).
-constexpr double kSglangLoadOverheadBytes = (140.4 - 12.25 - 125.65) * 1073741824.0;
+// usage=125.65 GB", on "an H200 (~140.4 GB/GPU)"; SGLang's GB are GiB). Measured on an SGLang
+// process and taken for TensorRT-LLM's too: the CUDA context and NCCL are the runtime's, not the
+// engine's. Other rows keep the base experiment's reserve (validate.yaml: none).
+constexpr double kLoadOverheadBytes = (140.4 - 12.25 - 125.65) * 1073741824.0;
 
 // The row's one-plan experiment; throws core::Error located at the row's column.
 ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, const calib::MeasuredRun& row) {
@@ -110,6 +113,10 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
       // weights and activations), tensorrt_llm/_torch/pyexecutor/_util.py cal_max_tokens.
       e.serving.memory_fraction =
           std::clamp((weights + activations + row.kv_free_memory_fraction * (hbm - weights - activations)) / hbm, 0.0, 1.0);
+      // The fraction applies after the process's own memory too (in the profiling's peak).
+      if (e.serving.runtime_reserve_bytes == 0) {
+        e.serving.runtime_reserve_bytes = row.kv_free_memory_fraction * kLoadOverheadBytes;
+      }
     } else if (out.engine == serving::Engine::kSglang) {
       // SGLang's --mem-fraction-static is weights + KV pool; activations and graphs take the rest
       // (python/sglang/srt/server_args.py; model_runner profile_max_num_token: KV = free memory after
@@ -117,7 +124,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
       e.serving.memory_fraction = std::clamp((row.memory_fraction * hbm + activations) / hbm, 0.0, 1.0);
       // Its "free after loading" is also short of what the process held before the weights
       // (CUDA context, NCCL), measured below; a base experiment's own reserve is kept.
-      if (e.serving.runtime_reserve_bytes == 0) e.serving.runtime_reserve_bytes = kSglangLoadOverheadBytes;
+      if (e.serving.runtime_reserve_bytes == 0) e.serving.runtime_reserve_bytes = kLoadOverheadBytes;
     } else {
       e.serving.memory_fraction = row.memory_fraction;
     }

@@ -307,9 +307,9 @@ TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
 // A row's server limits replace the base experiment's, and its server's memory split becomes the
 // memory fraction (weights + activations of the token budget + KV) that leaves the KV it allocated:
 // vLLM's fraction as stated; SGLang's --mem-fraction-static (weights + KV) plus the activations it
-// keeps outside it, less what the process held before loading; TensorRT-LLM's KV fraction of what the weights and a max_num_tokens forward's
-// activations leave. A row stating none keeps the base's (validate.yaml: 8192 tokens, 256
-// requests, 0.9).
+// keeps outside it, less what the process held before loading; TensorRT-LLM's KV fraction of what
+// the weights, a max_num_tokens forward's activations and the process's own memory leave. A row
+// stating none keeps the base's (validate.yaml: 8192 tokens, 256 requests, 0.9).
 TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   calib::MeasuredRun r = h200_row("limits", 1024, 64);
   r.max_batch_tokens = 32768;
@@ -348,11 +348,12 @@ TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   const double f_sgl = rows.rows[2].experiment.serving.memory_fraction;
   EXPECT_NEAR(f_sgl * hbm - weights - a_sgl, 0.82 * hbm - weights, 1.0);
   EXPECT_GT(f_sgl, 0.82 + 0.1);  // 19.8 GB of activations over ~150 GB
-  // And an SGLang process's memory before its weights (2.5 GiB, an SGLang log on H200) stays out
-  // of its KV; the other engines' rows keep the base's reserve (none).
+  // And a server process's memory before its weights (2.5 GiB, an SGLang log on H200) stays out of
+  // the KV: all of it for SGLang, TensorRT-LLM's fraction of it (the fraction applies after it);
+  // a vLLM row keeps the base's reserve (none).
   EXPECT_NEAR(rows.rows[2].experiment.serving.runtime_reserve_bytes, 2.5 * 1073741824.0, 1.0);
+  EXPECT_NEAR(rows.rows[1].experiment.serving.runtime_reserve_bytes, 0.75 * 2.5 * 1073741824.0, 1.0);
   EXPECT_EQ(rows.rows[0].experiment.serving.runtime_reserve_bytes, 0.0);
-  EXPECT_EQ(rows.rows[1].experiment.serving.runtime_reserve_bytes, 0.0);
   EXPECT_EQ(rows.rows[3].experiment.serving.max_batch_tokens, 8192);
   EXPECT_EQ(rows.rows[3].experiment.serving.max_sequences, 256);
   EXPECT_DOUBLE_EQ(rows.rows[3].experiment.serving.memory_fraction, 0.9);
