@@ -514,7 +514,8 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
     probe->eligible = batch.prefills.empty() && opt.overlap == Overlap::kNone && !spec && host == 0 &&
                       bd.engram_host_bytes == 0;
     probe->compute_bound = c.compute_bound;
-    probe->host_hidden = engine.sequences_s + engine.tokens_s <= device_s;
+    // Without the overlap scheduler the host work is exposed whatever the device time: no kink.
+    probe->host_hidden = !opt.engine.overlap_scheduler || engine.sequences_s + engine.tokens_s <= device_s;
   }
   if (breakdown) {
     const char* how = !opt.cuda_graph ? "eager launches"

@@ -30,6 +30,7 @@ struct AffineProbe {
   bool compute_bound = false;  // the step's: StepCost::compute_bound
   // The engine's overlappable host work fits within the step's device time (EngineOverhead::
   // exposed_s): hidden at both ends of an affine stretch of device time, hidden throughout.
+  // True without the overlap scheduler (all of it exposed at every step: the cost has no kink there).
   bool host_hidden = true;
   struct Op {
     wl::Op id;

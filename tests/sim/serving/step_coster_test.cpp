@@ -141,6 +141,32 @@ TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
   }
 }
 
+// The probes of a decode stretch whose device time grows past the engine's host work: with the
+// overlap scheduler the work is exposed at one end and hidden at the other (a kink the fast path
+// must not step over); without it the work is exposed at both, and the probes agree.
+TEST(StepCoster, ProbeSeesTheOverlapKinkOnlyWithTheOverlapScheduler) {
+  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
+  const hw::System& s = cat().systems.get("hgx-h100");
+  StepBatch b;
+  b.decodes.assign(64, DecodeItem{1000});
+  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
+  const long long shift = 20000;
+  const double first_s = StepCoster(m, s, o).price_shifted(b, 0).total_s;
+  const double last_s = StepCoster(m, s, o).price_shifted(b, shift).total_s;
+  ASSERT_LT(first_s * 1.2, last_s) << "the device time must grow along the stretch";
+  o.engine.per_sequence_s = (first_s + last_s) / 2 / 64;  // the host work: between the two
+  for (const bool overlap : {true, false}) {
+    o.engine.overlap_scheduler = overlap;
+    const StepCoster coster(m, s, o);
+    AffineProbe lo, hi;
+    coster.price_shifted(b, 0, nullptr, &lo);
+    coster.price_shifted(b, shift, nullptr, &hi);
+    ASSERT_TRUE(lo.eligible && hi.eligible);
+    EXPECT_EQ(lo.host_hidden, !overlap) << "exposed at the short end only with the scheduler";
+    EXPECT_TRUE(hi.host_hidden);
+  }
+}
+
 TEST(StepCoster, EmptyBatchCostsNothing) {
   const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
   const StepCost z = c.price(StepBatch{});
