@@ -112,16 +112,26 @@ TEST(StepCoster, MemoSharedByTwoCostersPricesEachAsItsOwn) {
   EXPECT_GE(differing, 4) << "the costers price most batches differently, so a stale price would show";
 }
 
+// 64 decodes of `context` tokens of Llama-3.1-70B at TP 8 on an HGX H100, constant efficiencies
+// and no host time: the engine-host tests' step.
+struct HostTimeCase {
+  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
+  const hw::System& s = cat().systems.get("hgx-h100");
+  StepBatch b;
+  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
+  explicit HostTimeCase(long long context) { b.decodes.assign(64, DecodeItem{context}); }
+};
+
 // The engine's per-sequence host work with the overlap scheduler: a step costs its device time
 // plus the fixed host term plus only the host work that outlasts the device time (EngineOverhead::
 // exposed_s), so it is min(host work, device time) shorter than without the scheduler; the
 // breakdown books the hidden part and its causes still add up to the total.
 TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
-  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
-  const hw::System& s = cat().systems.get("hgx-h100");
-  StepBatch b;
-  b.decodes.assign(64, DecodeItem{2000});
-  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
+  HostTimeCase k(2000);
+  const wl::ModelSpec& m = k.m;
+  const hw::System& s = k.s;
+  const StepBatch& b = k.b;
+  StepCostOptions& o = k.o;
   const double device_s = StepCoster(m, s, o).price(b).total_s;  // no host time at all
   ASSERT_GT(device_s, 0);
   o.engine.graph_fixed_s = 1e-3;
@@ -145,11 +155,11 @@ TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
 // overlap scheduler the work is exposed at one end and hidden at the other (a kink the fast path
 // must not step over); without it the work is exposed at both, and the probes agree.
 TEST(StepCoster, ProbeSeesTheOverlapKinkOnlyWithTheOverlapScheduler) {
-  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
-  const hw::System& s = cat().systems.get("hgx-h100");
-  StepBatch b;
-  b.decodes.assign(64, DecodeItem{1000});
-  StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
+  HostTimeCase k(1000);
+  const wl::ModelSpec& m = k.m;
+  const hw::System& s = k.s;
+  const StepBatch& b = k.b;
+  StepCostOptions& o = k.o;
   const long long shift = 20000;
   const double first_s = StepCoster(m, s, o).price_shifted(b, 0).total_s;
   const double last_s = StepCoster(m, s, o).price_shifted(b, shift).total_s;
