@@ -105,7 +105,7 @@ struct Reader {
   FittedTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"family", "dtype", "quantity", "peak", "peak_source", "log_constant", "axes",
                              "fit_error", "held_out_error"},
-               {"derived_from", "extended_from", "provenance", "mem_bw_Bps"});
+               {"derived_from", "extended_from", "provenance", "mem_bw_Bps", "max_value"});
     FittedTable t;
     t.name = name;
     t.family = get<std::string>(n["family"], key_path + ".family", "a string");
@@ -141,6 +141,7 @@ struct Reader {
     t.fit_error = fit_error(n["fit_error"], key_path + ".fit_error");
     t.held_out_error = fit_error(n["held_out_error"], key_path + ".held_out_error");
     if (n["mem_bw_Bps"]) t.mem_bw_Bps = number(n["mem_bw_Bps"], key_path + ".mem_bw_Bps", 0, kMaxValue);
+    if (n["max_value"]) t.max_value = number(n["max_value"], key_path + ".max_value", 0, kMaxValue);
     if (n["derived_from"]) t.derived_from = get<std::string>(n["derived_from"], key_path + ".derived_from", "a string");
     if (n["extended_from"])
       t.extended_from = get<std::string>(n["extended_from"], key_path + ".extended_from", "a string");
@@ -193,6 +194,7 @@ std::string to_yaml(const EfficiencyProfile& p) {
       out << YAML::EndMap;
     }
     out << YAML::EndSeq;
+    if (t.max_value > 0) out << YAML::Key << "max_value" << YAML::Value << t.max_value;
     emit_error(out, "fit_error", t.fit_error);
     emit_error(out, "held_out_error", t.held_out_error);
     if (!t.derived_from.empty()) out << YAML::Key << "derived_from" << YAML::Value << t.derived_from;

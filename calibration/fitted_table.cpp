@@ -54,6 +54,7 @@ EfficiencyLookup FittedTable::lookup(const double* shape, std::size_t n, bool wi
     log_value += (1 - t) * ax.log_offsets[j] + t * ax.log_offsets[j + 1];
   }
   out.value = std::exp(log_value);
+  if (max_value > 0) out.value = std::min(out.value, max_value);
   return out;
 }
 

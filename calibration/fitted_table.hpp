@@ -43,6 +43,10 @@ struct FittedTable {
   double mem_bw_Bps = 0;
   double log_constant = 0;
   std::vector<EfficiencyAxis> axes;
+  // Compute and memory families: the largest value among the points the fit used; lookup()
+  // never returns more (a separable fit can combine two axes' rises, each measured on other
+  // rows, past anything measured). 0: no cap (latency tables, tables written before it).
+  double max_value = 0;
   FitError fit_error;       // over the points the fit used
   FitError held_out_error;  // over measured points held out of the fit
   // Optional (written only when set): the measured table of another accelerator this one

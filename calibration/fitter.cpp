@@ -250,6 +250,9 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
     out.log_constant = sum / static_cast<double>(train.size());
   }
 
+  if (fam.quantity != Quantity::kLatency) {
+    for (std::size_t r : train) out.max_value = std::max(out.max_value, value_of(r));
+  }
   out.fit_error = error_over(t, fam, out, train);
   out.held_out_error = error_over(t, fam, out, test);
   return out;

@@ -885,6 +885,11 @@ void Importer::extend_below_range() {
           // Kernels and fabrics are the vendor's own: rows are lent within a vendor only.
           const hw::Accelerator* b = accelerator(sib);
           if (b == nullptr || b->vendor != a.vendor) continue;
+          // A fused-MoE kernel is its architecture's own (SGLang's Triton kernel on Hopper, TRTLLM-gen
+          // on Blackwell, aiter's CK kernels on CDNA3 and asm on CDNA4): its slices are lent only
+          // within an architecture. Small-M dense GEMMs (the vendor's BLAS) and collectives lend
+          // across the vendor's parts.
+          if (grouped && (a.architecture.empty() || b->architecture != a.architecture)) continue;
           const auto fams = own_rows_.find(sib);
           if (fams == own_rows_.end()) continue;
           const auto fam = fams->second.find(family);

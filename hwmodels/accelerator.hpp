@@ -11,6 +11,7 @@ struct Accelerator {
   std::string name;                        // catalog name, e.g. "h200"
   std::string display_name;                // e.g. "NVIDIA H200 SXM 141GB"
   std::string vendor;                      // "nvidia" | "amd"
+  std::string architecture;                // die generation, e.g. "hopper"; empty = this part alone
   std::map<DType, double> peak_flops;      // dense FLOP/s per math dtype
   double hbm_bytes = 0;                    // HBM capacity (usable where published)
   double hbm_bw_Bps = 0;                   // HBM bandwidth

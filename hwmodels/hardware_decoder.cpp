@@ -15,6 +15,7 @@ constexpr std::array kAcceleratorKeys = {
     OptionSpec{"name", "string", "", "catalog name"},
     OptionSpec{"display_name", "string", "", "human-readable name"},
     OptionSpec{"vendor", "string", "", "nvidia | amd"},
+    OptionSpec{"architecture", "string", "", "the die's architecture generation (hopper, blackwell, cdna3, ...): parts of one run one generation's kernels"},
     OptionSpec{"peak_flops", "map dtype -> FLOP rate", "", "dense tensor peaks (never sparse)"},
     OptionSpec{"hbm_capacity", "bytes", "", "HBM capacity (usable where published)"},
     OptionSpec{"hbm_bandwidth", "bandwidth", "", "HBM bandwidth"},
@@ -117,6 +118,7 @@ hw::Accelerator decode_accelerator(const YamlNode& n) {
   a.display_name = n.at("display_name").as_string();
   a.vendor = n.at("vendor").as_string();
   if (a.vendor != "nvidia" && a.vendor != "amd") throw n.at("vendor").error("unknown vendor '" + a.vendor + "'; valid: nvidia, amd");
+  if (const auto arch = n.find("architecture")) a.architecture = arch->as_string();
   const YamlNode flops = n.at("peak_flops");
   flops.check_keys(kFlopKeys);
   for (const auto& key : flops.keys()) a.peak_flops[*hw::parse_dtype(key)] = positive(flops.at(key), Dimension::kFlopRate);

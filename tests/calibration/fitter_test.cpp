@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calibration/efficiency_profile.hpp"
 #include "calibration/fitter.hpp"
 #include "calibration/kernel_family.hpp"
 #include "calibration/monotone.hpp"
@@ -48,6 +49,31 @@ TEST(Fitter, ReproducesSeparableDataExactly) {
   EXPECT_FALSE(mid.extrapolated);
   EXPECT_NEAR(mid.value, std::sqrt(3.0) * std::pow(1.5, 0.25) / (std::sqrt(8.0) * std::pow(2.0, 0.25)), 1e-9);
   EXPECT_EQ(e.held_out_error.points, 2u);
+}
+
+// Two groups of rows that each rise along one axis only (m at n = 128, n at m = 1), as two
+// kernels measured over disjoint shapes: the separable fit adds both rises at a shape measured
+// by neither, past every measured value; the table never prices a call above its best point.
+TEST(Fitter, NeverExceedsTheBestMeasuredValue) {
+  MeasurementTable t;
+  t.family = "gemm";
+  auto row = [&](double m, double n, double rate) {
+    const double flops = 2 * m * n * 128;
+    t.add_row({{"m", m}, {"n", n}, {"k", 128}, {"dtype_bits", 16}, {"flops", flops}, {"achieved_flops_per_s", rate},
+               {"time_s", flops / rate}, {"held_out", 0.0}});
+  };
+  for (double m : {1, 4, 16}) row(m, 128, 1e9 * m);   // rises 16x along m
+  for (double n : {512, 2048}) row(1, n, 1e9 * n / 128);  // and 16x along n
+  const FittedTable e = fit_table(t, 16, FitOptions{});
+  EXPECT_NEAR(e.max_value, 1.0, 1e-12);  // the best row is the peak (efficiency 1)
+  EXPECT_NEAR(e.lookup({16, 128, 128}).value, 1.0, 1e-6);
+  // (16, 2048) was not measured: uncapped the fit gives ~16 (both rises); capped, the best point.
+  EXPECT_LE(e.lookup({16, 2048, 128}).value, e.max_value);
+  EXPECT_NEAR(e.lookup({4, 512, 128}).value, e.max_value, 1e-12);
+  // The cap goes through the profile's YAML.
+  EfficiencyProfile p;
+  p.tables[e.name] = e;
+  EXPECT_EQ(parse_profile(to_yaml(p), "p.yaml").table(e.name).max_value, e.max_value);
 }
 
 TEST(Fitter, FlagsExtrapolationAndHoldsTheEdgeValue) {

@@ -134,9 +134,9 @@ TEST(HardwareCatalog, WrongUnitsAreErrorsWithFileLineAndKey) {
     EXPECT_NE(at, std::string::npos) << from;
     return t.replace(at, from.size(), to);
   };
-  // hbm_bandwidth is on line 8 of h200.yaml; a size is not a bandwidth.
+  // hbm_bandwidth is on line 9 of h200.yaml; a size is not a bandwidth.
   const std::string size = decode_error(replace("hbm_bandwidth: \"4.8TB/s\"", "hbm_bandwidth: \"4.8TB\""));
-  EXPECT_NE(size.find("agentsim_hw_bad_unit.yaml:8"), std::string::npos) << size;
+  EXPECT_NE(size.find("agentsim_hw_bad_unit.yaml:9"), std::string::npos) << size;
   EXPECT_NE(size.find("hbm_bandwidth"), std::string::npos) << size;
   EXPECT_NE(size.find("bandwidth"), std::string::npos) << size;
   // A bare number has no unit.

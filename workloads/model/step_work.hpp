@@ -66,6 +66,8 @@ class StepWork {
   // Layer kind `kind` attends with dense MLA (LayerAttention::kMla); false for kModel.
   bool dense_mla(std::size_t kind) const { return kind < kinds_.size() && kinds_[kind].attention == LayerAttention::kMla; }
   hw::DType dtype(Format f) const { return dtype_[static_cast<std::size_t>(f)]; }
+  // Stored bytes per routed-expert weight, block scales included (weight_format.hpp).
+  double expert_bytes_per_weight() const { return eb_; }
   const ModelSpec& model() const { return *model_; }
   // Decode contexts where some kind's decode attention changes slope (PreparedAttention::
   // append_kinks): a decode batch's work is affine in a shift of every context that crosses none.

@@ -56,10 +56,11 @@ TEST(ExpertKernelShape, ExpertParallelStepsAreKeyedByTheBusiestRanksExperts) {
   EXPECT_NEAR(tp.groups, wl::expected_distinct_experts(256, 8, 64), 1e-9);
   EXPECT_NEAR(tp.groups * tp.m, 64.0 * 8, 1e-9);
   // The call streams a TP 8 slice of each touched expert: gate, up and down of 2048/8 columns at
-  // hidden 7168, FP8 (a byte a weight, plus its 128 x 128 block scales); n counts weights, not bytes.
+  // hidden 7168, FP8 (a byte a weight, plus its 128 x 128 block scales); n counts weights, not bytes
+  // or scales: exactly the slice's width, as the measured tables' rows count it.
   const double slice_weights = 3.0 * 2048 / 8 * 7168;
-  EXPECT_NEAR(tp.weight_bytes / (tp.groups * slice_weights), 1.0, 0.01);
-  EXPECT_NEAR(tp.n, 3.0 * 2048 / 8, 0.01 * 768);
+  EXPECT_NEAR(tp.weight_bytes / (tp.groups * slice_weights), 1.0 + 4.0 / (128 * 128), 1e-12);
+  EXPECT_NEAR(tp.n, 3.0 * 2048 / 8, 1e-9);
   EXPECT_EQ(tp.k, 7168);
   // At EP 8 the busiest rank streams whole experts: 8x the slice per expert it holds.
   EXPECT_NEAR(ep64.weight_bytes / ep64.groups / (tp.weight_bytes / tp.groups), 8.0, 0.01);
