@@ -13,13 +13,12 @@ row with a profile's tables at the graph-replay launch floor.
 Usage (on the GPU machine): python3 calibration/cuda/torch_gemm_check.py OUTDIR
 Needs torch and h5py; a form this build cannot run is reported and skipped.
 """
-import datetime
 import math
 import sys
 
-import h5py
-import numpy as np
 import torch
+
+from device_timing import graph_time_s, run_attributes, write_calibration_file
 
 # (model, GEMM, n, k) per GPU at TP 8: DeepSeek-R1's MLA projections (q_a and kv_a replicated),
 # its dense layers' MLP and its shared expert; Llama-3.1-70B's four.
@@ -39,35 +38,6 @@ SHAPES = [
 MS = [1, 4, 16, 64, 128, 256, 512, 1024, 2048, 4096]
 ROTATE_BYTES = 256 << 20  # weights cycled per graph replay: several times the 50-60 MB L2
 FP8 = torch.float8_e4m3fn
-
-
-def graph_time_s(calls):
-    """Best seconds per call of the callables, replayed in turn from one CUDA graph."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for c in calls:
-            c()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    reps = max(1, 32 // len(calls))
-    with torch.cuda.graph(g):
-        for _ in range(reps):
-            for c in calls:
-                c()
-    g.replay()
-    torch.cuda.synchronize()
-    best = math.inf
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        best = min(best, a.elapsed_time(b) * 1e-3 / (reps * len(calls)))
-    del g
-    return best
 
 
 def make_calls(form, m, n, k, copies):
@@ -99,32 +69,16 @@ def make_calls(form, m, n, k, copies):
 
 
 def write(path, form, rows, status):
-    p = torch.cuda.get_device_properties(0)
-    with h5py.File(path, "w") as f:
-        attrs = {
-            "backend": "torch",
-            "launch": "graph",
-            "device": torch.cuda.get_device_name(0),
-            "compute_capability": f"{p.major}.{p.minor}",
-            "driver": f"torch {torch.__version__}, CUDA {torch.version.cuda}",
-            "clocks": "as set by the machine",
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command_line": "python3 calibration/cuda/torch_gemm_check.py",
-            "mode": "full",
-            "gpus": str(torch.cuda.device_count()),
-            "peak_method": "none: a check of a profile, not fitted",
-            "form": form,
-            "padding": "the FP8 forms pad m to a multiple of 16; flops and rates count the unpadded m",
-            "shapes": "DeepSeek-R1 and Llama-3.1-70B dense GEMMs per GPU at TP 8 (torch_gemm_check.py SHAPES)",
-            "status": status,
-        }
-        for key, value in attrs.items():
-            f.attrs.create(key, np.bytes_(value))
-        cols = ["m", "n", "k", "dtype_bits", "weight_scale_bytes", "flops", "achieved_flops_per_s", "time_s", "held_out"]
-        data = np.array([tuple(float(r[c]) for c in cols) for r in rows], dtype=[(c, "<f8") for c in cols])
-        ds = f.create_dataset("gemm", data=data)
-        ds.attrs.create("kernel", np.bytes_(f"torch {form}: " + ("torch.matmul" if form == "bf16" else "torch._scaled_mm")))
-        ds.attrs.create("monotone", np.bytes_("m:+"))
+    attrs = run_attributes("torch", "torch_gemm_check.py", "none: a check of a profile, not fitted")
+    attrs.update({
+        "form": form,
+        "padding": "the FP8 forms pad m to a multiple of 16; flops and rates count the unpadded m",
+        "shapes": "DeepSeek-R1 and Llama-3.1-70B dense GEMMs per GPU at TP 8 (torch_gemm_check.py SHAPES)",
+        "status": status,
+    })
+    cols = ["m", "n", "k", "dtype_bits", "weight_scale_bytes", "flops", "achieved_flops_per_s", "time_s", "held_out"]
+    kernel = f"torch {form}: " + ("torch.matmul" if form == "bf16" else "torch._scaled_mm")
+    write_calibration_file(path, attrs, "gemm", cols, rows, {"kernel": kernel, "monotone": "m:+"})
 
 
 def main():

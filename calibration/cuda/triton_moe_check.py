@@ -26,9 +26,8 @@ slice, 2 x 256 + 256), k = 7168 (hidden), so 2 m n k groups is the call's FLOPs.
 GEMM's own time.
 
 Usage (on the GPU machine): python3 calibration/cuda/triton_moe_check.py OUTDIR KERNELS CONFIG
-Needs torch, triton and h5py.
+Needs torch, triton and h5py (device_timing.py beside it).
 """
-import datetime
 import importlib.util
 import inspect
 import json
@@ -36,9 +35,9 @@ import math
 import sys
 import types
 
-import h5py
-import numpy as np
 import torch
+
+from device_timing import graph_time_s, run_attributes, write_calibration_file
 
 HIDDEN, INTER, ROUTED, TOP_K = 7168, 2048, 256, 8  # DeepSeek-R1 (config.json of the checkpoint)
 TP = 8
@@ -148,35 +147,6 @@ def reference_error(x, topk_ids, layer, c1):
     return worst / top
 
 
-def graph_time_s(calls):
-    """Best seconds per replay of the callables, in turn, from one CUDA graph (best of 5)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for c in calls:
-            c()
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    reps = max(1, 16 // len(calls))
-    with torch.cuda.graph(g):
-        for _ in range(reps):
-            for c in calls:
-                c()
-    g.replay()
-    torch.cuda.synchronize()
-    best = math.inf
-    for _ in range(5):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        g.replay()
-        b.record()
-        b.synchronize()
-        best = min(best, a.elapsed_time(b) * 1e-3 / (reps * len(calls)))
-    del g
-    return best
-
-
 def main():
     out, kernels_path, config_path = sys.argv[1:4]
     install_stand_ins()
@@ -232,8 +202,8 @@ def main():
             print(checks[-1], flush=True)
         down = [lambda L=L: call(h, L[2], L[3], c3, True, 1) for L in layers]
         try:
-            t_up, t_down = graph_time_s(up), graph_time_s(down)
-            t = graph_time_s([f for pair in zip(up, down) for f in pair]) * 2  # one layer's two launches
+            t_up, t_down = graph_time_s(up, 16), graph_time_s(down, 16)
+            t = graph_time_s([f for pair in zip(up, down) for f in pair], 16) * 2  # one layer's two launches
         except Exception as e:  # a path this SGLang version takes that the stand-ins do not cover
             failures.append(f"tokens={tokens}: {type(e).__name__}: {str(e).splitlines()[0][:200]}")
             print(failures[-1], flush=True)
@@ -256,36 +226,22 @@ def main():
     print(status, flush=True)
     if not rows:
         sys.exit(1)
-    p = torch.cuda.get_device_properties(0)
     import triton
-    with h5py.File(f"{out}/triton-moe-fp8_block.h5", "w") as f:
-        attrs = {
-            "backend": "triton",
-            "launch": "graph",
-            "device": torch.cuda.get_device_name(0),
-            "compute_capability": f"{p.major}.{p.minor}",
-            "driver": f"torch {torch.__version__}, CUDA {torch.version.cuda}, triton {triton.__version__}",
-            "clocks": "as set by the machine",
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command_line": "python3 calibration/cuda/triton_moe_check.py",
-            "mode": "full",
-            "gpus": str(torch.cuda.device_count()),
-            "peak_method": "none: measured kernel times",
-            "kernel_source": kernels_path,
-            "kernel_config": config_path,
-            "shapes": "DeepSeek-R1 routed experts per GPU at TP 8 with the shared expert fused in (257 experts, 9 picks)",
-            "excluded": "routing, moe_align_block_size, activation quantisation, SiLU-and-multiply, the sum over picks",
-            "status": status,
-            "checks": "; ".join(checks),
-        }
-        for key, value in attrs.items():
-            f.attrs.create(key, np.bytes_(value))
-        cols = ["groups", "m", "n", "k", "dtype_bits", "weight_scale_bytes", "flops", "achieved_flops_per_s", "time_s",
-                "held_out"]
-        data = np.array([tuple(float(r[c]) for c in cols) for r in rows], dtype=[(c, "<f8") for c in cols])
-        ds = f.create_dataset("grouped_gemm", data=data)
-        ds.attrs.create("kernel", np.bytes_("SGLang fused_moe_kernel (Triton), fp8_w8a8, block 128 x 128: gate/up + down"))
-        ds.attrs.create("monotone", np.bytes_("m:+"))
+    attrs = run_attributes("triton", "triton_moe_check.py", "none: measured kernel times", f", triton {triton.__version__}")
+    attrs.update({
+        "kernel_source": kernels_path,
+        "kernel_config": config_path,
+        "shapes": "DeepSeek-R1 routed experts per GPU at TP 8 with the shared expert fused in (257 experts, 9 picks)",
+        "excluded": "routing, moe_align_block_size, activation quantisation, SiLU-and-multiply, the sum over picks",
+        "status": status,
+        "checks": "; ".join(checks),
+    })
+    cols = ["groups", "m", "n", "k", "dtype_bits", "weight_scale_bytes", "flops", "achieved_flops_per_s", "time_s",
+            "held_out"]
+    kernel = "SGLang fused_moe_kernel (Triton), fp8_w8a8, block 128 x 128: gate/up + down"
+    write_calibration_file(f"{out}/triton-moe-fp8_block.h5", attrs, "grouped_gemm", cols, rows,
+                           {"kernel": kernel, "monotone": "m:+"})
+
 
 if __name__ == "__main__":
     main()
