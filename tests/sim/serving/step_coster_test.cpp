@@ -128,10 +128,7 @@ struct HostTimeCase {
 // breakdown books the hidden part and its causes still add up to the total.
 TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
   HostTimeCase k(2000);
-  const wl::ModelSpec& m = k.m;
-  const hw::System& s = k.s;
-  const StepBatch& b = k.b;
-  StepCostOptions& o = k.o;
+  auto& [m, s, b, o] = k;
   const double device_s = StepCoster(m, s, o).price(b).total_s;  // no host time at all
   ASSERT_GT(device_s, 0);
   o.engine.graph_fixed_s = 1e-3;
@@ -156,10 +153,7 @@ TEST(StepCoster, OverlapSchedulerHidesHostWorkUpToTheDeviceTime) {
 // must not step over); without it the work is exposed at both, and the probes agree.
 TEST(StepCoster, ProbeSeesTheOverlapKinkOnlyWithTheOverlapScheduler) {
   HostTimeCase k(1000);
-  const wl::ModelSpec& m = k.m;
-  const hw::System& s = k.s;
-  const StepBatch& b = k.b;
-  StepCostOptions& o = k.o;
+  auto& [m, s, b, o] = k;
   const long long shift = 20000;
   const double first_s = StepCoster(m, s, o).price_shifted(b, 0).total_s;
   const double last_s = StepCoster(m, s, o).price_shifted(b, shift).total_s;
