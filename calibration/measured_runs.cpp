@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "calibration/run_date.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/input_file.hpp"
@@ -39,7 +40,7 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
                                            "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
                                            "max_sequences", "memory_fraction", "prefill_replicas",
-                                           "decode_replicas"};
+                                           "decode_replicas", "run_date"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
@@ -110,6 +111,10 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       const long long n = csv.integer(*c);
       if (n < 1 || n > 10'000'000) throw csv.error_at(*c, "expected a running-request cap in [1, 10000000]");
       r.max_sequences = static_cast<int>(n);
+    }
+    if (const auto c = filled("run_date")) {
+      r.run_date = csv.field(*c);
+      if (!is_run_date(r.run_date)) throw csv.error_at(*c, "expected the date the run was measured, YYYY-MM-DD");
     }
     if (const auto c = filled("memory_fraction")) {
       r.memory_fraction = csv.number(*c);

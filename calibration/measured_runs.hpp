@@ -86,7 +86,8 @@ struct MeasuredRun {
   // (experiments/run/trtllm_bench_limits.hpp). TensorRT-LLM's perf-overview rows.
   bool trtllm_bench = false;
   // When the run was measured, "YYYY-MM-DD" where the source states it (serving-points-2's
-  // InferenceX rows: "CI run DATE" in their notes); "" otherwise.
+  // InferenceX rows: "CI run DATE" in their notes; the measured-runs schema's `run_date` column);
+  // "" otherwise.
   std::string run_date;
   // The client's random-range-ratio: each request's prompt and output lengths uniform integers in
   // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);

@@ -3,6 +3,7 @@
 
 #include "calibration/inferencex_client.hpp"
 #include "calibration/measured_row.hpp"
+#include "calibration/run_date.hpp"
 
 namespace agentsim::calib {
 using namespace detail;
@@ -54,7 +55,10 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
     // "InferenceX CI run YYYY-MM-DD" in the notes: when the run was measured.
     static const std::regex kRunDate(R"(CI run (\d{4}-\d{2}-\d{2}))");
-    if (std::smatch m; std::regex_search(csv.field(col("notes")), m, kRunDate)) r.run_date = m[1].str();
+    if (std::smatch m; std::regex_search(csv.field(col("notes")), m, kRunDate)) {
+      r.run_date = m[1].str();
+      if (!is_run_date(r.run_date) && why.empty()) why = "notes: CI run date '" + r.run_date + "' is not a calendar date";
+    }
     if (r.random_prompts) apply_inferencex_run(r);  // its recipe's and its client's settings
     if (r.prefill_replicas > 0 && r.speculative && why.empty()) {
       // The multi-node recipes set the decode servers' drafts per topology (InferenceX

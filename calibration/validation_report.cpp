@@ -22,6 +22,7 @@ ValidationReport compare(const std::vector<MeasuredRun>& runs, const std::vector
       MetricSummary& s = sums[m];
       ++s.rows;
       s.mape_pct += std::abs(e.error_pct);
+      s.mean_pct += e.error_pct;
       s.max_abs_pct = std::max(s.max_abs_pct, std::abs(e.error_pct));
     }
   }
@@ -29,6 +30,7 @@ ValidationReport compare(const std::vector<MeasuredRun>& runs, const std::vector
     if (sums[m].rows == 0) continue;
     sums[m].metric = std::string(kMeasuredMetrics[m]);
     sums[m].mape_pct /= sums[m].rows;
+    sums[m].mean_pct /= sums[m].rows;
     rep.summaries.push_back(sums[m]);
   }
   return rep;

@@ -20,6 +20,7 @@ struct MetricSummary {
   std::string metric;
   int rows = 0;
   double mape_pct = 0;       // mean |error_pct|
+  double mean_pct = 0;       // mean error_pct (signed: > 0 predicts above the measurement)
   double max_abs_pct = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "calibration/closed_loop_check.hpp"
 #include "calibration/error_bands.hpp"
 #include "calibration/measured_sources.hpp"
+#include "calibration/run_date.hpp"
 #include "calibration/validation_report.hpp"
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
@@ -106,6 +107,7 @@ struct MetricRow {
   std::string metric;
   int rows = 0;
   double in_pct = NAN, cv_pct = NAN, in_max = NAN, cv_max = NAN;
+  double in_bias = NAN, cv_bias = NAN;  // mean signed error, percent
 };
 
 // MAPE per metric over `idx` rows for the in-sample and (when given) CV predictions.
@@ -120,12 +122,12 @@ std::vector<MetricRow> metric_table(const std::vector<calib::MeasuredRun>& runs,
   }
   const calib::ValidationReport a = calib::compare(sub, pin);
   std::vector<MetricRow> out;
-  for (const auto& s : a.summaries) out.push_back({s.metric, s.rows, s.mape_pct, NAN, s.max_abs_pct, NAN});
+  for (const auto& s : a.summaries) out.push_back({s.metric, s.rows, s.mape_pct, NAN, s.max_abs_pct, NAN, s.mean_pct, NAN});
   if (cv) {
     const calib::ValidationReport b = calib::compare(sub, pcv);
     for (const auto& s : b.summaries) {
       for (auto& o : out) {
-        if (o.metric == s.metric) o.cv_pct = s.mape_pct, o.cv_max = s.max_abs_pct;
+        if (o.metric == s.metric) o.cv_pct = s.mape_pct, o.cv_max = s.max_abs_pct, o.cv_bias = s.mean_pct;
       }
     }
   }
@@ -145,6 +147,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     int jobs = 0;
     int worst = 5;
     std::string bands;
+    std::string since;
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand("validate", "predict measured serving runs and report the errors");
@@ -160,6 +163,9 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
   sub->add_option("-j,--jobs", args->jobs, "worker threads (0 = one per core)")
       ->capture_default_str()->check(non_negative_number());
   sub->add_option("--worst", args->worst, "how many worst errors and groups to list")->capture_default_str();
+  sub->add_option("--since", args->since,
+                  "predict only the rows measured on or after this date (YYYY-MM-DD); the others, and rows whose "
+                  "source states no date, are listed as skipped");
   sub->add_option("--bands", args->bands,
                   "with --cv: write the error bands (CV error percentiles per validated regime) to this YAML "
                   "(the shipped one is calibration/data/error_bands.yaml)");
@@ -171,15 +177,37 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     }
     const exp::Experiment base = exp::load_experiment(args->experiment, ctx.root);
     const exp::Catalog catalog = exp::load_catalog(ctx.root);
+    if (!args->since.empty() && !calib::is_run_date(args->since)) {
+      throw core::Error(core::SourceLocation{"--since", 0, ""},
+                        "expected a calendar date YYYY-MM-DD, got '" + args->since + "'");
+    }
     const calib::MeasuredSet set = calib::load_measured(args->measured);
     std::vector<std::string> strict;
     for (const auto& f : set.files) {
       if (f.schema == "measured-runs") strict.push_back(f.file);
     }
-    const exp::PreparedRows prep = exp::prepare_rows(base, catalog, set.runs, strict);
+    // --since: the rows measured on or after the date; the rest are listed with the reason.
+    std::vector<calib::MeasuredRun> dated;
+    std::vector<calib::SkippedRow> too_old;
+    for (const auto& r : set.runs) {
+      if (args->since.empty() || (!r.run_date.empty() && r.run_date >= args->since)) {
+        dated.push_back(r);
+      } else {
+        too_old.push_back({r.file, r.line, r.id,
+                           r.run_date.empty() ? "no measurement date in its source (--since " + args->since + ")"
+                                              : "measured before --since " + args->since + " (run date '" +
+                                                    r.run_date + "')"});
+      }
+    }
+    const exp::PreparedRows prep = exp::prepare_rows(base, catalog, dated, strict);
     std::vector<calib::SkippedRow> skipped = set.skipped;
+    skipped.insert(skipped.end(), too_old.begin(), too_old.end());
     skipped.insert(skipped.end(), prep.skipped.begin(), prep.skipped.end());
-    if (prep.rows.empty()) throw core::Error(core::SourceLocation{args->measured, 0, ""}, "no row could be mapped");
+    if (prep.rows.empty()) {
+      throw core::Error(core::SourceLocation{args->measured, 0, ""},
+                        args->since.empty() ? "no row could be mapped"
+                                            : "no row measured on or after --since " + args->since + " could be mapped");
+    }
     if (args->cv && base.serving.step_overhead_set) {
       throw core::Error(core::SourceLocation{args->experiment, 0, "serving.step_overhead"},
                         "--cv fits the engines' host-time model, which serving.step_overhead replaces; remove it");
@@ -362,6 +390,12 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     }
     const std::size_t suspect_rows = n - consistent.size();
     const std::vector<MetricRow> overall_consistent = metric_table(runs, consistent, in, cvp);
+    // By when the rows were measured: the calendar quarter of each row's run date ("undated" last).
+    std::map<std::string, std::vector<std::size_t>> period_idx;
+    for (std::size_t i = 0; i < n; ++i) period_idx[calib::run_quarter(runs[i].run_date)].push_back(i);
+    std::vector<std::pair<std::string, std::vector<MetricRow>>> periods;
+    periods.reserve(period_idx.size());
+    for (const auto& [p, idx] : period_idx) periods.emplace_back(p, metric_table(runs, idx, in, cvp));
     struct GroupRow {
       std::string group;
       int rows = 0;
@@ -456,7 +490,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         for (const auto& m : ms) {
           a.push_back({{"metric", m.metric}, {"rows", m.rows}, {"mape_in_sample_pct", num(m.in_pct)},
                        {"mape_cv_pct", num(m.cv_pct)}, {"max_abs_in_sample_pct", num(m.in_max)},
-                       {"max_abs_cv_pct", num(m.cv_max)}});
+                       {"max_abs_cv_pct", num(m.cv_max)}, {"mean_error_in_sample_pct", num(m.in_bias)},
+                       {"mean_error_cv_pct", num(m.cv_bias)}});
         }
         return a;
       };
@@ -479,6 +514,12 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
             {{"id", runs[i].id}, {"file", runs[i].file}, {"line", runs[i].line}, {"ratio", loop[i].ratio}});
       }
       for (const auto& g : group_rows) j["groups"].push_back({{"group", g.group}, {"rows", g.rows}, {"mape", metrics_json(g.metrics)}});
+      // Per calendar quarter of the rows' run dates (the software the runs had changes between quarters).
+      j["periods"] = nlohmann::ordered_json::array();
+      for (const auto& [p, ms] : periods) {
+        j["periods"].push_back({{"period", p}, {"rows", period_idx[p].size()}, {"mape", metrics_json(ms)}});
+      }
+      if (!args->since.empty()) j["since"] = args->since;
       j["worst"] = nlohmann::ordered_json::array();
       for (const auto& e : worst) j["worst"].push_back({{"id", e.id}, {"metric", e.metric}, {"error_pct", e.error_pct}});
       for (const auto* g : worst_groups) {
@@ -492,6 +533,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                                    {"decode_replicas", r.decode_replicas},
                                    {"engine", std::string(serving::to_string(prep.rows[i].engine))},
                                    {"speculative", r.speculative}, {"mapping", r.mapping},
+                                   {"run_date", r.run_date.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.run_date)},
                                    {"closed_loop_ratio", num(loop[i].ratio)}};
         for (std::size_t m = 0; m < calib::kMeasuredMetricCount; ++m) {
           if (std::isnan(r.metrics[m])) continue;
@@ -563,6 +605,27 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         if (loop[i].suspect) std::printf("  %-44s ratio %.2f\n", runs[i].id.c_str(), loop[i].ratio);
       }
       print_metrics(overall_consistent);
+    }
+    // The two headline metrics per quarter the rows were measured in: MAPE and mean signed error.
+    std::printf("\nby when the rows were measured (quarter of the run date; rows, MAPE%s, mean signed error%s):\n",
+                args->cv ? " in-sample / CV" : "", args->cv ? " CV" : "");
+    std::printf("  %-8s %5s   %-34s %-34s\n", "period", "rows", "output_tok_s_per_gpu", "tpot_s_median");
+    for (const auto& [p, ms] : periods) {
+      std::printf("  %-8s %5zu", p.c_str(), period_idx[p].size());
+      for (const char* metric : {"output_tok_s_per_gpu", "tpot_s_median"}) {
+        const MetricRow* m = nullptr;
+        for (const auto& x : ms) {
+          if (x.metric == metric) m = &x;
+        }
+        char cell[64] = "-";
+        if (m != nullptr && args->cv) {
+          std::snprintf(cell, sizeof cell, "%3d rows %5.1f%% / %5.1f%% %+6.1f%%", m->rows, m->in_pct, m->cv_pct, m->cv_bias);
+        } else if (m != nullptr) {
+          std::snprintf(cell, sizeof cell, "%3d rows %5.1f%% %+6.1f%%", m->rows, m->in_pct, m->in_bias);
+        }
+        std::printf("   %-34s", cell);
+      }
+      std::printf("\n");
     }
     std::printf("\nworst groups (output tok/s per GPU MAPE%s):\n", args->cv ? ", CV" : "");
     for (const auto* g : worst_groups) std::printf("  %-34s %5d rows %8.1f%%\n", g->group.c_str(), g->rows, g->key);

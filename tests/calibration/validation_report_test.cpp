@@ -45,9 +45,11 @@ TEST(ValidationReport, HandComputedErrorsAndMape) {
   EXPECT_EQ(rep.summaries[0].rows, 2);
   EXPECT_NEAR(rep.summaries[0].mape_pct, 17.5, 1e-9);   // (10 + 25) / 2
   EXPECT_NEAR(rep.summaries[0].max_abs_pct, 25.0, 1e-9);
+  EXPECT_NEAR(rep.summaries[0].mean_pct, -7.5, 1e-9);   // (10 - 25) / 2: signed, so it can cancel
   EXPECT_EQ(rep.summaries[1].metric, "ttft_s_mean");
   EXPECT_NEAR(rep.summaries[1].mape_pct, 20.0, 1e-9);
   EXPECT_NEAR(rep.summaries[2].mape_pct, 5.0, 1e-9);    // (10 + 0) / 2
+  EXPECT_NEAR(rep.summaries[1].mean_pct, -20.0, 1e-9);  // one TTFT measured, predicted 20% low
   const auto worst = rep.worst(2);
   ASSERT_EQ(worst.size(), 2u);
   EXPECT_EQ(worst[0].id, "b");
@@ -74,6 +76,27 @@ TEST(MeasuredRuns, BadRowsNameLineAndColumn) {
             "m.csv:2: output_tok_s_per_gpu: expected a positive value or an empty field");
   EXPECT_EQ(error_of("a,S,hgx-h200,m,tp=8,8,1024,1024,8,,,,,,,,\n"), "m.csv:2: output_tok_s_per_gpu: row reports no metric");
   EXPECT_EQ(error_of("a,S,hgx-h200,m,tp=8,8,1024,lots,8,1,,,,,,,\n"), "m.csv:2: osl: expected an integer, found 'lots'");
+}
+
+// The optional run_date column: a calendar date, or empty (undated); anything else names its cell.
+TEST(MeasuredRuns, RunDateIsACalendarDate) {
+  const std::string header =
+      "id,source,system,model,plan,gpus,isl,osl,concurrency,output_tok_s_per_gpu,total_tok_s_per_gpu,"
+      "agent_output_tok_s,ttft_s_mean,tpot_s_mean,tpot_s_median,power_w_per_gpu,run_date\n";
+  std::istringstream ok(header + "a,S,hgx-h200,m,tp=8,8,1024,1024,8,100,,,,,,,2024-02-29\nb,S,hgx-h200,m,tp=8,8,1024,1024,8,100,,,,,,,\n");
+  const auto runs = read_measured_runs(ok, "d.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].run_date, "2024-02-29");
+  EXPECT_EQ(runs[1].run_date, "");
+  for (const std::string bad : {"2025-02-29", "2026-5-18", "18/05/2026", "2026-13-01"}) {
+    std::istringstream in(header + "a,S,hgx-h200,m,tp=8,8,1024,1024,8,100,,,,,,," + bad + "\n");
+    try {
+      read_measured_runs(in, "d.csv");
+      ADD_FAILURE() << bad << " was read";
+    } catch (const core::Error& e) {
+      EXPECT_EQ(std::string(e.what()), "d.csv:2: run_date: expected the date the run was measured, YYYY-MM-DD") << bad;
+    }
+  }
 }
 
 TEST(MeasuredRuns, TheShippedValidationSetLoads) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -118,6 +119,9 @@ TEST(ValidateCli, DirectoryWithCrossValidation) {
     }
   }
   for (const auto& m : j["mape"]) EXPECT_FALSE(m["mape_cv_pct"].is_null()) << m;
+  for (const auto& p : j["periods"]) {
+    for (const auto& m : p["mape"]) EXPECT_FALSE(m["mean_error_cv_pct"].is_null()) << p;
+  }
   // The serving-points-2 fixture rows report a median TTFT (their ttft_s_p50 column): it is
   // predicted and compared (every prediction positive, checked above with the other metrics).
   ASSERT_TRUE(j["metrics"].contains("ttft_s_median"));
@@ -181,6 +185,88 @@ TEST(ValidateCli, RowsWhoseThroughputContradictsTheirLatenciesAreFlaggedAndKept)
   EXPECT_EQ(j["metrics_closed_loop_consistent"]["output_tok_s_per_gpu"]["rows"], 1);
   for (const auto& r : j["rows"]) EXPECT_TRUE(r["closed_loop_ratio"].is_number()) << r["id"];
   fs::remove_all(dir);
+}
+
+// Errors per calendar quarter of the rows' run dates: the fixture's serving-points-2 rows were run
+// on 2026-02-06, 2026-02-07 and 2026-05-20 and its measured-runs and serving-points rows state no
+// date. Each period's MAPE and mean signed error are those of its own rows.
+TEST(ValidateCli, ErrorsByWhenTheRowsWereMeasured) {
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " + kRoot +
+                               "/tests/calibration/fixtures/measured --json -j 2");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["periods"].size(), 3u);
+  const std::string names[] = {"2026Q1", "2026Q2", "undated"};
+  const int counts[] = {2, 1, 2};
+  int total = 0;
+  for (std::size_t p = 0; p < 3; ++p) {
+    const auto& period = j["periods"][p];
+    EXPECT_EQ(period["period"], names[p]);
+    EXPECT_EQ(period["rows"].get<int>(), counts[p]);
+    total += period["rows"].get<int>();
+    // The period's output-rate errors, from its rows' own entries.
+    double abs_sum = 0, sum = 0;
+    int rows = 0;
+    for (const auto& r : j["rows"]) {
+      const std::string date = r["run_date"].is_null() ? "" : r["run_date"].get<std::string>();
+      const std::string quarter = date.empty() ? "undated" : date.substr(0, 4) + (date.substr(5, 2) <= "03" ? "Q1" : "Q2");
+      if (quarter != names[p]) continue;
+      for (const auto& e : r["metrics"]) {
+        if (e["metric"] != "output_tok_s_per_gpu") continue;
+        abs_sum += std::abs(e["error_in_sample_pct"].get<double>());
+        sum += e["error_in_sample_pct"].get<double>();
+        ++rows;
+      }
+    }
+    ASSERT_GT(rows, 0);
+    bool found = false;
+    for (const auto& m : period["mape"]) {
+      if (m["metric"] != "output_tok_s_per_gpu") continue;
+      found = true;
+      EXPECT_EQ(m["rows"].get<int>(), rows);
+      EXPECT_NEAR(m["mape_in_sample_pct"].get<double>(), abs_sum / rows, 1e-9);
+      EXPECT_NEAR(m["mean_error_in_sample_pct"].get<double>(), sum / rows, 1e-9);
+      EXPECT_TRUE(m["mape_cv_pct"].is_null());  // no --cv
+    }
+    EXPECT_TRUE(found) << period;
+  }
+  EXPECT_EQ(total, j["rows_mapped"].get<int>());
+}
+
+// --since keeps the rows measured on or after a date; every other row is listed with its reason,
+// and a date that is not one is refused before anything runs.
+TEST(ValidateCli, SinceKeepsTheRowsMeasuredFromADate) {
+  const std::string cmd = "validate " + kRoot + "/experiments/validation/validate.yaml --measured " + kRoot +
+                          "/tests/calibration/fixtures/measured --json -j 2 --since ";
+  const auto [code, out] = run(cmd + "2026-05-01");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["since"], "2026-05-01");
+  EXPECT_EQ(j["rows_read"], 10);
+  EXPECT_EQ(j["rows_mapped"], 1);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["run_date"], "2026-05-20");
+  int before = 0, undated = 0;
+  for (const auto& s : j["unmapped"]) {
+    const std::string reason = s["reason"];
+    before += reason.starts_with("measured before --since 2026-05-01 (run date '2026-02-0");
+    undated += reason == "no measurement date in its source (--since 2026-05-01)";
+  }
+  EXPECT_EQ(before, 2);
+  EXPECT_EQ(undated, 2);  // the measured-runs row and the serving-points row it did not duplicate
+  EXPECT_EQ(j["rows_skipped"].get<int>(), 9);
+  ASSERT_EQ(j["periods"].size(), 1u);
+  EXPECT_EQ(j["periods"][0]["period"], "2026Q2");
+
+  for (const std::string bad : {"2026-13-01", "2026-5-1", "yesterday"}) {
+    const auto [c2, o2] = run(cmd + bad);
+    EXPECT_EQ(c2, 2) << bad;
+    EXPECT_NE(o2.find("--since: expected a calendar date YYYY-MM-DD, got '" + bad + "'"), std::string::npos) << o2;
+    EXPECT_EQ(o2.find('{'), std::string::npos) << o2;
+  }
+  const auto [c3, o3] = run(cmd + "2030-01-01");
+  EXPECT_EQ(c3, 2);
+  EXPECT_NE(o3.find("no row measured on or after --since 2030-01-01 could be mapped"), std::string::npos) << o3;
 }
 
 TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
