@@ -1,4 +1,4 @@
-// agentsim validate EXP.yaml --measured FILE.csv|DIR [--cv] [--json] [-j N]
+// agentsim validate EXP.yaml --measured FILE.csv|DIR [--cv] [--json] [--since DATE] [-j N]
 #include <array>
 #include <chrono>
 #include <cmath>
