@@ -369,9 +369,12 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       }
       const calib::ErrorBands b = calib::fit_error_bands(
           residuals, 5,
-          "agentsim validate " + args->experiment + " --measured " + args->measured +
-              " --cv --bands: 10th/90th percentiles of the leave-one-(system, model)-group-out CV errors of " +
-              std::to_string(n) + " mapped rows, per regime with at least 5 rows");
+          "agentsim validate " + args->experiment + " --measured " + args->measured + " --cv" +
+              (args->since.empty() ? "" : " --since " + args->since) +
+              " --bands: 10th/90th percentiles of the leave-one-(system, model)-group-out CV errors of " +
+              std::to_string(n) + " mapped rows" +
+              (args->since.empty() ? "" : " measured on or after " + args->since) +
+              ", per regime with at least 5 rows");
       core::write_file_atomically(args->bands, calib::error_bands_yaml(b));
     }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/core/suggest.hpp"
 
 namespace agentsim::exp {
+namespace fs = std::filesystem;
 using core::OptionSpec;
 using core::YamlNode;
 
@@ -37,6 +39,9 @@ constexpr std::array kTopKeys = {
     OptionSpec{"power", "map", "{}", "power accounting (see `describe power`)"},
     OptionSpec{"record", "map", "{}", "per-request/per-step tables kept for results.h5"},
     OptionSpec{"what_if", "map", "", "overrides of catalog fields (see `describe what_if`)"},
+    OptionSpec{"error_bands", "path", "calibration/data/error_bands.yaml",
+               "error bands for the headline figures (agentsim validate --cv --bands FILE), relative to this file; "
+               "default: the shipped ones"},
     OptionSpec{"limits", "map", "{}", "resource limits checked before simulating (see `describe limits`)"},
 };
 constexpr std::array kLimitsKeys = {
@@ -299,7 +304,18 @@ Experiment decode_document(const YAML::Node& raw, const std::string& path, const
   Experiment e;
   e.file = path;
   e.root = root;
-  e.error_bands = load_shipped_error_bands(root);
+  if (auto bands = doc.find("error_bands")) {
+    fs::path bp = bands->as_string();
+    if (bp.is_relative()) bp = fs::path(path).parent_path() / bp;
+    if (!fs::is_regular_file(bp)) {
+      throw bands->error("error-bands file not found: " + bp.lexically_normal().string() +
+                         " (write one with agentsim validate ... --cv --bands FILE)");
+    }
+    e.error_bands = std::make_shared<const calib::ErrorBands>(calib::load_error_bands(bp.lexically_normal().string()));
+    e.error_bands_file = bands->as_string();
+  } else {
+    e.error_bands = load_shipped_error_bands(root);
+  }
   {
     YAML::Emitter out;
     out << raw;

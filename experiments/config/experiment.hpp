@@ -53,8 +53,10 @@ struct Experiment {
   bool record_steps = true;        // keep per-step tables for results.h5
   std::string resolved_yaml;       // the document after --set, as decoded (for results.h5)
   double memory_limit_bytes = 0;   // limits.memory (0 = only the machine's memory)
-  // Cross-validated error bands (calibration/data/error_bands.yaml under root; null when absent).
+  // Cross-validated error bands: the experiment's `error_bands` file, else the shipped
+  // calibration/data/error_bands.yaml under root (null when absent).
   std::shared_ptr<const calib::ErrorBands> error_bands;
+  std::string error_bands_file = "calibration/data/error_bands.yaml";  // as the experiment names it
 };
 
 // Reads and validates `path` after applying `sets` ("a.b.c=value", value parsed as YAML);

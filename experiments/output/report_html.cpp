@@ -110,7 +110,7 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
   h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier. The band is "
        "where the measured figure would lie given the 10th&ndash;90th percentile of the cross-validated errors of "
        "<code>agentsim validate --cv</code> in the run's regime (accelerator generation, latency- or "
-       "throughput-bound batch; calibration/data/error_bands.yaml); empty outside every validated regime.</p>\n"
+       "throughput-bound batch; " + html_escape(e.error_bands_file) + "); empty outside every validated regime.</p>\n"
        "<h2>Engine detail</h2>\n";
   h += svg_stacked_bars(breakdown) + svg_line_chart(cache_chart);
   h += "<p>The cache hit rate is (input &minus; computed input) / input tokens over the window.</p>\n";

@@ -85,7 +85,7 @@ std::vector<Row> rows() {
        "exp.yaml: --out names a file; expected a folder (new or existing)"},
       {"ExpUnknownTopKey", "unknown key", {{"exp.yaml", "modle: x\n" + kExp}}, run,
        "exp.yaml:1: modle: unknown key (did you mean 'model'?); valid keys: name, seed, model, system, systems, "
-       "deployment, search, serving, workload, readoffs, slo, power, record, what_if, limits"},
+       "deployment, search, serving, workload, readoffs, slo, power, record, what_if, error_bands, limits"},
       {"ExpDuplicateKey", "duplicate ids", {{"exp.yaml", kExp + "seed: 1\nseed: 2\n"}}, run,
        "exp.yaml:11: seed: duplicate key: expected each key once"},
       {"ExpSeedWrongType", "wrong type", {{"exp.yaml", exp_with("seed: lucky\n")}}, run,

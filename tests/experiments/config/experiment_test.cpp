@@ -53,6 +53,35 @@ class ExperimentErrors : public ::testing::Test {
   }
 };
 
+// `error_bands` names the bands the headline figures take (a file `validate --cv --bands` wrote,
+// relative to the experiment); without it, the shipped ones. A missing file is an error at its key.
+TEST_F(ExperimentErrors, ErrorBandsFileIsTheExperiments) {
+  const Experiment shipped = load_experiment(write(valid_body()), kRoot);
+  ASSERT_NE(shipped.error_bands, nullptr);
+  EXPECT_EQ(shipped.error_bands_file, "calibration/data/error_bands.yaml");
+  EXPECT_NE(shipped.error_bands->find("nvidia-fp8/throughput", "output_tok_s_per_gpu"), nullptr);
+
+  fs::create_directories(dir / "bands");
+  std::ofstream(dir / "bands" / "recent.yaml")
+      << "provenance: \"hand-made\"\n"
+         "throughput_bound_sequences: 16\n"
+         "regimes:\n"
+         "  nvidia-fp8/latency:\n"
+         "    output_tok_s_per_gpu: {rows: 9, err_p10: -0.05, err_p90: 0.1}\n";
+  const Experiment e = load_experiment(write(valid_body() + "error_bands: bands/recent.yaml\n"), kRoot);
+  EXPECT_EQ(e.error_bands_file, "bands/recent.yaml");
+  ASSERT_NE(e.error_bands, nullptr);
+  const calib::Band* b = e.error_bands->find("nvidia-fp8/latency", "output_tok_s_per_gpu");
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(b->rows, 9);
+  EXPECT_DOUBLE_EQ(b->err_p90, 0.1);
+  EXPECT_EQ(e.error_bands->find("nvidia-fp8/throughput", "output_tok_s_per_gpu"), nullptr) << "only the file's regimes";
+
+  EXPECT_EQ(error_of(valid_body() + "error_bands: bands/none.yaml\n"),
+            "FILE:11: error_bands: error-bands file not found: " + (dir / "bands" / "none.yaml").string() +
+                " (write one with agentsim validate ... --cv --bands FILE)");
+}
+
 TEST_F(ExperimentErrors, ValidExperimentLoads) {
   const Experiment e = load_experiment(write(valid_body()), kRoot);
   EXPECT_EQ(e.plans[0].deployment.plan.tp, 8);

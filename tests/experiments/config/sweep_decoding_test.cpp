@@ -90,7 +90,7 @@ TEST_F(SweepDecoding, RunIdsAndSeedsAreStable) {
 TEST_F(SweepDecoding, ErrorMessages) {
   EXPECT_EQ(error_of(body("sytems: [hgx-h200]\n")),
             "FILE:3: sytems: unknown key (did you mean 'systems'?); valid keys: name, seed, model, system, systems, "
-            "deployment, search, serving, workload, readoffs, slo, power, record, what_if, limits");
+            "deployment, search, serving, workload, readoffs, slo, power, record, what_if, error_bands, limits");
   EXPECT_EQ(error_of(body("system: hgx-h200\nsystems: [hgx-b200]\n")), "FILE:1: give either system or systems, not both");
   EXPECT_EQ(error_of(body("")), "FILE:1: missing key 'system' (or 'systems')");
   EXPECT_EQ(error_of(body("systems: [hgx-h200, hgx-h200]\n")), "FILE:3: systems[1]: system 'hgx-h200' listed twice");
