@@ -29,6 +29,10 @@ std::string regime_name(const std::string& generation, double sequences_per_repl
 // both; a run takes the narrower regime where it has every band the wider one has (exp::band_for).
 std::string format_regime_name(const std::string& regime, hw::DType format, bool experts);
 
+// The shipped bands, relative to the source root (`agentsim validate ... --cv --bands` over every
+// measured row); an experiment's `error_bands` key names others.
+inline constexpr std::string_view kShippedErrorBandsPath = "calibration/data/error_bands.yaml";
+
 // The headline metrics a band is kept for (names of calib::kMeasuredMetrics).
 inline constexpr std::string_view kBandMetrics[] = {"output_tok_s_per_gpu", "agent_output_tok_s"};
 

@@ -39,7 +39,7 @@ constexpr std::array kTopKeys = {
     OptionSpec{"power", "map", "{}", "power accounting (see `describe power`)"},
     OptionSpec{"record", "map", "{}", "per-request/per-step tables kept for results.h5"},
     OptionSpec{"what_if", "map", "", "overrides of catalog fields (see `describe what_if`)"},
-    OptionSpec{"error_bands", "path", "calibration/data/error_bands.yaml",
+    OptionSpec{"error_bands", "path", calib::kShippedErrorBandsPath,
                "error bands for the headline figures (agentsim validate --cv --bands FILE), relative to this file; "
                "default: the shipped ones"},
     OptionSpec{"limits", "map", "{}", "resource limits checked before simulating (see `describe limits`)"},

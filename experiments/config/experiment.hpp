@@ -56,7 +56,7 @@ struct Experiment {
   // Cross-validated error bands: the experiment's `error_bands` file, else the shipped
   // calibration/data/error_bands.yaml under root (null when absent).
   std::shared_ptr<const calib::ErrorBands> error_bands;
-  std::string error_bands_file = "calibration/data/error_bands.yaml";  // as the experiment names it
+  std::string error_bands_file{calib::kShippedErrorBandsPath};  // as the experiment names it
 };
 
 // Reads and validates `path` after applying `sets` ("a.b.c=value", value parsed as YAML);

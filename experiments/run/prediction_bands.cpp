@@ -10,7 +10,7 @@
 namespace agentsim::exp {
 
 std::shared_ptr<const calib::ErrorBands> load_shipped_error_bands(const std::string& root) {
-  const std::string path = root + "/calibration/data/error_bands.yaml";
+  const std::string path = root + "/" + std::string(calib::kShippedErrorBandsPath);
   if (!std::filesystem::exists(path)) return nullptr;
   return std::make_shared<const calib::ErrorBands>(calib::load_error_bands(path));
 }

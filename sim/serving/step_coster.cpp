@@ -222,8 +222,8 @@ class StepCoster::Pricer {
       ks.m = std::max(1.0, tokens * plan.devices_per_stage() / plan.ep / ks.groups);
       ks.k = h;
       ks.weight_bytes = a.weight_read / L;
-      // Elements per slice row at the experts' stored format, scales included (FP4 packs two
-      // weights a byte, plus its block scales): the expert's width, as the tables' rows count it.
+      // Stored bytes per weight with its share of the block scales (FP4: half a byte plus its
+      // scales), so that n is the expert's width in weights, as the tables' rows count it.
       const double stored = t_.work_.expert_bytes_per_weight();
       ks.n = std::max(1.0, ks.weight_bytes / ks.groups / h / (stored > 0 ? stored : 1.0));
     } else if (id == wl::Op::kAttnCore) {
