@@ -106,7 +106,8 @@ Command add_plan_command(CLI::App& app, const Context& ctx) {
         continue;
       }
       const std::string band = a.systems_lo > 0 ? std::to_string(a.systems_lo) + "-" + std::to_string(a.systems_hi) : "-";
-      const std::string note = a.band_regime.empty() ? a.reason : "band: " + a.band_regime + (a.reason.empty() ? "" : "; ") + a.reason;
+      const std::string band_text = exp::band_note(a);
+      const std::string note = band_text.empty() ? a.reason : band_text + (a.reason.empty() ? "" : "; ") + a.reason;
       std::printf("%-12s %-10s %9lld %9lld %8lld %13s %6lld %7lld %9.2f %9.2f  %s\n", a.system.c_str(),
                   a.deployment.c_str(), a.agents_per_replica, a.replicas, a.systems, band.c_str(), a.racks,
                   a.accelerators, a.runtime_mw, a.provisioned_mw, note.c_str());

@@ -19,6 +19,19 @@ long long best_meeting_concurrency(const std::vector<RunResult>& runs, const Slo
   return best;
 }
 
+std::string band_note(const CapacityAnswer& a) {
+  if (a.band_regime.empty()) return "";
+  std::string note = "band: " + a.band_regime;
+  // The band is the point re-sized at the regime's 10th and 90th percentile errors; when both
+  // have one sign the point lies outside it, and the sign says which way the measured runs missed.
+  if (a.systems_lo > 0 && a.systems < a.systems_lo) {
+    note += " (above the point: the regime's measured runs were slower than predicted)";
+  } else if (a.systems_hi > 0 && a.systems > a.systems_hi) {
+    note += " (below the point: the regime's measured runs were faster than predicted)";
+  }
+  return note;
+}
+
 CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, const CapacityQuestion& q) {
   const Plan& p = e.plans[static_cast<std::size_t>(plan)];
   const hw::System& s = e.systems[static_cast<std::size_t>(p.system)];

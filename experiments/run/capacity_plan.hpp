@@ -36,6 +36,10 @@ struct CapacityAnswer {
   long long systems_lo = 0, systems_hi = 0;
 };
 
+// The plan table's note on the band: "band: REGIME", and where the point lies outside its band,
+// which way the regime's measured runs missed ("" when the answer has no band).
+std::string band_note(const CapacityAnswer& a);
+
 // Largest meeting concurrency among a plan's runs (the doubling + bisection answer), 0 if none.
 long long best_meeting_concurrency(const std::vector<RunResult>& runs, const SloTier& slo);
 

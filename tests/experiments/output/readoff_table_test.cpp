@@ -235,6 +235,21 @@ TEST_F(HandMade, CapacitySizingOfAKnownOperatingPoint) {
   EXPECT_EQ(banded.systems_lo, 16);
   EXPECT_EQ(banded.systems_hi, 25);
   EXPECT_EQ(banded.band_regime, regime + " (9 rows)");
+  EXPECT_EQ(band_note(banded), "band: " + regime + " (9 rows)") << "the point inside its band: no side named";
+  // Every row of the regime under-predicted (errors -40%..-10%): the measured runs were faster,
+  // so fewer systems than the point at both ends (50 agents per replica may be 55.6 or 83.3).
+  bands->by_regime[regime]["output_tok_s_per_gpu"] = {-0.4, -0.1, 9};
+  const CapacityAnswer faster = size_plan(e, 1, at, q);
+  EXPECT_EQ(faster.systems_lo, 12);
+  EXPECT_EQ(faster.systems_hi, 18);
+  EXPECT_EQ(band_note(faster), "band: " + regime +
+                                   " (9 rows) (below the point: the regime's measured runs were faster than predicted)");
+  bands->by_regime[regime]["output_tok_s_per_gpu"] = {0.1, 0.3, 9};
+  const CapacityAnswer slower = size_plan(e, 1, at, q);
+  EXPECT_GT(slower.systems_lo, slower.systems);
+  EXPECT_EQ(band_note(slower), "band: " + regime +
+                                   " (9 rows) (above the point: the regime's measured runs were slower than predicted)");
+  EXPECT_EQ(band_note(a), "") << "no band, no note";
   // The doubling + bisection answer is the largest meeting run.
   const SloTier tier{60, 10, 2.0, 90};
   EXPECT_EQ(best_meeting_concurrency({run(1, 32, 100, 90, 1, 1, 1e3), run(1, 64, 50, 40, 1, 1, 1e3),
