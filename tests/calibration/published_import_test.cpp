@@ -62,9 +62,9 @@ TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   ASSERT_EQ(files.size(), 16u);  // eight CSVs, the two H200 suite runs, the four torch GEMM files, the two Triton MoE runs
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 36 + 50 + 24 CSV rows, each suite run's 1,018
+  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 43 + 50 + 24 CSV rows, each suite run's 1,018
   // table rows, each torch file's 110 and each Triton MoE run's 24
-  EXPECT_EQ(rows, 1319u + 2 * 1018u + 4 * 110u + 2 * 24u);
+  EXPECT_EQ(rows, 1326u + 2 * 1018u + 4 * 110u + 2 * 24u);
 }
 
 // B200's decode rows (FlashInfer PR #1415): the table is keyed by the KV bytes one call reads
@@ -437,14 +437,15 @@ TEST(PublishedImport, FusedMoeRowsAreThePublishedLatenciesAndPriceFp4ExpertsOnNv
   for (const char* no_fp4 : {"h100-sxm", "h200", "mi300x"}) EXPECT_FALSE(p.at(no_fp4).tables.contains("grouped_gemm_fp4")) << no_fp4;
 }
 
-// custom_all_reduce.csv: the engines' own all-reduce (SGLang PR #2904, H100, eager launches).
+// custom_all_reduce.csv: the engines' own all-reduce (SGLang PR #2904, H100, eager launches; vLLM PR
+// #39080, MI355X, the ROCm custom all-reduce vLLM shipped).
 TEST(PublishedImport, CustomAllReduceTableIsTheNodeWideGroupAndStaysWithinItsVendor) {
   const auto& files = imported().files;
   const auto f = std::find_if(files.begin(), files.end(), [](const auto& x) { return x.file == "custom_all_reduce.csv"; });
   ASSERT_NE(f, files.end());
-  EXPECT_EQ(f->rows, 36u);
-  // tp 2 and 4 rows skipped: a table has no group axis, so it is the 8-GPU node's.
-  EXPECT_EQ(f->used, 12u);
+  EXPECT_EQ(f->rows, 43u);
+  // tp 2 and 4 rows skipped: a table has no group axis, so it is the 8-GPU node's (H100's 12 tp 8 rows, MI355X's 7).
+  EXPECT_EQ(f->used, 19u);
   EXPECT_EQ(f->skipped.at("a smaller group than the largest measured on as many nodes (the table has no group axis)"), 24u);
   const auto& p = imported().profiles;
   const FittedTable& h100 = p.at("h100-sxm").table("custom_all_reduce_1node");
@@ -455,8 +456,19 @@ TEST(PublishedImport, CustomAllReduceTableIsTheNodeWideGroupAndStaysWithinItsVen
   EXPECT_NEAR(h100.lookup({1048576.0}).value * h100.peak / link / published, 1.0, 0.1);
   EXPECT_EQ(p.at("h200").table("custom_all_reduce_1node").derived_from, "h100-sxm");
   EXPECT_EQ(p.at("b200").table("custom_all_reduce_1node").derived_from, "h100-sxm");
-  // CUDA IPC kernels: never derived onto AMD, which keeps its RCCL tables.
-  for (const char* amd : {"mi300x", "mi325x", "mi355x"}) EXPECT_FALSE(p.at(amd).tables.contains("custom_all_reduce_1node")) << amd;
+  // Within its vendor only: MI355X's is its own rows; CDNA3 takes it, NVIDIA never does (and AMD never H100's).
+  const FittedTable& mi355x = p.at("mi355x").table("custom_all_reduce_1node");
+  EXPECT_TRUE(mi355x.derived_from.empty());
+  // The row "tokens 256", a bf16 (256, 3072) tensor of 1,572,864 bytes, tp 8: 24.2 us.
+  const double xgmi = loaded().catalog.accelerators.get("mi355x").scale_up_bw_Bps;
+  const double rocm = 2.0 * 7 / 8 * 1572864 / 24.2e-6 / xgmi;
+  EXPECT_NEAR(mi355x.lookup({1572864.0}).value * mi355x.peak / xgmi / rocm, 1.0, 0.02);
+  for (const char* cdna3 : {"mi300x", "mi325x"}) {
+    EXPECT_EQ(p.at(cdna3).table("custom_all_reduce_1node").derived_from, "mi355x") << cdna3;
+  }
+  for (const char* nv : {"a100-sxm-80gb", "h200", "b200", "b300", "gb200", "gb300"}) {
+    EXPECT_EQ(p.at(nv).table("custom_all_reduce_1node").derived_from, "h100-sxm") << nv;
+  }
 }
 
 // A derived collective keeps its sibling's latency floor: B200's NVLink 5 (900 GB/s per direction)

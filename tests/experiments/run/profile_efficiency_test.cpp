@@ -280,8 +280,9 @@ TEST(PublishedImport, ConstantBetweenFollowsTheTablesTheLookupsRead) {
 
 // The shipped profiles' all-reduce tables price the TP all-reduce where they were measured:
 // the engines' own kernel (custom_all_reduce_1node) up to its largest measured size (4 MiB; below
-// its first, 2 KiB, that size's time), NCCL's table above it; MI325X's RCCL rows start at 4 GiB and it has no custom table (an NVIDIA
-// CUDA-IPC kernel is never derived onto AMD), so below 4 GiB its table holds MI300X's RCCL rows (same xGMI fabric).
+// its first, 2 KiB, that size's time), NCCL's table above it; MI325X's custom table is MI355X's (vLLM PR #39080's ROCm
+// kernel, 24 KB to 1.5 MB) derived onto its xGMI links, and its RCCL rows start at 4 GiB, so between 1.5 MB and 4 GiB
+// its NCCL table holds MI300X's RCCL rows (same xGMI fabric).
 TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   const auto& p = imported().profiles;
   const exp::ProfileEfficiency h200(p.at("h200"), catalog().accelerators.get("h200"), {});
@@ -307,11 +308,16 @@ TEST(PublishedImport, MeasuredAllReduceOnlyWithinTheMeasuredSizes) {
   EXPECT_EQ(tiny.source, "custom_all_reduce_1node table, derived from h100-sxm table");
   EXPECT_DOUBLE_EQ(tiny.time_s, h200.all_reduce(2048, 8).time_s);
   EXPECT_LT(tiny.time_s, h200.collective("all_reduce", 1, 1024, 8).time_s);
-  // MI325X's own RCCL rows start at 4 GiB; below, its table holds MI300X's rows (same fabric).
+  // MI325X: the engines' ROCm custom all-reduce (MI355X's rows, derived) up to 1.5 MB; above it its own RCCL rows
+  // start at 4 GiB, and below them its table holds MI300X's rows (same fabric).
   const exp::ProfileEfficiency mi325x(p.at("mi325x"), catalog().accelerators.get("mi325x"), {});
   const serving::MeasuredCollective small = mi325x.all_reduce(1 << 20, 8);
   EXPECT_GT(small.time_s, 0);
-  EXPECT_EQ(small.source, "nccl_all_reduce_1node table, rows of mi300x below size_bytes 4.29497e+09");
+  EXPECT_EQ(small.source, "custom_all_reduce_1node table, derived from mi355x table");
+  EXPECT_LT(small.time_s, mi325x.collective("all_reduce", 1, 1 << 20, 8).time_s);
+  const serving::MeasuredCollective above = mi325x.all_reduce(4.0 * (1 << 20), 8);
+  EXPECT_GT(above.time_s, 0);
+  EXPECT_EQ(above.source, "nccl_all_reduce_1node table, rows of mi300x below size_bytes 4.29497e+09");
   EXPECT_GT(mi325x.all_reduce(8.0 * (1 << 30), 8).time_s, 0);
 }
 
