@@ -9,6 +9,8 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -169,6 +171,55 @@ TEST(PublishedImport, DeviceRunLaunchTablesAreTheStepCostsFloors) {
   bool named = false;
   for (const std::string& n : c.breakdown.notes) named |= n.find("eager launches, launch floor 2.8 us per kernel (launch_latency table)") != std::string::npos;
   EXPECT_TRUE(named);
+}
+
+// Each catalog accelerator's `efficiency_profile` comment (its citation) names the tables the import
+// measured for it and, per sibling, those it derived, exactly: a table that moves from derived to
+// measured (or to another sibling) must move in the catalog's comment too.
+TEST(PublishedImport, CatalogCitesEachProfilesMeasuredAndDerivedTables) {
+  // "a, b (a note), c" -> {a, b, c}: parentheses are notes, not names.
+  const auto names = [](const std::string& list) {
+    std::string plain;
+    int depth = 0;
+    for (char ch : list) {
+      depth += ch == '(' ? 1 : 0;
+      if (depth == 0) plain += ch;
+      depth -= ch == ')' && depth > 0 ? 1 : 0;
+    }
+    std::set<std::string> out;
+    std::stringstream in(plain);
+    for (std::string item; std::getline(in, item, ',');) {
+      const auto b = item.find_first_not_of(' '), e = item.find_last_not_of(' ');
+      if (b != std::string::npos && item.substr(b, e - b + 1) != "none") out.insert(item.substr(b, e - b + 1));
+    }
+    return out;
+  };
+  for (const auto& acc : catalog().accelerators.names()) {
+    std::ifstream f(std::string(AGENTSIM_SOURCE_DIR) + "/hwmodels/catalog/accelerators/" + acc + ".yaml");
+    std::string line, cite;
+    while (std::getline(f, line)) {
+      if (line.rfind("efficiency_profile:", 0) == 0) cite = line;
+    }
+    const auto m = cite.find("measured tables: "), d = cite.find("; derived tables: ");
+    ASSERT_TRUE(m != std::string::npos && d != std::string::npos && m < d) << acc << ": " << cite;
+    std::set<std::string> measured;
+    std::map<std::string, std::set<std::string>> derived;  // sibling -> tables
+    for (const auto& [name, t] : imported().profiles.at(acc).tables) {
+      if (t.derived_from.empty()) measured.insert(name);
+      else derived[t.derived_from].insert(name);
+    }
+    EXPECT_EQ(names(cite.substr(m + 17, d - m - 17)), measured) << acc;
+    std::map<std::string, std::set<std::string>> cited;
+    std::stringstream groups(cite.substr(d + 18));
+    for (std::string group; std::getline(groups, group, ';');) {
+      const auto from = group.rfind(" from ");
+      ASSERT_NE(from, std::string::npos) << acc << ": " << group;
+      const auto sib = names(group.substr(from + 6));
+      ASSERT_EQ(sib.size(), 1u) << acc << ": " << group;
+      cited[*sib.begin()] = names(group.substr(0, from));
+    }
+    EXPECT_EQ(cited, derived) << acc;
+  }
 }
 
 TEST(PublishedImport, DerivedTablesNameTheirSibling) {
