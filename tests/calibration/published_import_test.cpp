@@ -462,7 +462,10 @@ TEST(PublishedImport, CustomAllReduceTableIsTheNodeWideGroupAndStaysWithinItsVen
   // The row "tokens 256", a bf16 (256, 3072) tensor of 1,572,864 bytes, tp 8: 24.2 us.
   const double xgmi = loaded().catalog.accelerators.get("mi355x").scale_up_bw_Bps;
   const double rocm = 2.0 * 7 / 8 * 1572864 / 24.2e-6 / xgmi;
-  EXPECT_NEAR(mi355x.lookup({1572864.0}).value * mi355x.peak / xgmi / rocm, 1.0, 0.02);
+  // Reproduced within the table's own stated fit error (the largest over its 7 fitted rows).
+  EXPECT_LE(std::abs(mi355x.lookup({1572864.0}).value * mi355x.peak / xgmi / rocm - 1.0),
+            mi355x.fit_error.max_rel_error + 1e-12);
+  EXPECT_EQ(mi355x.fit_error.points, 7u);
   for (const char* cdna3 : {"mi300x", "mi325x"}) {
     EXPECT_EQ(p.at(cdna3).table("custom_all_reduce_1node").derived_from, "mi355x") << cdna3;
   }
