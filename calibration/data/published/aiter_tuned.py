@@ -71,18 +71,25 @@ def dense(rows, dtype, commit, path, out):
 
 def copies(rows):
     """Ids of rows aiter copied rather than measured. aiter derives `tflops` and `bw` from a row's
-    own geometry and time, so (1) a row that repeats the previous token count's us, tflops and bw in
-    its series (same cu_num and geometry) was copied from the smaller one; (2) of rows at the same
+    own geometry and time, so (1) of a run of rows repeating each other's us, tflops and bw in a
+    series (same cu_num and geometry, consecutive token counts), the one whose tflops are its own
+    token count's work over the time (2 x token x topk x model_dim x 3 x inter_dim / us, counting
+    topk with or without a fused shared expert, within 2%) was measured and the others copied from
+    it; where none is, the smallest token count is kept; (2) of rows at the same
     cu_num, token, model_dim and inter_dim that repeat each other across layouts (expert, topk), those
     whose tflops are not 2 x token x topk x model_dim x 3 x inter_dim / us (within 2%) were copied from
     the one whose are. Where no row of such a set reproduces its tflops, none is dropped."""
     def same(a, b):
         return (a["us"], a["tflops"], a["bw"]) == (b["us"], b["tflops"], b["bw"])
 
-    def own_tflops(r):
-        flops = 2 * int(r["token"]) * int(r["topk"]) * int(r["model_dim"]) * 3 * int(r["inter_dim"])
+    def own_tflops(r, topk=None):
+        flops = 2 * int(r["token"]) * (topk or int(r["topk"])) * int(r["model_dim"]) * 3 * int(r["inter_dim"])
         return float(r["us"]) > 0 and float(r["tflops"] or 0) > 0 and \
             abs(flops / (float(r["us"]) * 1e6) / float(r["tflops"]) - 1) < 0.02
+
+    def own_work(r):  # aiter's tuners count a fused shared expert in topk in some runs, not in others
+        k = int(r["topk"])
+        return own_tflops(r) or (k == TOP_K + 1 and own_tflops(r, TOP_K))
 
     out = set()
     series = {}
@@ -90,9 +97,16 @@ def copies(rows):
         series.setdefault((r["cu_num"], r["model_dim"], r["inter_dim"], r["expert"], r["topk"]), []).append(r)
     for s in series.values():
         s.sort(key=lambda r: int(r["token"]))
-        for a, b in zip(s, s[1:]):
-            if same(a, b):
-                out.add(id(b))
+        runs = []
+        for r in s:
+            if runs and same(runs[-1][-1], r):
+                runs[-1].append(r)
+            else:
+                runs.append([r])
+        for run in runs:
+            measured = [r for r in run if own_work(r)]
+            keep = measured[0] if len(measured) == 1 else run[0]
+            out.update(id(r) for r in run if r is not keep)
     layouts = {}
     for r in rows:
         layouts.setdefault((r["cu_num"], r["token"], r["model_dim"], r["inter_dim"]), []).append(r)
