@@ -1,25 +1,27 @@
 #include "calibration/run_date.hpp"
 
+#include <chrono>
+
 #include "sim/core/error.hpp"
 
 namespace agentsim::calib {
 
 bool is_run_date(std::string_view s) {
   if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  int v[3] = {0, 0, 0};
-  const std::size_t start[3] = {0, 5, 8}, len[3] = {4, 2, 2};
-  for (std::size_t f = 0; f < 3; ++f) {
-    for (std::size_t i = 0; i < len[f]; ++i) {
-      const char c = s[start[f] + i];
-      if (c < '0' || c > '9') return false;
-      v[f] = v[f] * 10 + (c - '0');
+  auto digits = [&](std::size_t at, std::size_t n) {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
     }
-  }
-  const int year = v[0], month = v[1], day = v[2];
-  if (year < 1970 || month < 1 || month > 12 || day < 1) return false;
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  constexpr int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return day <= kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+    return v;
+  };
+  const int year = digits(0, 4), month = digits(5, 2), day = digits(8, 2);
+  if (year < 1970 || month < 0 || day < 0) return false;
+  // The proleptic Gregorian calendar's own check: month 1-12, the day within that month's length.
+  return std::chrono::year_month_day{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+                                     std::chrono::day{static_cast<unsigned>(day)}}
+      .ok();
 }
 
 std::string run_quarter(std::string_view run_date) {
