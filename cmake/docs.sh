@@ -11,10 +11,12 @@
 #   validation   agentsim validate experiments/validation/validate.yaml --measured … --cv --json
 #   bench        bench_event_queue, bench_scale vidur and the one-router scale hour (if built),
 #                with the wall times the other stages recorded
-#   sensitivity  the workload sensitivity script (calibration/analysis/sensitivity.sh) if present
+#   sensitivity  experiments/sensitivity/sensitivity.sh (docs/results/sensitivity.md), if present
 #   readme       fill the <!-- generated:NAME from FILE --> blocks of README.md and docs/*.md
 # `all` (the default) runs every stage in that order. Runs go to build/docs-run/ (kept, so that a
-# later stage can read an earlier one's timings). AGENTSIM_DOCS_JOBS sets -j (default: nproc).
+# later stage can read an earlier one's timings). AGENTSIM_DOCS_JOBS sets -j (default: nproc);
+# AGENTSIM_DOCS_REUSE=1 rewrites the tables from the runs kept there instead of running the tools
+# again (for a change to the tables' layout only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -36,6 +38,10 @@ need_bin() {
 timed() {
   local name=$1
   shift
+  if [[ "${AGENTSIM_DOCS_REUSE:-0}" == 1 && -f "$run_dir/$name.time" && -f "$run_dir/$name.out" ]]; then
+    echo "cmake/docs.sh: reusing $run_dir/$name.* (AGENTSIM_DOCS_REUSE=1)" >&2
+    return
+  fi
   echo "cmake/docs.sh: $*" >&2
   /usr/bin/time -v -o "$run_dir/$name.time" "$@" >"$run_dir/$name.out"
   printf 'command: %s\n' "$*" >>"$run_dir/$name.time"
@@ -43,7 +49,7 @@ timed() {
 
 stage_readoffs() {
   need_bin
-  rm -rf "$run_dir/default" "$run_dir/claude-code" "$run_dir/v4-pro"
+  [[ "${AGENTSIM_DOCS_REUSE:-0}" == 1 ]] || rm -rf "$run_dir/default" "$run_dir/claude-code" "$run_dir/v4-pro"
   timed default "$bin" run experiments/examples/agentic-v4.1-flash.yaml --out "$run_dir/default" -j "$jobs" --no-run-table
   $gen readoffs "$run_dir/default/readoffs.csv" --title "Default experiment (experiments/examples/agentic-v4.1-flash.yaml)" \
     --command "agentsim run experiments/examples/agentic-v4.1-flash.yaml --out out" --out docs/results/readoffs-default.md
@@ -73,38 +79,37 @@ stage_bench() {
   local bdir
   bdir=$(dirname "$bin")/bench
   local args=()
-  if [[ -x "$bdir/bench_event_queue" ]]; then
+  if [[ -x "$bdir/bench_event_queue" ]] && [[ "${AGENTSIM_DOCS_REUSE:-0}" != 1 || ! -f "$run_dir/event_queue.json" ]]; then
     "$bdir/bench_event_queue" --benchmark_format=json --benchmark_repetitions=3 \
       --benchmark_filter='BM_ScheduleThenPop/1000000|BM_HoldModel/100000' >"$run_dir/event_queue.json"
-    args+=(--event-queue "$run_dir/event_queue.json")
   fi
+  [[ -f "$run_dir/event_queue.json" ]] && args+=(--event-queue "$run_dir/event_queue.json")
   if [[ -x "$bdir/bench_scale" ]]; then
     timed vidur "$bdir/bench_scale" vidur
-    args+=(--timing "vidur:Vidur comparison: Llama-3.1-8B on 1 x A100, 10,000 Poisson requests:$run_dir/vidur.time")
+    args+=(--timing "vidur|Vidur comparison: Llama-3.1-8B on 1 x A100, 10,000 Poisson requests|$run_dir/vidur.time")
     if [[ "${AGENTSIM_DOCS_SCALE:-1}" != 0 ]]; then
       timed scale "$bdir/bench_scale" scale 100000 10008 3600 4096 1
-      args+=(--timing "scale:Scale: 100,000 agents, 10,008 GPUs, one router, one simulated hour:$run_dir/scale.time")
+      args+=(--timing "scale|Scale: 100,000 agents, 10,008 GPUs, one router, one simulated hour|$run_dir/scale.time")
     fi
   fi
-  for t in default:"Default experiment (7 systems)" v4-pro:"V4 Pro vs V4.1 Flash" claude-code:"Claude Code example" \
-    validation:"Validation with cross-validation"; do
-    [[ -f "$run_dir/${t%%:*}.time" ]] && args+=(--timing "${t%%:*}:${t#*:}:$run_dir/${t%%:*}.time")
+  local t
+  for t in "default|Default experiment (7 systems)" "claude-code|Claude Code example" "v4-pro|V4 Pro vs V4.1 Flash" \
+    "validation|Validation, every mapped row, with cross-validation"; do
+    if [[ -f "$run_dir/${t%%|*}.time" ]]; then
+      args+=(--timing "$t|$run_dir/${t%%|*}.time")
+    fi
   done
   $gen performance "${args[@]}" --jobs "$jobs" --out docs/results/performance.md
 }
 
 stage_sensitivity() {
-  local s
-  for s in calibration/analysis/sensitivity.sh calibration/analysis/sensitivity.py cmake/sensitivity.sh; do
-    if [[ -f "$s" ]]; then
-      case "$s" in
-        *.py) python3 "$s" ;;
-        *) bash "$s" ;;
-      esac
-      return
-    fi
-  done
-  echo "cmake/docs.sh: no sensitivity script in this tree; skipped" >&2
+  need_bin
+  if [[ -f experiments/sensitivity/sensitivity.sh ]]; then
+    # Writes docs/results/sensitivity.md itself (its own stamp: command, commit, date).
+    bash experiments/sensitivity/sensitivity.sh "$(dirname "$bin")"
+  else
+    echo "cmake/docs.sh: no experiments/sensitivity/sensitivity.sh in this tree; skipped" >&2
+  fi
 }
 
 stage_options() {

@@ -132,7 +132,12 @@ def cmd_readoffs(a):
             "cross-validated error of the run's regime (docs/validation.md); agents: the interpolated "
             "concurrency at the target. Columns and notes as `readoffs.csv` writes them "
             "(docs/user-guide.md, \"Reading the outputs\").\n\n" + body)
-    notes = [(r["system"], r["target_kind"], r["note"]) for r in rows if r.get("note")]
+    def target(r):
+        t = fnum(r, "target_agent_tok_s")
+        if r["target_kind"] == "single_agent":
+            return "single agent"
+        return f"{r['target_kind']} {t:g} tok/s" if t is not None else r["target_kind"]
+    notes = [(r["system"], target(r), r["note"]) for r in rows if r.get("note")]
     if notes:
         text += "\nNotes the run wrote:\n\n" + table(["system", "target", "note"], notes)
     write(a.out, text)
@@ -142,14 +147,22 @@ def cmd_compare(a):
     base = read_csv(a.base)
     other = read_csv(a.other)
 
-    def pick(rows, kind):
+    def pick(rows, kind, target=None):
         out = {}
         for r in rows:
-            if r["target_kind"] == kind and r["system"] not in out:
-                out[r["system"]] = r
+            if r["target_kind"] != kind or r["system"] in out:
+                continue
+            if target is not None and fnum(r, "target_agent_tok_s") != target:
+                continue
+            out[r["system"]] = r
         return out
 
-    b100, o100 = pick(base, "speed"), pick(other, "speed")
+    speeds = [fnum(r, "target_agent_tok_s") for r in other if r["target_kind"] == "speed"]
+    common = [t for t in speeds if t is not None and any(
+        r["target_kind"] == "speed" and fnum(r, "target_agent_tok_s") == t for r in base)]
+
+    t = common[0] if common else None
+    b100, o100 = pick(base, "speed", t), pick(other, "speed", t)
     b1, o1 = pick(base, "single_agent"), pick(other, "single_agent")
     systems = list(dict.fromkeys([r["system"] for r in base] + [r["system"] for r in other]))
     rows = []
@@ -183,80 +196,129 @@ def cmd_compare(a):
 # ---- validation ------------------------------------------------------------------------------
 
 def pct(x):
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return "–" if x is None else f"{x:.1f}%"
 
 
-def get(d, *keys):
-    for k in keys:
-        if isinstance(d, dict) and k in d and d[k] is not None:
-            return d[k]
-    return None
+def signed(x):
+    return "–" if x is None else f"{x:+.1f}%"
+
+
+METRIC_NAMES = {
+    "output_tok_s_per_gpu": "output tokens/s per GPU",
+    "total_tok_s_per_gpu": "total tokens/s per GPU",
+    "user_tok_s": "per-user speed",
+    "ttft_s_mean": "mean TTFT",
+    "ttft_s_median": "median TTFT",
+    "tpot_s_mean": "mean TPOT",
+    "tpot_s_median": "median TPOT",
+    "gpu_power_w": "GPU power per GPU",
+}
+
+
+def metric_name(m):
+    return METRIC_NAMES.get(m, m.replace("_", " "))
+
+
+def by_metric(lst, metric):
+    return next((m for m in lst if m.get("metric") == metric), {})
+
+
+def seconds(x):
+    return "–" if x is None else (f"{x * 1e3:.2f} ms" if x < 1 else f"{x:.3f} s")
 
 
 def cmd_validation(a):
     with open(a.json) as f:
         text = f.read()
     j = json.loads(text[text.index("{"):])
-    metrics = j.get("metrics", {})
-    mrows = []
-    for name, m in metrics.items():
-        mrows.append([f"`{name}`", fmt_int(m.get("rows", 0)), pct(get(m, "mape")), pct(get(m, "cv_mape")),
-                      pct(get(m, "max_abs_error", "max_error"))])
-    out = ["# Validation: current errors\n", stamp("validation", a.command),
+    cv = bool(j.get("cross_validated"))
+    out = ["# Validation: current errors\n\n", stamp("validation", a.command),
            "\nEvery measured serving run the adapters map (experiments/validation/), predicted at the fitted "
-           "parameters; MAPE in-sample and under leave-one-group-out cross-validation (CV), fractions as "
-           "percentages. Method: docs/validation.md.\n"]
-    counts = [(k, j[k]) for k in ("rows_read", "rows_mapped", "rows_skipped", "simulations") if isinstance(j.get(k), int)]
-    if counts:
-        out.append("\n" + table([k.replace("_", " ") for k, _ in counts], [[fmt_int(v) for _, v in counts]]))
-    out.append("\n## Per metric\n\n" + table(["metric", "rows", "MAPE in-sample", "MAPE CV", "max |error|"], mrows))
-    cc = j.get("metrics_closed_loop_consistent")
-    if isinstance(cc, dict) and cc:
-        rows = [[f"`{n}`", fmt_int(m.get("rows", 0)), pct(get(m, "mape")), pct(get(m, "cv_mape"))] for n, m in cc.items()]
-        out.append("\n## Without the rows flagged by the closed-loop check\n\n"
+           "parameters" + (" and under leave-one-group-out cross-validation (CV)" if cv else "")
+           + ". MAPE: mean absolute percentage error over the rows that state the metric; mean error: signed "
+           "(positive: predicted too high). Method: [../validation.md](../validation.md).\n"]
+    out.append("\n## Rows\n\n" + table(["rows read", "mapped", "skipped", "simulations"],
+                                        [[fmt_int(j.get("rows_read", 0)), fmt_int(j.get("rows_mapped", 0)),
+                                          fmt_int(j.get("rows_skipped", 0)), fmt_int(j.get("simulations", 0))]]))
+    rows = []
+    for m in j.get("mape", []):
+        rows.append([metric_name(m["metric"]), fmt_int(m["rows"]), pct(m.get("mape_in_sample_pct")),
+                     pct(m.get("mape_cv_pct")), pct(m.get("max_abs_cv_pct") if cv else m.get("max_abs_in_sample_pct")),
+                     signed(m.get("mean_error_cv_pct") if cv else m.get("mean_error_in_sample_pct"))])
+    out.append("\n## Per metric\n\n" + table(["metric", "rows", "MAPE in-sample", "MAPE CV",
+                                                "max abs error" + (" (CV)" if cv else ""),
+                                                "mean error" + (" (CV)" if cv else "")], rows))
+    cc = j.get("metrics_closed_loop_consistent") or {}
+    suspect = j.get("closed_loop_suspect") or []
+    if cc and suspect:
+        rows = [[metric_name(n), fmt_int(m.get("rows", 0)), pct(100 * m["mape"] if m.get("mape") is not None else None),
+                 pct(100 * m["cv_mape"] if m.get("cv_mape") is not None else None)] for n, m in cc.items()]
+        out.append(f"\n## Without the {len(suspect)} rows that fail their own closed-loop check\n\n"
                    + table(["metric", "rows", "MAPE in-sample", "MAPE CV"], rows))
     groups = j.get("groups", [])
     if groups:
-        def gerr(g):
-            e = get(g, "cv_mape", "mape")
-            if isinstance(e, dict):
-                e = get(e, "output_tok_s_per_gpu", *e.keys())
-            return e if isinstance(e, (int, float)) else -1
-        keyed = sorted(groups, key=gerr, reverse=True)
+        key = "mape_cv_pct" if cv else "mape_in_sample_pct"
+
+        def gerr(g, metric="output_tok_s_per_gpu"):
+            return by_metric(g.get("mape", []), metric).get(key)
+        ranked = sorted(groups, key=lambda g: -(gerr(g) if gerr(g) is not None else -1))
         rows = []
-        for g in keyed[: a.worst]:
-            rows.append([str(get(g, "system") or "–"), str(get(g, "model") or "–"), fmt_int(get(g, "rows") or 0),
-                         pct(get(g, "mape") if not isinstance(get(g, "mape"), dict) else None),
-                         pct(gerr(g) if gerr(g) >= 0 else None)])
-        out.append(f"\n## The {min(a.worst, len(groups))} worst (system, model) groups of {len(groups)}\n\n"
-                   + table(["system", "model", "rows", "MAPE in-sample", "MAPE CV"], rows))
+        for g in ranked:
+            o = by_metric(g["mape"], "output_tok_s_per_gpu")
+            t = by_metric(g["mape"], "tpot_s_median")
+            rows.append([g["group"], fmt_int(g["rows"]),
+                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
+                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–"])
+        out.append("\n## Per (system, model) group, worst first\n\n"
+                   + table(["group", "rows", "output tok/s per GPU: MAPE in-sample / CV", "median TPOT: MAPE in-sample / CV"],
+                           rows))
     periods = j.get("periods", [])
-    if isinstance(periods, dict):
-        periods = [dict(v, period=k) for k, v in periods.items()]
     if periods:
         rows = []
         for p in periods:
-            m = p.get("metrics", p)
-            o = m.get("output_tok_s_per_gpu", {}) if isinstance(m, dict) else {}
-            rows.append([str(get(p, "period", "quarter", "name")), fmt_int(get(o, "rows") or get(p, "rows") or 0),
-                         pct(get(o, "mape")), pct(get(o, "cv_mape")), pct(get(o, "cv_mean_error", "mean_error"))])
-        out.append("\n## By when the rows were measured (output tok/s per GPU)\n\n"
-                   + table(["measured in", "rows", "MAPE in-sample", "MAPE CV", "mean CV error"], rows))
+            o = by_metric(p.get("mape", []), "output_tok_s_per_gpu")
+            t = by_metric(p.get("mape", []), "tpot_s_median")
+            ecv = "mean_error_cv_pct" if cv else "mean_error_in_sample_pct"
+            rows.append([p["period"], fmt_int(p["rows"]),
+                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
+                         signed(o.get(ecv)) if o else "–",
+                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–",
+                         signed(t.get(ecv)) if t else "–"])
+        out.append("\n## By the quarter the rows were measured in\n\n"
+                   + table(["measured in", "rows", "output tok/s per GPU: MAPE in-sample / CV", "mean error",
+                            "median TPOT: MAPE in-sample / CV", "mean error"], rows))
+    files = j.get("files", [])
+    if files:
+        rows = [[f"`{os.path.relpath(f['file'], ROOT) if os.path.isabs(f['file']) else f['file']}`", f["schema"],
+                 fmt_int(f["rows"]), fmt_int(f["mapped"]), fmt_int(f["skipped"])] for f in files]
+        out.append("\n## Files\n\n" + table(["file", "schema", "rows", "mapped", "skipped"], rows))
+    reasons = j.get("skipped_by_reason", [])
+    if reasons:
+        out.append("\n## Rows skipped, by reason\n\n"
+                   + table(["reason", "rows"], [[r["reason"], fmt_int(r["rows"])] for r in reasons]))
     write(a.out, "".join(out))
-    fitted = j.get("fitted") or j.get("fitted_parameters") or j.get("fit")
-    if a.fitted_out and fitted is not None:
+    params = j.get("parameters")
+    if a.fitted_out and params:
+        folds = j.get("folds", [])
         rows = []
-
-        def walk(prefix, v):
-            if isinstance(v, dict):
-                for k, w in v.items():
-                    walk(f"{prefix}.{k}" if prefix else k, w)
-            elif isinstance(v, (int, float)) and not isinstance(v, bool):
-                rows.append([f"`{prefix}`", f"{v:.6g}"])
-        walk("", fitted)
+        for p in params:
+            name = p["name"]
+            fold_key = {"graph_fixed": p.get("engine"), "request_latency": f"{p.get('engine')}.request_latency"}.get(
+                name.split(".")[-1], name)
+            vals = [f[fold_key] for f in folds if isinstance(f.get(fold_key), (int, float))]
+            if "fitted_s" in p:
+                fitted, catalog = seconds(p.get("fitted_s")), seconds(p.get("catalog_s"))
+                rng = f"{seconds(min(vals))} – {seconds(max(vals))}" if vals else "–"
+            else:
+                fitted, catalog = (f"{p['fitted']:.3f}" if p.get("fitted") is not None else "not fitted"), "–"
+                rng = f"{min(vals):.3f} – {max(vals):.3f}" if vals else "–"
+            rows.append([f"`{name}`", fmt_int(p.get("rows", 0)), fitted if p.get("rows") else "not fitted (no rows)",
+                         catalog, rng])
         write(a.fitted_out, "# Fitted serving parameters\n\n" + stamp("validation", a.command)
-              + "\nThe parameters `validate --cv` fits over every mapped row (method: docs/validation.md).\n\n"
-              + table(["parameter", "value"], rows))
+              + "\nThe parameters `validate --cv` fits over every mapped row: in-sample value, the catalog's "
+              "value (`experiments/catalog/engines.yaml`, what `run`, `plan` and `explain` use), and the range over "
+              "the leave-one-group-out folds. Method: [../validation.md](../validation.md).\n\n"
+              + table(["parameter", "rows", "fitted in-sample", "catalog", "folds"], rows))
 
 
 # ---- performance -----------------------------------------------------------------------------
@@ -300,7 +362,7 @@ def rel(cmd):
 def cmd_performance(a):
     rows = []
     for spec in a.timing:
-        key, title, path = spec.split(":", 2)
+        key, title, path = spec.split("|", 2)
         t = parse_time(path)
         if "wall_s" not in t:
             continue
@@ -368,24 +430,19 @@ BLOCK = re.compile(r"(<!-- generated:([a-z0-9-]+)(?: from (docs/results/[a-z0-9-
 
 
 def extract(path, section):
-    """The file's body without its title and stamp; with `section`, only that '## ' section."""
-    text = open(path).read()
-    lines = text.splitlines(keepends=True)
+    """The first table of the file (with `section`: of that '## ' section), as the blocks include it."""
+    lines = open(path).read().splitlines(keepends=True)
     if section:
         start = next(i for i, l in enumerate(lines) if l.strip() == "## " + section)
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
         lines = lines[start + 1:end]
-    else:
-        lines = [l for l in lines if not l.startswith("# ") and not l.startswith("Generated by ")]
-    # Only the first table and the text just before it.
-    out, seen_table = [], False
+    out = []
     for l in lines:
         if l.startswith("|"):
-            seen_table = True
-        elif seen_table:
+            out.append(l)
+        elif out:
             break
-        out.append(l)
-    return "".join(out).strip("\n") + "\n"
+    return "".join(out)
 
 
 def fill_file(path):
@@ -443,7 +500,7 @@ def main():
     v.add_argument("--fitted-out")
     v.add_argument("--worst", type=int, default=8)
     f = sub.add_parser("performance")
-    f.add_argument("--timing", action="append", default=[])
+    f.add_argument("--timing", action="append", default=[], help="KEY|TITLE|/usr/bin/time -v log")
     f.add_argument("--event-queue")
     f.add_argument("--jobs", default="2")
     f.add_argument("--out", required=True)

@@ -24,7 +24,7 @@
 // CI runs a fixed-seed batch (AGENTSIM_INVARIANT_CASES overrides the count, AGENTSIM_INVARIANT_SEED
 // the seed; a sanitizer build runs fewer). A violation a campaign finds becomes a regression test
 // in this file: Invariants.HoldOnPastViolations keeps the two cases found so far, each verbatim
-// (README, "Invariants on random experiments").
+// (docs/robustness.md, "Determinism, resume after a crash, memory limits").
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
 

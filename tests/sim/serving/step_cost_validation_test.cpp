@@ -28,8 +28,8 @@ namespace {
 // is at least the HBM floor computed by hand from the model card and the H200 datasheet
 // (r1_hbm_floor_s below), and predicted TPOT rises with concurrency on both models. The
 // prediction errors are printed, not bounded: how far the model is from measured runs is
-// reported by `agentsim validate --cv` over every mapped row (README, "Validation against
-// measured runs"); the issue #15 target for this step (within 10% of the measured 34.6 ms at
+// reported by `agentsim validate --cv` over every mapped row (docs/validation.md; the current
+// figures in docs/results/validation.md); the issue #15 target for this step (within 10% of the measured 34.6 ms at
 // concurrency 64) is not met (docs/step-cost.md, "Validation").
 
 // The least bytes one H200 of a TP8 DeepSeek-R1 replica reads per decode step of C sequences at
