@@ -206,12 +206,12 @@ def signed(x):
 METRIC_NAMES = {
     "output_tok_s_per_gpu": "output tokens/s per GPU",
     "total_tok_s_per_gpu": "total tokens/s per GPU",
-    "user_tok_s": "per-user speed",
+    "agent_output_tok_s": "per-user speed",
     "ttft_s_mean": "mean TTFT",
     "ttft_s_median": "median TTFT",
     "tpot_s_mean": "mean TPOT",
     "tpot_s_median": "median TPOT",
-    "gpu_power_w": "GPU power per GPU",
+    "power_w_per_gpu": "GPU power per GPU",
 }
 
 
