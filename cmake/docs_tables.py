@@ -352,7 +352,11 @@ def machine():
                 break
     except OSError:
         pass
-    return f"{os.cpu_count()} cores of {cpu}"
+    try:
+        load = f", load average {os.getloadavg()[1]:.1f} over the 5 minutes before writing"
+    except OSError:
+        load = ""
+    return f"{os.cpu_count()} cores of {cpu}{load}"
 
 
 def rel(cmd):
@@ -382,7 +386,8 @@ def cmd_performance(a):
             if b.get("aggregate_name") != "mean":
                 continue
             items = b.get("items_per_second")
-            brow.append([f"`{b['run_name']}`", f"{b['real_time']:.4g} {b.get('time_unit', 'ns')}",
+            t = b["real_time"]
+            brow.append([f"`{b['run_name']}`", (f"{t:,.0f}" if t >= 100 else f"{t:.3g}") + f" {b.get('time_unit', 'ns')}",
                          f"{items / 1e6:.2f} M" if items else "–"])
         if brow:
             out.append("\nEvent queue (`bench/event_queue_bench.cpp`, Google Benchmark, mean of 3 repetitions):\n\n"
