@@ -391,7 +391,7 @@ def cmd_performance(a):
                          f"{items / 1e6:.2f} M" if items else "–"])
         if brow:
             out.append("\nEvent queue (`bench/event_queue_bench.cpp`, Google Benchmark, mean of 3 repetitions):\n\n"
-                       + table(["benchmark", "time per iteration", "events per second"], brow))
+                       + table(["benchmark", "wall time per iteration", "events per CPU second"], brow))
     write(a.out, "".join(out))
 
 
