@@ -84,4 +84,28 @@ std::string tick_label(double v, double step) {
   return trimmed(v / scale, std::min(decimals, 6)) + suffix;
 }
 
+std::string readable_number(double v, int significant, const char* missing) {
+  if (!std::isfinite(v)) return missing;
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  const int digits = static_cast<int>(std::floor(std::log10(a))) + 1;  // before the decimal point
+  if (digits <= significant) return trimmed(v, std::min(std::max(0, significant - digits), 12));
+  // Whole number, thousands grouped.
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", a);
+  std::string plain = buf, out;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    if (i > 0 && (plain.size() - i) % 3 == 0) out += ',';
+    out += plain[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+std::string number_cell(double v, int decimals, const char* missing) {
+  if (!std::isfinite(v)) return missing;
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
 }  // namespace agentsim::exp

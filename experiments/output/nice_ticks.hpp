@@ -1,6 +1,6 @@
 #pragma once
-// Axis ticks people can read: 1-2-5 "nice number" steps on linear axes, decades on
-// log axes, and short labels (at most 4 significant characters, never an exponent).
+// Numbers people can read: 1-2-5 "nice number" axis ticks (decades on log axes) with short
+// labels, and the one formatter for every other figure a person reads (never an exponent, never "nan").
 #include <string>
 #include <vector>
 
@@ -16,5 +16,11 @@ std::vector<double> decade_ticks(double lo, double hi);
 // A tick label: "0", "2", "2.5", "150", "0.1", "0.01", "20k", "3M"; no exponents. With the
 // axis `step`, as many decimals as the step needs (12.5 on a 0.5 step); else two significant digits.
 std::string tick_label(double v, double step = 0);
+
+// A figure for people: `significant` digits ("620", "6.23", "0.0123"), whole numbers of more
+// digits than that grouped by thousands ("3,096,403"); a missing value (NaN, inf) is `missing`.
+std::string readable_number(double v, int significant = 3, const char* missing = "\u2013");
+// A fixed-decimals table cell ("%.1f"), or `missing` for a missing value.
+std::string number_cell(double v, int decimals, const char* missing = "-");
 
 }  // namespace agentsim::exp

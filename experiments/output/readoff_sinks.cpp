@@ -3,20 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
+#include "experiments/output/nice_ticks.hpp"
 #include "sim/core/csv_writer.hpp"
 
 namespace agentsim::exp {
-
-namespace {
-
-std::string cell(double v, const char* f) {
-  if (std::isnan(v)) return "-";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-}  // namespace
 
 std::string readoffs_csv(const std::vector<ReadoffRow>& rows) {
   core::CsvWriter w({"system", "deployment", "target_kind", "target_agent_tok_s", "total_tok_s_per_mw",
@@ -41,11 +31,14 @@ std::string readoff_terminal_table(const std::vector<ReadoffRow>& rows) {
                 "tok/s", "total/MW", "output/MW", "agents/MW", "agents", "note");
   out += buf;
   for (const auto& r : rows) {
-    const std::string note = (r.in_swept_range ? "" : "OUTSIDE SWEPT RANGE: ") + r.note;
-    std::snprintf(buf, sizeof buf, "%-12s %-10s %-12s %7.0f %12s %12s %10s %8s  %.200s\n", r.system.c_str(),
-                  r.deployment.c_str(), r.target_kind.c_str(), r.target_agent_tok_s,
-                  cell(r.total_tok_s_per_mw, "%.0f").c_str(), cell(r.output_tok_s_per_mw, "%.0f").c_str(),
-                  cell(r.agents_per_mw, "%.1f").c_str(), cell(r.concurrency, "%.1f").c_str(), note.c_str());
+    // A row without figures (a pruned plan, a missing run) says why in its note; a figure read
+    // outside the swept range is flagged.
+    const bool has_figure = std::isfinite(r.total_tok_s_per_mw) || std::isfinite(r.agents_per_mw);
+    const std::string note = (r.in_swept_range || !has_figure ? "" : "OUTSIDE SWEPT RANGE: ") + r.note;
+    std::snprintf(buf, sizeof buf, "%-12s %-10s %-12s %7s %12s %12s %10s %8s  %.200s\n", r.system.c_str(),
+                  r.deployment.c_str(), r.target_kind.c_str(), number_cell(r.target_agent_tok_s, 0).c_str(),
+                  number_cell(r.total_tok_s_per_mw, 0).c_str(), number_cell(r.output_tok_s_per_mw, 0).c_str(),
+                  number_cell(r.agents_per_mw, 1).c_str(), number_cell(r.concurrency, 1).c_str(), note.c_str());
     out += buf;
   }
   return out;

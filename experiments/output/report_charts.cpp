@@ -10,12 +10,6 @@ namespace agentsim::exp {
 
 namespace {
 
-std::string fmt(double v, const char* f) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[48];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 std::string series_name(const std::vector<RunTable>& tables, const RunTable& t, const std::string& system,
                         const std::string& deployment) {
@@ -34,18 +28,25 @@ int system_color(const std::vector<RunTable>& tables, const std::string& system)
 }
 
 // The hover text of one run: who it is and its numbers.
+std::string band_text(double lo, double hi, double unit, const char* suffix) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return "";
+  return " (band " + readable_number(lo / unit) + "\u2013" + readable_number(hi / unit) + suffix + ")";
+}
+
 std::string point_title(const std::string& name, const RunPoint& p) {
-  return name + "\nconcurrency " + fmt(p.level, "%g") + (p.bisection ? " (SLO bisection)" : "") +
-         "\nper-agent output speed p50: " + fmt(p.agent_output_tok_s_p50, "%.1f") + " tok/s" +
-         "\ntotal tok/s per MW: " + fmt(p.total_tok_s_per_mw / 1e6, "%.3f") + " M" +
-         "\noutput tok/s per MW: " + fmt(p.output_tok_s_per_mw / 1e6, "%.3f") + " M" +
-         "\nTTFT p90: " + fmt(p.ttft_s_p90, "%.3g") + " s";
+  return name + "\nconcurrency " + readable_number(p.level, 6) + (p.bisection ? " (SLO bisection)" : "") +
+         "\nper-agent output speed p50: " + readable_number(p.agent_output_tok_s_p50) + " tok/s" +
+         band_text(p.agent_output_tok_s_p50_lo, p.agent_output_tok_s_p50_hi, 1, "") +
+         "\ntotal tok/s per MW: " + readable_number(p.total_tok_s_per_mw / 1e6) + " M" +
+         band_text(p.total_tok_s_per_mw_lo, p.total_tok_s_per_mw_hi, 1e6, " M") +
+         "\noutput tok/s per MW: " + readable_number(p.output_tok_s_per_mw / 1e6) + " M" +
+         "\nTTFT p90: " + readable_number(p.ttft_s_p90) + " s";
 }
 
 }  // namespace
 
 std::string readoff_label(double target_agent_tok_s, double total_tok_s_per_mw) {
-  return tick_label(target_agent_tok_s) + " tok/s: " + fmt(total_tok_s_per_mw / 1e6, "%.2g") + " M";
+  return readable_number(target_agent_tok_s) + " tok/s: " + readable_number(total_tok_s_per_mw / 1e6) + " M";
 }
 
 LineChart headline_chart(const std::vector<RunTable>& tables) {
@@ -66,12 +67,14 @@ LineChart headline_chart(const std::vector<RunTable>& tables) {
       s.color = system_color(tables, system);
       for (const RunPoint& p : curve_points(t, system, dep, false)) {
         s.points.emplace_back(p.agent_output_tok_s_p50, p.total_tok_s_per_mw);
+        s.band.emplace_back(p.total_tok_s_per_mw_lo, p.total_tok_s_per_mw_hi);
         s.point_titles.push_back(point_title(s.name, p));
       }
       for (const auto& r : t.readoffs) {
         if (r.system != system || r.deployment != dep || r.target_kind != "speed") continue;
         if (!std::isfinite(r.total_tok_s_per_mw)) continue;
         s.markers.emplace_back(r.target_agent_tok_s, r.total_tok_s_per_mw);
+        s.marker_bands.emplace_back(r.total_tok_s_per_mw_lo, r.total_tok_s_per_mw_hi);
         s.marker_labels.push_back(readoff_label(r.target_agent_tok_s, r.total_tok_s_per_mw));
       }
       if (!s.points.empty()) c.series.push_back(std::move(s));
@@ -110,25 +113,46 @@ BarChart single_agent_chart(const std::vector<RunTable>& tables) {
   BarChart c;
   c.id = "single-agent";
   c.value_label = "per-agent output speed, p50 (tok/s)";
-  bool all_one = true;
+  bool all_readoffs = true, all_one = true;
   for (std::size_t ti = 0; ti < tables.size(); ++ti) {
     const RunTable& t = tables[ti];
     for (const auto& system : table_systems(t)) {
+      // The read-off table's single-agent row: the system's fastest plan at concurrency 1.
+      const ReadoffRow* row = nullptr;
+      for (const auto& r : t.readoffs) {
+        if (!row && r.system == system && r.target_kind == "single_agent") row = &r;
+      }
+      if (row) {
+        const std::string name = series_name(tables, t, system, row->deployment);
+        const auto pts = curve_points(t, system, row->deployment, true);
+        const auto one = std::find_if(pts.begin(), pts.end(), [](const RunPoint& p) { return p.level == 1; });
+        const bool has = std::isfinite(row->target_agent_tok_s);
+        c.bars.push_back(name + (has ? "" : " (" + (row->note.empty() ? std::string("no figure") : row->note) + ")"));
+        c.values.push_back(row->target_agent_tok_s);
+        c.bands.emplace_back(row->agent_tok_s_lo, row->agent_tok_s_hi);
+        c.titles.push_back(one != pts.end() ? point_title(name, *one) : name + "\n" + row->note);
+        c.colors.push_back(system_color(tables, system));
+        c.faded.push_back(tables.size() > 1 && ti == 0);
+        continue;
+      }
+      all_readoffs = false;
       const std::string dep = shown_deployment(t, system);
       const auto pts = curve_points(t, system, dep, false);
       if (pts.empty()) continue;
       const RunPoint& p = pts.front();  // the lowest level
       all_one = all_one && p.level == 1;
       const std::string name = series_name(tables, t, system, dep);
-      c.bars.push_back(name + (p.level == 1 ? "" : " (at " + fmt(p.level, "%g") + " agents)"));
+      c.bars.push_back(name + (p.level == 1 ? "" : " (at " + readable_number(p.level, 6) + " agents)"));
       c.values.push_back(p.agent_output_tok_s_p50);
+      c.bands.emplace_back(p.agent_output_tok_s_p50_lo, p.agent_output_tok_s_p50_hi);
       c.titles.push_back(point_title(name, p));
       c.colors.push_back(system_color(tables, system));
       c.faded.push_back(tables.size() > 1 && ti == 0);
     }
   }
-  c.title = all_one ? "Single-agent speed (concurrency 1)"
-                    : "Per-agent speed at the lowest swept concurrency (no concurrency-1 run)";
+  c.title = all_readoffs ? "Single-agent speed (concurrency 1): each system's fastest plan, as in the read-off table"
+            : all_one    ? "Single-agent speed (concurrency 1), the plan of each system's curve"
+                         : "Per-agent speed at the lowest swept concurrency (no concurrency-1 run)";
   return c;
 }
 

@@ -12,14 +12,16 @@
 namespace agentsim::exp {
 
 // Total tok/s per MW (millions) against per-agent output speed p50; one curve per system
-// (its shown deployment) per table; speed read-offs circled and labelled "40 tok/s: 3.2 M".
+// (its shown deployment) per table, shaded with its error band; speed read-offs circled with
+// their band as an error bar and labelled "100 tok/s: 620 M".
 LineChart headline_chart(const std::vector<RunTable>& tables);
 // TTFT p90 (log) against concurrency, sweep and bisection runs.
 LineChart ttft_chart(const std::vector<RunTable>& tables);
-// Per system, per-agent p50 speed at concurrency 1 (or the lowest swept level, said so).
+// Per system, the read-off table's single-agent speed (its fastest plan at concurrency 1) with
+// its error band; without single-agent read-offs (open loop), the curve's plan at its lowest level.
 BarChart single_agent_chart(const std::vector<RunTable>& tables);
 
-// "40 tok/s: 3.2 M" (a speed read-off's label).
+// "100 tok/s: 620 M" (a speed read-off's label; readable_number's digits, never an exponent).
 std::string readoff_label(double target_agent_tok_s, double total_tok_s_per_mw);
 
 }  // namespace agentsim::exp

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "experiments/output/nice_ticks.hpp"
 #include "experiments/output/report_charts.hpp"
 #include "experiments/output/rests_on.hpp"
 #include "experiments/output/results_h5.hpp"
@@ -41,10 +42,14 @@ std::string report_page_head(const std::string& title) {
 }
 
 std::string report_page_tail() {
-  // Records what the browser actually laid out, so a headless-browser test can check the plots render.
+  // Records what the browser actually laid out, so a headless-browser test can check the plots
+  // render and that no two read-off labels overlap: each plot's drawn area, each label's box.
   return "<script>for(const s of document.querySelectorAll('svg.plot')){let a=0;"
          "for(const g of s.querySelectorAll('.series')){const b=g.getBBox();a+=b.width*b.height;}"
-         "s.setAttribute('data-drawn-area',String(Math.round(a)));}</script>\n</body></html>\n";
+         "s.setAttribute('data-drawn-area',String(Math.round(a)));"
+         "s.setAttribute('data-label-boxes',[...s.querySelectorAll('.readoff-label')].map(t=>{"
+         "const r=t.getBoundingClientRect();return [r.left,r.top,r.right,r.bottom].map(v=>v.toFixed(1)).join(',');"
+         "}).join(';'));}</script>\n</body></html>\n";
 }
 
 std::string html_cell(double v, const char* fmt) {
@@ -91,21 +96,29 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
        "). Hover a point for the run's numbers.</p>\n";
   h += svg_line_chart(headline_chart(tables));
   h += "<p>One curve per system: its chosen deployment, one point per swept concurrency. Circles mark the speed "
-       "read-offs, interpolated between the two bracketing sweep points, never extrapolated.</p>\n";
+       "read-offs, interpolated between the two bracketing sweep points, never extrapolated. The shading around a "
+       "curve and the bar through a read-off are the error band (below the read-off table); none outside every "
+       "validated regime. The single-agent bars are the read-off table's single-agent rows: each system's fastest "
+       "plan with one agent, which may differ from the plan of its curve.</p>\n";
   h += svg_bar_chart(single_agent_chart(tables)) + svg_line_chart(ttft_chart(tables));
   h += "<h2>Read-offs</h2>\n<div class=\"wide\"><table class=\"readoffs\"><tr><th class=\"l\">system</th>"
-       "<th class=\"l\">deployment</th><th>target</th><th>agent tok/s</th><th>total tok/s per MW</th>"
-       "<th>total per MW, band</th><th>output tok/s per MW</th><th>agents per MW</th><th>agents</th>"
+       "<th class=\"l\">deployment</th><th>target</th><th>agent tok/s</th><th>total tok/s per MW (M)</th>"
+       "<th>total per MW, band (M)</th><th>output tok/s per MW (M)</th><th>agents per MW</th><th>agents</th>"
        "<th class=\"l\">error band regime</th><th class=\"l\">note</th></tr>\n";
   for (const auto& r : o.readoffs) {
-    h += std::string("<tr") + (r.in_swept_range ? "" : " class=\"out\"") + "><td class=\"l\">" +
+    const bool has_figure = std::isfinite(r.total_tok_s_per_mw) || std::isfinite(r.agents_per_mw);
+    const bool has_band = std::isfinite(r.total_tok_s_per_mw_lo) && std::isfinite(r.total_tok_s_per_mw_hi);
+    h += std::string("<tr") + (r.in_swept_range || !has_figure ? "" : " class=\"out\"") + "><td class=\"l\">" +
          html_escape(r.system) + "</td><td class=\"l\">" + html_escape(r.deployment) + "</td><td>" + r.target_kind +
-         "</td><td>" + html_cell(r.target_agent_tok_s, "%.0f") + "</td><td>" + html_cell(r.total_tok_s_per_mw, "%.0f") +
-         "</td><td>" + html_cell(r.total_tok_s_per_mw_lo, "%.0f") + "&ndash;" + html_cell(r.total_tok_s_per_mw_hi, "%.0f") +
-         "</td><td>" + html_cell(r.output_tok_s_per_mw, "%.0f") + "</td><td>" + html_cell(r.agents_per_mw, "%.1f") +
-         "</td><td>" + html_cell(r.concurrency, "%.1f") + "</td><td class=\"l\">" + html_escape(r.band_regime) +
+         "</td><td>" + readable_number(r.target_agent_tok_s) + "</td><td>" + readable_number(r.total_tok_s_per_mw / 1e6) +
+         "</td><td>" +
+         (has_band ? readable_number(r.total_tok_s_per_mw_lo / 1e6) + "&ndash;" +
+                         readable_number(r.total_tok_s_per_mw_hi / 1e6)
+                   : std::string("&ndash;")) +
+         "</td><td>" + readable_number(r.output_tok_s_per_mw / 1e6) + "</td><td>" + readable_number(r.agents_per_mw, 4) +
+         "</td><td>" + readable_number(r.concurrency, 4) + "</td><td class=\"l\">" + html_escape(r.band_regime) +
          "</td><td class=\"l\">" +
-         (r.in_swept_range ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
+         (r.in_swept_range || !has_figure ? "" : "outside the swept range: ") + html_escape(r.note) + "</td></tr>\n";
   }
   h += "</table></div>\n<p>SLO targets are the largest concurrency (found by bisection) meeting the tier. The band is "
        "where the measured figure would lie given the 10th&ndash;90th percentile of the cross-validated errors of "

@@ -1,7 +1,8 @@
 #pragma once
-// The results.h5 sink (layout in docs/experiments.md): resolved config and source
+// The results.h5 sink (layout in docs/results-h5.md): resolved config and source
 // revision as root attributes; tables /runs, /readoffs, /plan_readoffs, /plans;
-// per run /requests/NNNN and /steps/NNNN; per plan /curves/NNNN. Written atomically,
+// per run /requests/NNNN and /steps/NNNN (record.*); per plan /curves/NNNN. Chunked and
+// deflate-compressed, written atomically,
 // without object timestamps, so equal inputs give byte-identical files.
 #include <string>
 

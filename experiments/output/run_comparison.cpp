@@ -98,7 +98,7 @@ std::string comparison_html(std::vector<RunTable> tables) {
     h += "<tr class=\"delta\"><td class=\"l\">" + html_escape(d.system) + "</td><td class=\"l\">" +
          html_escape(d.target) + "</td><td class=\"l\">" + html_escape(d.baseline_label) +
          "</td><td class=\"l\">" + html_escape(d.run_label) + "</td><td class=\"l\">" + html_escape(d.figure) +
-         "</td><td>" + html_cell(d.baseline_value, "%.0f") + "</td><td>" + html_cell(d.run_value, "%.0f") + "</td><td" +
+         "</td><td>" + readable_number(d.baseline_value) + "</td><td>" + readable_number(d.run_value) + "</td><td" +
          cls + ">" + html_cell(d.delta_pct, "%+.1f%%") + "</td><td class=\"l\">" +
          html_escape(d.baseline_deployment) +
          (d.run_deployment == d.baseline_deployment ? "" : " &rarr; " + html_escape(d.run_deployment)) +

@@ -25,6 +25,20 @@ double figure(const core::CsvReader& csv, std::size_t col) {
   return csv.number(col);
 }
 
+// A column older run folders may lack (the error bands): NaN where absent or empty.
+class OptionalColumn {
+ public:
+  OptionalColumn(const core::CsvReader& csv, std::string_view name)
+      : present_(csv.has_column(name)), col_(present_ ? csv.column(name) : 0) {}
+  double get(const core::CsvReader& csv) const {
+    return present_ ? figure(csv, col_) : std::numeric_limits<double>::quiet_NaN();
+  }
+
+ private:
+  bool present_;
+  std::size_t col_;
+};
+
 }  // namespace
 
 RunTable run_table_from_outcome(const SweepOutcome& o, const std::string& label) {
@@ -33,9 +47,11 @@ RunTable run_table_from_outcome(const SweepOutcome& o, const std::string& label)
   for (const RunResult& r : o.runs) {
     if (!r.skipped.empty()) continue;
     const auto& s = r.summary;
-    t.points.push_back(RunPoint{r.system, r.deployment, r.level, s.agent_output_tok_s_p50,
-                                per_mw(s.total_tok_s, r), per_mw(s.output_tok_s, r), s.ttft_s_p90,
-                                r.bisection});
+    const double total = per_mw(s.total_tok_s, r);
+    t.points.push_back(RunPoint{r.system, r.deployment, r.level, s.agent_output_tok_s_p50, total,
+                                per_mw(s.output_tok_s, r), s.ttft_s_p90, r.bisection,
+                                total * r.band.throughput_lo, total * r.band.throughput_hi,
+                                s.agent_output_tok_s_p50 * r.band.agent_lo, s.agent_output_tok_s_p50 * r.band.agent_hi});
   }
   t.readoffs = o.readoffs;
   return t;
@@ -60,11 +76,14 @@ RunTable read_run_table(const std::string& dir) {
                speed = csv.column("agent_output_tok_s_p50"), total = csv.column("total_tok_s_per_mw"),
                output = csv.column("output_tok_s_per_mw"), ttft = csv.column("ttft_s_p90"),
                bis = csv.column("bisection"), skipped = csv.column("skipped");
+    const OptionalColumn total_lo(csv, "total_tok_s_per_mw_lo"), total_hi(csv, "total_tok_s_per_mw_hi"),
+        speed_lo(csv, "agent_output_tok_s_p50_lo"), speed_hi(csv, "agent_output_tok_s_p50_hi");
     while (csv.next()) {
       if (!csv.field(skipped).empty()) continue;
       t.points.push_back(RunPoint{csv.field(sys), csv.field(dep), figure(csv, level), figure(csv, speed),
                                   figure(csv, total), figure(csv, output), figure(csv, ttft),
-                                  csv.integer(bis) != 0});
+                                  csv.integer(bis) != 0, total_lo.get(csv), total_hi.get(csv),
+                                  speed_lo.get(csv), speed_hi.get(csv)});
     }
   }
   {
@@ -75,6 +94,8 @@ RunTable read_run_table(const std::string& dir) {
                output = csv.column("output_tok_s_per_mw"), agents = csv.column("agents_per_mw"),
                in_range = csv.column("in_swept_range"), conc = csv.column("concurrency"),
                note = csv.column("note");
+    const OptionalColumn total_lo(csv, "total_tok_s_per_mw_lo"), total_hi(csv, "total_tok_s_per_mw_hi"),
+        speed_lo(csv, "agent_tok_s_lo"), speed_hi(csv, "agent_tok_s_hi");
     while (csv.next()) {
       ReadoffRow r;
       r.system = csv.field(sys);
@@ -90,6 +111,10 @@ RunTable read_run_table(const std::string& dir) {
       r.in_swept_range = b == "true";
       r.concurrency = figure(csv, conc);
       r.note = csv.field(note);
+      r.total_tok_s_per_mw_lo = total_lo.get(csv);
+      r.total_tok_s_per_mw_hi = total_hi.get(csv);
+      r.agent_tok_s_lo = speed_lo.get(csv);
+      r.agent_tok_s_hi = speed_hi.get(csv);
       t.readoffs.push_back(r);
     }
   }

@@ -17,6 +17,9 @@ struct RunPoint {
   double output_tok_s_per_mw = 0;
   double ttft_s_p90 = 0;
   bool bisection = false;
+  // Error band (experiments/run/prediction_bands.hpp); NaN outside every validated regime.
+  double total_tok_s_per_mw_lo = 0, total_tok_s_per_mw_hi = 0;
+  double agent_output_tok_s_p50_lo = 0, agent_output_tok_s_p50_hi = 0;
 };
 
 struct RunTable {
@@ -27,8 +30,8 @@ struct RunTable {
 
 RunTable run_table_from_outcome(const SweepOutcome& o, const std::string& label);
 
-// Reads DIR/summary.csv and DIR/readoffs.csv; a missing folder or file, or a malformed
-// row, is a core::Error naming the file.
+// Reads DIR/summary.csv and DIR/readoffs.csv (the error-band columns where present); a missing
+// folder or file, or a malformed row, is a core::Error naming the file.
 RunTable read_run_table(const std::string& dir);
 
 // The deployment each system's curve shows: its first read-off's, else its first run's.

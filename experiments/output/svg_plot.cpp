@@ -66,6 +66,66 @@ std::string header(const std::string& id, const std::string& title, double w, do
          html_escape(title) + "</text>\n";
 }
 
+// A label's box in SVG units, for keeping labels apart.
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+  bool inside(const Box& o) const { return x0 >= o.x0 && x1 <= o.x1 && y0 >= o.y0 && y1 <= o.y1; }
+};
+
+// Where one read-off label goes: its text's baseline start, and whether it was pushed away from
+// its marker (then a leader line joins them).
+struct LabelPlace {
+  double x = 0, y = 0;
+  bool moved = false;
+};
+
+constexpr double kLabelFont = 12;
+
+// Greedy placement in marker order: the first of the candidate spots (beside the marker, then
+// stepping away from it vertically) whose box stays in `area` and clears every read-off circle
+// and every label placed before it.
+std::vector<std::vector<LabelPlace>> place_labels(const std::vector<std::vector<std::pair<double, double>>>& at,
+                                                  const std::vector<std::vector<std::string>>& text,
+                                                  const std::vector<bool>& below, const Box& area) {
+  std::vector<Box> taken;
+  for (const auto& s : at) {
+    for (const auto& [x, y] : s) taken.push_back({x - 9, y - 9, x + 9, y + 9});
+  }
+  std::vector<std::vector<LabelPlace>> out(at.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    out[i].resize(at[i].size());
+    for (std::size_t m = 0; m < at[i].size(); ++m) {
+      if (m >= text[i].size() || text[i][m].empty()) continue;
+      const auto [x, y] = at[i][m];
+      const double w = text_width_px(text[i][m], kLabelFont);
+      const double up = -9, down = 20, step = kLabelFont + 4;
+      std::vector<std::pair<double, double>> spots;  // baseline starts
+      for (int k = 0; k <= 12; ++k) {
+        const double lift = step * k;
+        const double first = below[i] ? down + lift : up - lift, second = below[i] ? up - lift : down + lift;
+        for (double dy : {first, second}) {
+          spots.emplace_back(x + 11, y + dy);
+          spots.emplace_back(x - 11 - w, y + dy);
+        }
+      }
+      std::size_t chosen = 0;
+      bool found = false;
+      for (std::size_t c = 0; c < spots.size() && !found; ++c) {
+        const Box b{spots[c].first - 2, spots[c].second - kLabelFont, spots[c].first + w + 2, spots[c].second + 4};
+        if (!b.inside(area)) continue;
+        bool clear = true;
+        for (const Box& t : taken) clear = clear && !b.overlaps(t);
+        if (clear) chosen = c, found = true;
+      }
+      const auto [bx, by] = spots[chosen];
+      taken.push_back({bx - 2, by - kLabelFont, bx + w + 2, by + 4});
+      out[i][m] = {bx, by, chosen >= 4};
+    }
+  }
+  return out;
+}
+
 std::string title_child(const std::vector<std::string>& titles, std::size_t i) {
   return i < titles.size() && !titles[i].empty() ? "<title>" + html_escape(titles[i]) + "</title>" : "";
 }
@@ -95,6 +155,24 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+double text_width_px(const std::string& text, double font_size) {
+  // Em fractions a little above DejaVu Sans' and Liberation Sans' advance widths.
+  double em = 0;
+  for (unsigned char ch : text) {
+    if ((ch & 0xC0) == 0x80) continue;  // UTF-8 continuation byte
+    if (ch == 'M' || ch == 'W' || ch == 'm' || ch == 'w') {
+      em += 0.9;
+    } else if ((ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z')) {
+      em += 0.68;
+    } else if (ch >= 'a' && ch <= 'z') {
+      em += 0.62;
+    } else {
+      em += 0.4;
+    }
+  }
+  return em * font_size;
+}
+
 std::string svg_line_chart(const LineChart& c) {
   const double unit = c.y_unit > 0 ? c.y_unit : 1;
   Range xr, yr;
@@ -105,6 +183,12 @@ std::string svg_line_chart(const LineChart& c) {
   for (const auto& s : c.series) {
     for (const auto& [x, y] : s.points) add(x, y);
     for (const auto& [x, y] : s.markers) add(x, y);
+    for (std::size_t p = 0; p < s.band.size() && p < s.points.size(); ++p) {
+      add(s.points[p].first, s.band[p].first), add(s.points[p].first, s.band[p].second);
+    }
+    for (std::size_t m = 0; m < s.marker_bands.size() && m < s.markers.size(); ++m) {
+      add(s.markers[m].first, s.marker_bands[m].first), add(s.markers[m].first, s.marker_bands[m].second);
+    }
   }
   const Axis xa = Axis::make(xr, c.log_x, false);
   const Axis ya = Axis::make(yr, c.log_y, c.y_from_zero);
@@ -134,6 +218,21 @@ std::string svg_line_chart(const LineChart& c) {
          "\" text-anchor=\"middle\" font-size=\"13\">" + html_escape(c.x_label) + "</text>\n";
   out += "<text class=\"axis-title y\" transform=\"translate(18," + f(kT + ph / 2) +
          ") rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">" + html_escape(c.y_label) + "</text>\n";
+  std::vector<std::vector<std::pair<double, double>>> marker_at;
+  std::vector<std::vector<std::string>> marker_text;
+  std::vector<bool> below;
+  for (const auto& s : c.series) {
+    marker_at.emplace_back();
+    marker_text.emplace_back();
+    below.push_back(s.labels_below);
+    for (std::size_t m = 0; m < s.markers.size(); ++m) {
+      const auto [x, y] = s.markers[m];
+      if (!ok(x, y)) continue;
+      marker_at.back().emplace_back(px(x), py(y));
+      marker_text.back().push_back(m < s.marker_labels.size() ? s.marker_labels[m] : "");
+    }
+  }
+  const auto places = place_labels(marker_at, marker_text, below, Box{kL, kT, kL + pw, kT + ph});
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     const auto& s = c.series[i];
     const char* col = color(s.color >= 0 ? static_cast<std::size_t>(s.color) : i);
@@ -142,6 +241,23 @@ std::string svg_line_chart(const LineChart& c) {
       if (ok(x, y)) pts += (pts.empty() ? "" : " ") + f(px(x)) + "," + f(py(y));
     }
     out += "<g class=\"series\" data-name=\"" + html_escape(s.name) + "\">";
+    // The error band: one shaded polygon per run of consecutive points that have one.
+    for (std::size_t p = 0; p < s.points.size();) {
+      std::size_t q = p;
+      auto banded = [&](std::size_t k) {
+        return k < s.band.size() && ok(s.points[k].first, s.band[k].first) && ok(s.points[k].first, s.band[k].second);
+      };
+      while (q < s.points.size() && banded(q)) ++q;
+      if (q - p >= 2) {
+        std::string poly;
+        for (std::size_t k = p; k < q; ++k) poly += f(px(s.points[k].first)) + "," + f(py(s.band[k].second)) + " ";
+        for (std::size_t k = q; k-- > p;) poly += f(px(s.points[k].first)) + "," + f(py(s.band[k].first)) + " ";
+        poly.pop_back();
+        out += "<polygon class=\"band\" fill=\"" + std::string(col) + "\" fill-opacity=\"0.14\" stroke=\"none\" points=\"" +
+               poly + "\"/>";
+      }
+      p = q == p ? p + 1 : q;
+    }
     if (!pts.empty()) {
       out += "<polyline fill=\"none\" stroke=\"" + std::string(col) + "\" stroke-width=\"2.5\"" +
              (s.dashed ? " stroke-dasharray=\"7 4\"" : "") + " points=\"" + pts + "\"/>";
@@ -152,15 +268,28 @@ std::string svg_line_chart(const LineChart& c) {
       out += "<circle class=\"point\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) + "\" r=\"4.5\" fill=\"" +
              col + "\">" + title_child(s.point_titles, p) + "</circle>";
     }
+    std::size_t shown = 0;  // index among this series' drawable markers (places[i])
     for (std::size_t m = 0; m < s.markers.size(); ++m) {
       const auto [x, y] = s.markers[m];
       if (!ok(x, y)) continue;
+      const LabelPlace& at = places[i][shown++];
+      if (m < s.marker_bands.size() && ok(x, s.marker_bands[m].first) && ok(x, s.marker_bands[m].second)) {
+        const double lo = py(s.marker_bands[m].first), hi = py(s.marker_bands[m].second);
+        out += "<path class=\"readoff-band\" d=\"M" + f(px(x) - 5) + " " + f(lo) + "h10M" + f(px(x)) + " " + f(lo) +
+               "V" + f(hi) + "M" + f(px(x) - 5) + " " + f(hi) + "h10\" stroke=\"" + col +
+               "\" stroke-width=\"1.5\" fill=\"none\"/>";
+      }
       out += "<circle class=\"readoff\" cx=\"" + f(px(x)) + "\" cy=\"" + f(py(y)) +
              "\" r=\"8\" fill=\"none\" stroke=\"" + col + "\" stroke-width=\"2\">" +
              title_child(s.marker_labels, m) + "</circle>";
       if (m < s.marker_labels.size() && !s.marker_labels[m].empty()) {
-        const double label_y = py(y) + (s.labels_below ? 20 : -9);
-        out += "<text class=\"readoff-label\" x=\"" + f(px(x) + 11) + "\" y=\"" + f(label_y) +
+        if (at.moved) {
+          const bool left = at.x < px(x);
+          out += "<line class=\"leader\" x1=\"" + f(px(x)) + "\" y1=\"" + f(py(y)) + "\" x2=\"" +
+                 f(left ? at.x + text_width_px(s.marker_labels[m], kLabelFont) : at.x) + "\" y2=\"" +
+                 f(at.y - 4) + "\" stroke=\"" + col + "\" stroke-width=\"1\"/>";
+        }
+        out += "<text class=\"readoff-label\" x=\"" + f(at.x) + "\" y=\"" + f(at.y) +
                "\" font-size=\"12\" fill=\"" + col +
                "\" stroke=\"#fff\" stroke-width=\"3\" "
                "paint-order=\"stroke\">" +
@@ -187,6 +316,7 @@ std::string svg_bar_chart(const BarChart& c) {
   const double pw = kW - left - right;
   Range r;
   for (double v : c.values) r.add(v);
+  for (const auto& [lo, hi] : c.bands) r.add(lo), r.add(hi);
   const Axis xa = Axis::make(r, false, true);
   std::string out = header(c.id, c.title, kW, h);
   const double bottom = kT + row * static_cast<double>(c.bars.size());
@@ -208,8 +338,18 @@ std::string svg_bar_chart(const BarChart& c) {
            color(b < c.colors.size() ? static_cast<std::size_t>(c.colors[b]) : b) + "\"" +
            (b < c.faded.size() && c.faded[b] ? " fill-opacity=\"0.5\"" : "") + ">" +
            title_child(c.titles, b) + "</rect>";
-    out += "<text class=\"bar-value\" x=\"" + f(left + w + 6) + "\" y=\"" + f(y + row / 2 + 4) +
-           "\" font-size=\"12\">" + tick_label(v) + "</text>";
+    double end = left + w;
+    if (b < c.bands.size() && std::isfinite(c.bands[b].first) && std::isfinite(c.bands[b].second)) {
+      const double lo = left + xa.unit(std::max(0.0, c.bands[b].first)) * pw;
+      const double hi = left + xa.unit(std::max(0.0, c.bands[b].second)) * pw;
+      const double mid = y + row / 2;
+      out += "<path class=\"bar-band\" d=\"M" + f(lo) + " " + f(mid - 5) + "v10M" + f(lo) + " " + f(mid) + "H" + f(hi) +
+             "M" + f(hi) + " " + f(mid - 5) + "v10\" stroke=\"#222\" stroke-width=\"1.5\" fill=\"none\"/>";
+      end = std::max(end, hi);
+    }
+    const bool has_value = b < c.values.size() && std::isfinite(c.values[b]);
+    out += "<text class=\"bar-value\" x=\"" + f(end + 6) + "\" y=\"" + f(y + row / 2 + 4) +
+           "\" font-size=\"12\">" + (has_value ? readable_number(v) : std::string("no figure")) + "</text>";
   }
   out += "</g>\n<text class=\"axis-title x\" x=\"" + f(left + pw / 2) + "\" y=\"" + f(h - 12) +
          "\" text-anchor=\"middle\" font-size=\"13\">" + html_escape(c.value_label) + "</text>\n";

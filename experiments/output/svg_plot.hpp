@@ -1,7 +1,8 @@
 #pragma once
 // Inline SVG charts for the self-contained report: line charts (linear or log axes,
-// 1-2-5 ticks, legend, labelled markers, hover titles) and bar charts. Each SVG has a
-// viewBox and width 100%, so it scales to the window. Plain data in, markup out.
+// 1-2-5 ticks, legend, shaded error bands, labelled markers whose labels are placed so that
+// no two overlap, hover titles) and bar charts. Each SVG has a viewBox and width 100%, so it
+// scales to the window. Plain data in, markup out.
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,8 @@ struct Series {
   bool dashed = false;
   int color = -1;             // palette index (-1: the series' position)
   bool labels_below = false;  // marker labels under the marker (keeps two overlaid runs' labels apart)
+  std::vector<std::pair<double, double>> band{};   // per point (lo, hi) of y, shaded (NaN: none there)
+  std::vector<std::pair<double, double>> marker_bands{};  // per marker (lo, hi) of y, an error bar
 };
 
 struct LineChart {
@@ -37,6 +40,7 @@ struct BarChart {
   std::vector<std::string> titles;  // hover text per bar (empty: none)
   std::vector<int> colors;          // palette index per bar (empty: the bar's position)
   std::vector<bool> faded;          // drawn lighter (a comparison's baseline)
+  std::vector<std::pair<double, double>> bands{};  // per bar (lo, hi), an error bar (NaN: none)
 };
 
 struct StackedBars {
@@ -51,5 +55,9 @@ std::string svg_bar_chart(const BarChart& c);
 std::string svg_stacked_bars(const StackedBars& c);
 // Escapes &, <, >, " for HTML text and attributes.
 std::string html_escape(const std::string& s);
+
+// A generous estimate of the width (px) of `text` at `font_size` px in a sans-serif font, for
+// placing labels before a browser lays them out.
+double text_width_px(const std::string& text, double font_size);
 
 }  // namespace agentsim::exp

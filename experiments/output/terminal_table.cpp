@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "experiments/output/nice_ticks.hpp"
+
 namespace agentsim::exp {
 
 std::string terminal_table(const std::vector<RunResult>& runs) {
@@ -23,11 +25,15 @@ std::string terminal_table(const std::vector<RunResult>& runs) {
       continue;
     }
     const double mw = r.power.power_w * 1e-6;
-    std::snprintf(buf, sizeof buf, "%-12s %-10s %8d %12.1f %12.1f %10.1f %10.1f %9.3f %9.3f %9.3f %8lld %9.1f %11.0f %6.1f %6.1f\n",
-                  r.system.c_str(), r.deployment.c_str(), r.concurrency, s.output_tok_s, s.total_tok_s,
-                  s.agent_output_tok_s_p50, s.agent_output_tok_s_p10, s.ttft_s_p50, s.ttft_s_p90, s.ttft_s_p99,
-                  s.requests, r.power.power_w * 1e-3, mw > 0 ? s.total_tok_s / mw : 0.0,
-                  100.0 * s.prefix_hit_rate, 100.0 * s.kv_occupancy_mean);
+    // A figure the run has none of (no request completed, no power) prints as "-", never "nan".
+    std::snprintf(buf, sizeof buf, "%-12s %-10s %8d %12s %12s %10s %10s %9s %9s %9s %8lld %9s %11s %6s %6s\n",
+                  r.system.c_str(), r.deployment.c_str(), r.concurrency, number_cell(s.output_tok_s, 1).c_str(),
+                  number_cell(s.total_tok_s, 1).c_str(), number_cell(s.agent_output_tok_s_p50, 1).c_str(),
+                  number_cell(s.agent_output_tok_s_p10, 1).c_str(), number_cell(s.ttft_s_p50, 3).c_str(),
+                  number_cell(s.ttft_s_p90, 3).c_str(), number_cell(s.ttft_s_p99, 3).c_str(), s.requests,
+                  number_cell(r.power.power_w * 1e-3, 1).c_str(),
+                  mw > 0 ? number_cell(s.total_tok_s / mw, 0).c_str() : "-",
+                  number_cell(100.0 * s.prefix_hit_rate, 1).c_str(), number_cell(100.0 * s.kv_occupancy_mean, 1).c_str());
     out += buf;
   }
   return out;

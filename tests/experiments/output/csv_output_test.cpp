@@ -12,6 +12,7 @@
 
 #include "experiments/output/readoff_sinks.hpp"
 #include "experiments/output/summary_csv.hpp"
+#include "experiments/output/terminal_table.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "tests/support/cli_runner.hpp"
 
@@ -115,6 +116,38 @@ TEST(CsvOutput, ReadoffsQuoteTheDeploymentAndLeaveMissingValuesEmpty) {
   std::getline(lines, s);
   EXPECT_EQ(s, "'tp=4,ep=4,dp=2'|''|'false'|'outside, \"above\" the swept range'");
   fs::remove_all(dir);
+}
+
+TEST(TerminalTables, MissingFiguresPrintAsADashWithTheReasonNeverNan) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  ReadoffRow pruned;
+  pruned.system = "hgx-h100";
+  pruned.deployment = "dp=8,ep=8";
+  pruned.target_kind = "single_agent";
+  pruned.target_agent_tok_s = pruned.total_tok_s_per_mw = pruned.output_tok_s_per_mw = nan;
+  pruned.agents_per_mw = pruned.concurrency = nan;
+  pruned.note = "plan pruned: below the 2 best bounds";
+  ReadoffRow out = pruned;
+  out.target_kind = "speed";
+  out.target_agent_tok_s = 100;
+  out.total_tok_s_per_mw = 6.2e8;
+  out.note = "above every swept point";
+  const std::string t = readoff_terminal_table({pruned, out});
+  EXPECT_EQ(t.find("nan"), std::string::npos) << t;
+  const auto pruned_line = t.substr(t.find("single_agent"), t.find('\n', t.find("single_agent")) - t.find("single_agent"));
+  EXPECT_NE(pruned_line.find("      -            -"), std::string::npos) << pruned_line;
+  EXPECT_NE(pruned_line.find("  plan pruned: below the 2 best bounds"), std::string::npos) << pruned_line;
+  EXPECT_EQ(pruned_line.find("OUTSIDE"), std::string::npos) << "no figure, so nothing is outside a range";
+  EXPECT_NE(t.find("620000000"), std::string::npos) << t;
+  EXPECT_NE(t.find("OUTSIDE SWEPT RANGE: above every swept point"), std::string::npos) << t;
+
+  RunResult empty = run("tp=8", 1);
+  empty.summary.agent_output_tok_s_p50 = empty.summary.agent_output_tok_s_p10 = nan;
+  empty.summary.ttft_s_p50 = empty.summary.ttft_s_p90 = empty.summary.ttft_s_p99 = nan;
+  empty.power.power_w = 0;
+  const std::string runs = terminal_table({empty});
+  EXPECT_EQ(runs.find("nan"), std::string::npos) << runs;
+  EXPECT_NE(runs.find("1234.5"), std::string::npos) << runs;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Renders real sweeps' report.html and a two-run compare.html in headless Chromium:
 // no console errors, every plot laid out, readable ticks, one curve per system with
-// labelled read-offs, the comparison table's rows; and the report command's bad input.
+// labelled read-offs whose laid-out boxes never overlap (also on a page crowded on purpose),
+// a non-blank screenshot, the comparison table's rows; and the report command's bad input.
 #include <gtest/gtest.h>
 #include "tests/support/file_text.hpp"
 #include "tests/support/source_root.hpp"
@@ -12,6 +13,10 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include "experiments/output/report_charts.hpp"
+#include "experiments/output/report_html.hpp"
+#include "experiments/output/svg_plot.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -66,6 +71,72 @@ std::string render(const fs::path& page, std::string* console) {
       *console += line + "\n";
   }
   return dom;
+}
+
+// A PNG screenshot of `page` at width x height, via Chromium's --screenshot; returns the file.
+fs::path screenshot(const fs::path& page, const std::string& name, int width, int height) {
+  const fs::path png = dir() / name;
+  int code = -1;
+  const std::string out =
+      sh("/usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-background-networking "
+         "--disable-component-update --disable-sync --no-first-run --hide-scrollbars --user-data-dir=" +
+             (dir() / "profile").string() + " --window-size=" + std::to_string(width) + "," +
+             std::to_string(height) + " --screenshot=" + png.string() + " file://" + page.string() + " 2>&1",
+         &code);
+  EXPECT_EQ(code, 0) << out;
+  return png;
+}
+
+// A PNG's width and height from its IHDR chunk (0, 0 if it is not a PNG).
+std::pair<unsigned, unsigned> png_size(const fs::path& png) {
+  const std::string d = slurp(png);
+  if (d.size() < 24 || d.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 || d.compare(12, 4, "IHDR") != 0) return {0, 0};
+  auto be32 = [&](std::size_t at) {
+    unsigned v = 0;
+    for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(d[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+struct Box {
+  double left, top, right, bottom;
+};
+
+// The laid-out boxes of the read-off labels of the <svg> with this id (the page's script writes
+// them as data-label-boxes="l,t,r,b;...").
+std::vector<Box> label_boxes(const std::string& dom, const std::string& id) {
+  const auto at = dom.find("id=\"" + id + "\"");
+  std::vector<Box> out;
+  if (at == std::string::npos) return out;
+  const auto tag_end = dom.find('>', at);
+  const std::string tag = dom.substr(dom.rfind("<svg", at), tag_end - dom.rfind("<svg", at));
+  std::smatch m;
+  if (!std::regex_search(tag, m, std::regex("data-label-boxes=\"([^\"]*)\""))) {
+    ADD_FAILURE() << "no data-label-boxes on #" << id << ": " << tag;
+    return out;
+  }
+  std::stringstream all(m[1].str());
+  for (std::string one; std::getline(all, one, ';');) {
+    Box b{};
+    if (std::sscanf(one.c_str(), "%lf,%lf,%lf,%lf", &b.left, &b.top, &b.right, &b.bottom) == 4) out.push_back(b);
+  }
+  return out;
+}
+
+void expect_apart(const std::vector<Box>& boxes, const std::string& what) {
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    EXPECT_GT(boxes[i].right - boxes[i].left, 20) << what << " label " << i << " is not laid out";
+    EXPECT_GT(boxes[i].bottom - boxes[i].top, 5) << what << " label " << i;
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const Box& a = boxes[i];
+      const Box& b = boxes[j];
+      const bool apart = a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top;
+      EXPECT_TRUE(apart) << what << ": labels " << i << " (" << a.left << "," << a.top << "," << a.right << ","
+                         << a.bottom << ") and " << j << " (" << b.left << "," << b.top << "," << b.right << ","
+                         << b.bottom << ") overlap";
+    }
+  }
 }
 
 // The markup of the <svg> with this id.
@@ -159,7 +230,14 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
             (std::vector<std::string>{"hgx-h200 tp=8", "hgx-b200 tp=8"}));
   const auto labels = matches(headline, "<text class=\"readoff-label\"[^>]*>([^<]*)</text>");
   EXPECT_GE(labels.size(), 1u);
-  for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.]+ M"))) << l;
+  for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.,]+ M"))) << l;
+  const auto boxes = label_boxes(dom, "headline");
+  EXPECT_EQ(boxes.size(), labels.size());
+  expect_apart(boxes, "report.html");
+  std::smatch nan;
+  EXPECT_FALSE(std::regex_search(dom, nan, std::regex("\\bnan\\b", std::regex::icase)))
+      << "no nan anywhere a person reads: ..." << nan.prefix().str().substr(std::max<std::size_t>(nan.prefix().length(), 80) - 80);
+  EXPECT_EQ(dom.find("e+0"), std::string::npos) << "no exponent anywhere a person reads";
   // Hover: every point carries the run's numbers.
   const auto titles = matches(headline, "<circle class=\"point\"[^>]*><title>([^<]*)</title>");
   EXPECT_GE(titles.size(), 4u);
@@ -184,6 +262,48 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
   EXPECT_NE(dom.find("No validation band for this regime"), std::string::npos);
   EXPECT_EQ(dom.find("src=\"http"), std::string::npos) << "the report is self-contained";
   EXPECT_EQ(dom.find("href=\"http"), std::string::npos);
+}
+
+TEST_F(ReportBrowser, CrowdedReadoffLabelsDoNotOverlapOnceLaidOut) {
+  // Seven systems read off at 100 and 60 tok/s within a few tok/s and a few M of each other (the
+  // default experiment's shape): Chromium's own text boxes, not the placement's estimate, must
+  // stay apart.
+  using namespace agentsim::exp;
+  LineChart c;
+  c.id = "crowded";
+  c.title = "crowded";
+  c.y_unit = 1e6;
+  for (int i = 0; i < 7; ++i) {
+    Series s;
+    s.name = "system " + std::to_string(i);
+    s.color = i;
+    s.points = {{20, 9e8 - 2e7 * i}, {60 + i, 7e8 + 8e6 * i}, {100 + 2 * i, 6e8 + 1e7 * i}, {400, 1e8}};
+    for (double speed : {60.0, 100.0}) {
+      const double y = speed == 60 ? 7e8 + 8e6 * i : 6e8 + 1e7 * i;
+      s.markers.emplace_back(speed + (speed == 60 ? i : 2 * i), y);
+      s.marker_labels.push_back(readoff_label(speed, y));
+    }
+    c.series.push_back(s);
+  }
+  std::ofstream(dir() / "crowded.html") << report_page_head("crowded") + svg_line_chart(c) + report_page_tail();
+  std::string console;
+  const std::string dom = render(dir() / "crowded.html", &console);
+  EXPECT_EQ(console, "");
+  const auto boxes = label_boxes(dom, "crowded");
+  EXPECT_EQ(boxes.size(), 14u);
+  expect_apart(boxes, "crowded page");
+}
+
+TEST_F(ReportBrowser, ScreenshotOfTheReportIsDrawn) {
+  const fs::path shot = screenshot(dir() / "base" / "report.html", "report.png", 1200, 2400);
+  ASSERT_TRUE(fs::exists(shot)) << "chromium wrote no screenshot";
+  EXPECT_EQ(png_size(shot), (std::pair<unsigned, unsigned>{1200, 2400}));
+  // A blank page of the same size compresses to almost nothing; the report's charts and text do not.
+  std::ofstream(dir() / "blank.html") << "<!DOCTYPE html><html><body></body></html>";
+  const fs::path blank = screenshot(dir() / "blank.html", "blank.png", 1200, 2400);
+  ASSERT_TRUE(fs::exists(blank));
+  EXPECT_GT(fs::file_size(shot), 10 * fs::file_size(blank))
+      << fs::file_size(shot) << " bytes against a blank page's " << fs::file_size(blank);
 }
 
 TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {

@@ -2,6 +2,8 @@
 // axes and hover titles, read-off deltas, reading a run folder back and "what this rests on".
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +11,7 @@
 
 #include "experiments/config/experiment.hpp"
 #include "experiments/output/nice_ticks.hpp"
+#include "experiments/output/report_charts.hpp"
 #include "experiments/output/rests_on.hpp"
 #include "experiments/output/run_comparison.hpp"
 #include "experiments/output/run_table.hpp"
@@ -60,6 +63,25 @@ TEST(ReportTicks, LabelsAreShortAndNeverExponents) {
   EXPECT_EQ(tick_label(1500, 500), "1500");
 }
 
+TEST(ReportNumbers, ReadableForPeopleNeverExponentsNorNan) {
+  EXPECT_EQ(readable_number(620.34), "620");
+  EXPECT_EQ(readable_number(6.234), "6.23");
+  EXPECT_EQ(readable_number(6.2), "6.2");
+  EXPECT_EQ(readable_number(0.01234), "0.0123");
+  EXPECT_EQ(readable_number(9.996), "10");
+  EXPECT_EQ(readable_number(3096403.4), "3,096,403");
+  EXPECT_EQ(readable_number(-1234.6), "-1,235");
+  EXPECT_EQ(readable_number(0), "0");
+  EXPECT_EQ(readable_number(113.4, 4), "113.4");
+  EXPECT_EQ(readable_number(std::nan("")), "\u2013");
+  EXPECT_EQ(readable_number(INFINITY, 3, "-"), "-");
+  EXPECT_EQ(number_cell(std::nan(""), 1), "-");
+  EXPECT_EQ(number_cell(2.25, 1), "2.2");
+  // The issue's label: 6.2e8 tok/s per MW at 100 tok/s reads "620 M", not "6.2e+02 M".
+  EXPECT_EQ(readoff_label(100, 6.2e8), "100 tok/s: 620 M");
+  EXPECT_EQ(readoff_label(40, 7.214e6), "40 tok/s: 7.21 M");
+}
+
 std::vector<std::string> tick_texts(const std::string& svg) {
   static const std::regex tick("<text class=\"tick [xy]\"[^>]*>([^<]*)</text>");
   std::vector<std::string> out;
@@ -98,6 +120,126 @@ TEST(ReportSvg, LogAxesTickDecades) {
   c.series.push_back(Series{"s", {{1, 0.04}, {8, 0.3}, {32, 2.5}}, {}, {}, {}, false});
   EXPECT_EQ(tick_texts(svg_line_chart(c)),
             (std::vector<std::string>{"0.01", "0.1", "1", "10", "1", "10", "100"}));
+}
+
+struct Label {
+  double x, y;
+  std::string text;
+};
+std::vector<Label> readoff_labels(const std::string& svg) {
+  static const std::regex label("<text class=\"readoff-label\" x=\"([-0-9.]+)\" y=\"([-0-9.]+)\"[^>]*>([^<]*)</text>");
+  std::vector<Label> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), label); it != std::sregex_iterator(); ++it) {
+    out.push_back({std::stod((*it)[1].str()), std::stod((*it)[2].str()), (*it)[3].str()});
+  }
+  return out;
+}
+
+TEST(ReportSvg, CrowdedReadoffLabelsArePlacedApartInsideThePlot) {
+  // Seven curves whose read-offs fall on nearly the same spot (the default experiment's systems
+  // at 100 tok/s): drawn at one fixed offset every label would overlap the next.
+  LineChart c;
+  c.y_unit = 1e6;
+  for (int i = 0; i < 7; ++i) {
+    Series s;
+    s.name = "system " + std::to_string(i);
+    s.points = {{20, 9e8}, {100 + i, 6e8 + 1e7 * i}, {400, 1e8}};
+    s.markers = {{100 + i, 6e8 + 1e7 * i}};
+    s.marker_labels = {readoff_label(100, 6e8 + 1e7 * i)};
+    c.series.push_back(s);
+  }
+  const std::string svg = svg_line_chart(c);
+  const auto labels = readoff_labels(svg);
+  ASSERT_EQ(labels.size(), 7u);
+  // Boxes as the placement sizes them (the browser test checks the laid-out boxes).
+  auto box = [](const Label& l) {
+    return std::array<double, 4>{l.x, l.y - 12, l.x + text_width_px(l.text, 12), l.y + 4};
+  };
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto a = box(labels[i]);
+    EXPECT_GE(a[0], 70) << labels[i].text;  // inside the plot frame (kL = 70, width 820 - 70 - 24)
+    EXPECT_LE(a[2], 820 - 24) << labels[i].text;
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      const auto b = box(labels[j]);
+      const bool apart = a[2] <= b[0] || b[2] <= a[0] || a[3] <= b[1] || b[3] <= a[1];
+      EXPECT_TRUE(apart) << labels[i].text << " overlaps " << labels[j].text;
+    }
+  }
+  EXPECT_NE(svg.find("<line class=\"leader\""), std::string::npos) << "labels pushed away are joined to their circle";
+}
+
+TEST(ReportSvg, ErrorBandsShadeTheCurveAndBarTheReadoff) {
+  LineChart c;
+  c.y_unit = 1e6;
+  Series s;
+  s.name = "a";
+  s.points = {{10, 5e6}, {50, 4e6}, {90, 1e6}, {120, 0.5e6}};
+  s.band = {{4e6, 6e6}, {3e6, 5e6}, {0.8e6, 1.4e6}, {std::nan(""), std::nan("")}};
+  s.markers = {{60, 3.5e6}};
+  s.marker_bands = {{3e6, 4.4e6}};
+  s.marker_labels = {"60 tok/s: 3.5 M"};
+  c.series.push_back(s);
+  std::string svg = svg_line_chart(c);
+  const std::smatch m = [&] {
+    std::smatch mm;
+    std::regex_search(svg, mm, std::regex("<polygon class=\"band\"[^>]*points=\"([^\"]*)\""));
+    return mm;
+  }();
+  ASSERT_TRUE(m[1].matched) << svg;
+  // Three banded points (the fourth has none): three along the top, three back along the bottom.
+  const std::string pts = m[1].str();
+  EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 6) << pts;
+  EXPECT_NE(svg.find("<path class=\"readoff-band\""), std::string::npos);
+  // The axis covers the band's top (6 M), not only the curve's (5 M).
+  const auto ticks = tick_texts(svg);
+  EXPECT_NE(std::find(ticks.begin(), ticks.end(), "6"), ticks.end());
+  // Without bands nothing is shaded.
+  c.series[0].band.clear();
+  c.series[0].marker_bands.clear();
+  svg = svg_line_chart(c);
+  EXPECT_EQ(svg.find("class=\"band\""), std::string::npos);
+  EXPECT_EQ(svg.find("readoff-band"), std::string::npos);
+}
+
+TEST(ReportCharts, SingleAgentBarsAreTheReadoffTablesRows) {
+  RunTable t;
+  t.label = "run";
+  for (double level : {1.0, 8.0}) {
+    for (const char* dep : {"tp=8", "tp=4"}) {
+      RunPoint p{"hgx-h200", dep, level, level == 1 ? (dep[3] == '8' ? 300.0 : 450.0) : 100.0, 1e6, 1e5, 0.2, false,
+                 0, 0, 0, 0};
+      t.points.push_back(p);
+    }
+  }
+  ReadoffRow speed;
+  speed.system = "hgx-h200";
+  speed.deployment = "tp=8";  // the curve's plan (the 100 tok/s read-off's)
+  speed.target_kind = "speed";
+  speed.target_agent_tok_s = 100;
+  speed.total_tok_s_per_mw = 1e6;
+  ReadoffRow single = speed;
+  single.deployment = "tp=4";  // the fastest plan with one agent
+  single.target_kind = "single_agent";
+  single.target_agent_tok_s = 450;
+  single.agent_tok_s_lo = 400;
+  single.agent_tok_s_hi = 480;
+  t.readoffs = {speed, single};
+  const BarChart c = single_agent_chart({t});
+  ASSERT_EQ(c.bars.size(), 1u);
+  EXPECT_EQ(c.bars[0], "hgx-h200 tp=4");
+  EXPECT_EQ(c.values[0], 450);
+  ASSERT_EQ(c.bands.size(), 1u);
+  EXPECT_EQ(c.bands[0], (std::pair<double, double>{400, 480}));
+  EXPECT_NE(c.title.find("as in the read-off table"), std::string::npos) << c.title;
+  const std::string svg = svg_bar_chart(c);
+  EXPECT_NE(svg.find(">450</text>"), std::string::npos);
+  EXPECT_NE(svg.find("class=\"bar-band\""), std::string::npos);
+  // A pruned single-agent row: no bar value, and the reason instead of "nan".
+  t.readoffs[1].target_agent_tok_s = std::nan("");
+  t.readoffs[1].note = "plan pruned: below the best bounds";
+  const std::string pruned = svg_bar_chart(single_agent_chart({t}));
+  EXPECT_EQ(pruned.find("nan"), std::string::npos) << pruned;
+  EXPECT_NE(pruned.find("(plan pruned: below the best bounds)"), std::string::npos);
 }
 
 RunTable table(const std::string& label, double h200, double b200) {
