@@ -7,6 +7,7 @@
 
 #include "sim/core/yaml_node.hpp"
 #include "workloads/sessions/session_generator.hpp"
+#include "workloads/sessions/tool_delay.hpp"
 
 namespace agentsim::exp {
 
@@ -31,10 +32,21 @@ struct WorkloadConfig {
                                  // window ending with the last answer (a benchmark's N prompts)
   double human_gap_cap_s = -1;   // human gaps cut to this (< 0 = as recorded)
   double tool_gap_cap_s = -1;    // tool gaps cut to this (< 0 = as recorded)
-  bool use_generator = false;    // sessions come from `generator` instead of a trace
+  bool use_generator = false;    // sessions come from `generator` (or a profile) instead of a trace
+  std::string profile;           // named session profile (workloads/catalog/profiles/<name>.yaml); empty = none
   wl::GeneratorConfig generator;
   int generated_sessions = 1000;
+  // Trace replay under a context limit: -1 = none beyond the driver's cut at the model's limit;
+  // 0 = the model's limit; > 0 = tokens. Turns over it are truncated as a harness does.
+  long long max_context_tokens = -1;
+  double truncated_context_fraction = 0.5;  // prompt after a truncation, share of the limit
+  core::SourceLocation max_context_at;      // where max_context was given, for errors found at load
+  wl::ToolDelay tool_delay;                 // trace replay: recorded, scaled or drawn tool delays
 };
+
+// Applies the replay rules (max_context, tool_delay) to a loaded trace; `model_max_context`
+// stands in for `max_context: model`. A limit below the shortest prompt is an error at max_context.
+void apply_replay_rules(wl::Trace& trace, const WorkloadConfig& w, long long model_max_context, std::uint64_t seed);
 
 // Decodes `workload`; relative paths resolve against `experiment_path`'s folder.
 // The declarations of the keys above, for `agentsim describe`.

@@ -24,12 +24,15 @@ namespace agentsim::exp {
 
 wl::Trace load_sessions(const Experiment& e) {
   if (e.workload.use_generator) {
-    return wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
+    auto generated = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
+    apply_replay_rules(generated, e.workload, e.model.max_context, e.seed);
+    return generated;
   }
   auto trace = load_trace_file(e.workload.format, e.workload.trace_path);
   if (trace.sessions.empty()) {
     throw core::Error(core::SourceLocation{e.workload.trace_path, 0, ""}, "trace holds no sessions");
   }
+  apply_replay_rules(trace, e.workload, e.model.max_context, e.seed);
   return trace;
 }
 

@@ -40,6 +40,7 @@ struct Turn {
   GapKind gap_kind = GapKind::kNone;
   StopReason stop = StopReason::kUnknown;
   bool prefix_break = false;  // compaction / context reset: the prompt drops most of the previous context
+  bool truncated = false;     // cut to a context limit (workloads/sessions/context_limit.hpp)
 
   // Prompt blocks = first `prefix_blocks` blocks of `prefix_parent`'s prompt, then the
   // ids of Session::block_runs[runs_begin, runs_end). Without block data all are 0.

@@ -78,7 +78,9 @@ Distribution distribution_of(std::vector<double>& v) {
   for (double x : v) sum += x;
   d.mean = sum / static_cast<double>(v.size());
   d.p50 = quantile(v, 0.5);
+  d.min = v.front();
   d.p90 = quantile(v, 0.9);
+  d.p95 = quantile(v, 0.95);
   d.p99 = quantile(v, 0.99);
   d.max = v.back();
   return d;
@@ -99,6 +101,7 @@ TraceStats compute_stats(const Trace& trace) {
     for (const Turn& t : s.turns) {
       ++st.turns;
       st.prefix_breaks += t.prefix_break ? 1 : 0;
+      st.truncated += t.truncated ? 1 : 0;
       st.input_tokens += t.input_tokens;
       st.output_tokens += t.output_tokens;
       in.push_back(static_cast<double>(t.input_tokens));
@@ -136,14 +139,16 @@ TraceStats compute_stats(const Trace& trace) {
 namespace {
 std::string dist_line(const char* name, const Distribution& d) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-18s n=%lld mean=%.1f p50=%.1f p90=%.1f p99=%.1f max=%.1f\n", name, d.n, d.mean,
-                d.p50, d.p90, d.p99, d.max);
+  std::snprintf(buf, sizeof buf, "%-18s n=%lld mean=%.1f min=%.1f p50=%.1f p90=%.1f p95=%.1f p99=%.1f max=%.1f\n", name,
+                d.n, d.mean, d.min, d.p50, d.p90, d.p95, d.p99, d.max);
   return buf;
 }
 std::string dist_json(const Distribution& d) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "{\"n\": %lld, \"mean\": %.6g, \"p50\": %.6g, \"p90\": %.6g, \"p99\": %.6g, \"max\": %.6g}",
-                d.n, d.mean, d.p50, d.p90, d.p99, d.max);
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "{\"n\": %lld, \"mean\": %.6g, \"min\": %.6g, \"p50\": %.6g, \"p90\": %.6g, \"p95\": %.6g, \"p99\": %.6g, "
+                "\"max\": %.6g}",
+                d.n, d.mean, d.min, d.p50, d.p90, d.p95, d.p99, d.max);
   return buf;
 }
 std::string pct(double x) {
@@ -159,9 +164,10 @@ std::string format_stats(const TraceStats& s) {
   std::string r;
   std::snprintf(buf, sizeof buf,
                 "sessions:          %lld (%lld root, %lld sub-agents)\nturns (requests):  %lld\n"
-                "input tokens:      %lld\noutput tokens:     %lld\nprefix breaks:     %lld\nspan:              %.1f s\n",
+                "input tokens:      %lld\noutput tokens:     %lld\nprefix breaks:     %lld\n"
+                "truncated turns:   %lld (cut to the context limit)\nspan:              %.1f s\n",
                 s.sessions, s.root_sessions, s.subagents, s.turns, s.input_tokens, s.output_tokens, s.prefix_breaks,
-                s.span_s);
+                s.truncated, s.span_s);
   r += buf;
   r += dist_line("input/turn", s.input);
   r += dist_line("output/turn", s.output);
@@ -177,10 +183,10 @@ std::string stats_json(const TraceStats& s) {
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "{\"sessions\": %lld, \"root_sessions\": %lld, \"subagents\": %lld, \"turns\": %lld, "
-                "\"input_tokens\": %lld, \"output_tokens\": %lld, \"prefix_breaks\": %lld, \"span_s\": %.6g, "
-                "\"hit_in_session\": %.6g, \"hit_global\": %.6g, \"unique_blocks\": %lld",
+                "\"input_tokens\": %lld, \"output_tokens\": %lld, \"prefix_breaks\": %lld, \"truncated\": %lld, "
+                "\"span_s\": %.6g, \"hit_in_session\": %.6g, \"hit_global\": %.6g, \"unique_blocks\": %lld",
                 s.sessions, s.root_sessions, s.subagents, s.turns, s.input_tokens, s.output_tokens, s.prefix_breaks,
-                s.span_s, s.hit_in_session, s.hit_global, s.unique_blocks);
+                s.truncated, s.span_s, s.hit_in_session, s.hit_global, s.unique_blocks);
   std::string r = buf;
   r += ", \"input\": " + dist_json(s.input) + ", \"output\": " + dist_json(s.output) + ", \"gap\": " +
        dist_json(s.gap) + ", \"tool_gap\": " + dist_json(s.tool_gap) + ", \"human_gap\": " + dist_json(s.human_gap) +

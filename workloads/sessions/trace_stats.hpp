@@ -9,7 +9,7 @@ namespace agentsim::wl {
 
 struct Distribution {
   long long n = 0;
-  double mean = 0, p50 = 0, p90 = 0, p99 = 0, max = 0;
+  double mean = 0, min = 0, p50 = 0, p90 = 0, p95 = 0, p99 = 0, max = 0;
 };
 
 // Percentiles by linear interpolation between order statistics (sorts `values`).
@@ -21,6 +21,7 @@ struct TraceStats {
   long long subagents = 0;       // sessions spawned by another
   long long turns = 0;           // requests
   long long prefix_breaks = 0;
+  long long truncated = 0;       // turns cut to a context limit
   long long input_tokens = 0, output_tokens = 0;
   Distribution input, output, gap, tool_gap, human_gap, turns_per_session;
   double span_s = 0;  // last recorded arrival (open-loop traces), 0 if none

@@ -95,7 +95,7 @@ TEST_F(ExperimentErrors, UnknownKeySuggestsTheClosest) {
             "FILE:11: workload.windw: unknown key (did you mean 'window'?); valid keys: trace, format, "
             "concurrency, max_concurrency, concurrency_tolerance, max_probes, warmup, window, start_spread, mode, session_rates, time_scales, random_start, "
             "session_limit, "
-            "human_gap_cap, tool_gap_cap, generator, sessions");
+            "human_gap_cap, tool_gap_cap, generator, sessions, profile, max_context, truncated_context_fraction, tool_delay");
 }
 
 TEST_F(ExperimentErrors, WrongTypeNamesLineAndKey) {
