@@ -57,11 +57,11 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
   const auto c_id = csv.column("id"), c_source = csv.column("source"), c_system = csv.column("system"),
              c_model = csv.column("model"), c_plan = csv.column("plan"), c_gpus = csv.column("gpus"),
              c_isl = csv.column("isl"), c_osl = csv.column("osl"), c_conc = csv.column("concurrency");
-  // Every metric column is required but the later-added median TTFT (absent: not reported).
+  // Every metric column is required but the later-added median TTFT and wall power (absent: not reported).
   constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
   std::size_t c_metric[kMeasuredMetricCount];
   for (std::size_t i = 0; i < kMeasuredMetricCount; ++i) {
-    const bool optional = kMeasuredMetrics[i] == "ttft_s_median";
+    const bool optional = kMeasuredMetrics[i] == "ttft_s_median" || kMeasuredMetrics[i] == "wall_power_w_per_gpu";
     c_metric[i] = optional && !csv.has_column(kMeasuredMetrics[i]) ? kAbsent : csv.column(kMeasuredMetrics[i]);
   }
 

@@ -21,6 +21,7 @@ inline constexpr std::string_view kMeasuredMetrics[] = {
     "tpot_s_mean",
     "tpot_s_median",
     "power_w_per_gpu",
+    "wall_power_w_per_gpu",  // the measured system's wall power (hosts, NICs, switches, fans, PSU loss) / GPUs
 };
 inline constexpr std::size_t kMeasuredMetricCount = std::size(kMeasuredMetrics);
 
@@ -101,6 +102,14 @@ struct MeasuredRun {
   // `plan`, every prompt's KV crossing from the first to the second (serving.disaggregation); 0 =
   // unified replicas, gpus / plan devices of them.
   int prefill_replicas = 0, decode_replicas = 0;
+  // How the load was offered (docs/validation-sets.md): "" = closed loop at `concurrency`;
+  // "offline" = every query at once, the saturated steady state (MLPerf Offline); "server" = Poisson
+  // arrivals, predicted as the highest rate meeting the p99 limits below (MLPerf Server).
+  std::string scenario;
+  double ttft_p99_limit_s = 0, tpot_p99_limit_s = 0;  // "server": the benchmark's latency limits
+  // The source states no plan: the smallest one whose weights and KV fit (dense: tp; MoE: dp = ep),
+  // replicated over the row's GPUs (experiments/run/validation_runner.cpp, smallest_fitting_plan).
+  bool plan_smallest_fit = false;
   std::string weights_dtype, experts_dtype, kv_dtype;  // fp4 | fp8 | bf16; "" = the catalog model's
   std::string mapping;   // how the row's text was mapped (model, system, plan, precision, engine)
   std::string group() const { return system + "/" + model; }

@@ -44,10 +44,20 @@ MeasuredFile read_any(const std::string& path) {
   if (has("source_id") && has("hardware")) return read_serving_points(body, path);
   if (has("output_tokens_per_s_per_gpu") && has("parallelism")) return read_trtllm_perf_overview(body, path);
   if (has("id") && has("plan") && has("gpus")) return read_measured_runs_file(body, path);
+  if (has("Performance_Result") && has("Location")) {
+    // The Server runs' latency limits come from the log summaries beside the results.
+    const std::string logs = (fs::path(path).parent_path() / "llm_log_summaries.csv").string();
+    std::error_code ec;
+    if (!fs::is_regular_file(logs, ec)) return read_mlperf_results(body, path, nullptr, "");
+    std::ifstream log_in = core::open_input(logs, "MLPerf log summaries");
+    return read_mlperf_results(body, path, &log_in, logs);
+  }
+  if (has("ttft_limit_ns") && has("path")) return MeasuredFile{path, "mlperf-log-summaries", 0, {}, {}};
   throw core::Error(core::SourceLocation{path, 1, ""},
                     "unrecognised measured-runs header: expected the measured-runs schema (id, source, system, model, "
                     "plan, gpus, ...), serving-points (source_id, hardware, ...), serving-points-2 (id, engine_version, "
-                    "plan(tp/ep/dp), ...) or trtllm-perf-overview (model, gpu, parallelism, output_tokens_per_s_per_gpu)");
+                    "plan(tp/ep/dp), ...), trtllm-perf-overview (model, gpu, parallelism, output_tokens_per_s_per_gpu) "
+                    "or MLPerf Inference results (ID, Model, Scenario, ..., Performance_Result, Location)");
 }
 
 // The measurement's identity: its source entry, system, model, plan, GPUs, shape and load.

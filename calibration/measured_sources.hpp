@@ -24,7 +24,8 @@ struct SkippedRow {
 // One adapter's result for one file.
 struct MeasuredFile {
   std::string file;
-  std::string schema;  // "measured-runs", "serving-points", "serving-points-2", "trtllm-perf-overview"
+  std::string schema;  // "measured-runs", "serving-points", "serving-points-2", "trtllm-perf-overview",
+                       // "mlperf-inference", "mlperf-log-summaries" (read with the results: no rows)
   int rows = 0;        // data rows read
   std::vector<MeasuredRun> runs;
   std::vector<SkippedRow> skipped;
@@ -42,6 +43,10 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file);    
 MeasuredFile read_serving_points_2(std::istream& in, const std::string& file);   // serving-points-2/
 MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file);
 MeasuredFile read_measured_runs_file(std::istream& in, const std::string& file);  // measured-runs schema
+// MLPerf Inference results (mlperf-inference-v5.1/llm_datacenter_results.csv), with each run's log
+// summary (llm_log_summaries.csv beside it: the Server latency limits) read from `logs` when given.
+MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std::istream* logs,
+                                 const std::string& logs_file);
 
 // Reads one CSV (its schema told by its header) or every *.csv below a directory (path
 // order). Rows reporting the same point as an earlier row (same source id, system, model,

@@ -30,6 +30,12 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
                                       : map_hardware(system),
                     why);
     const std::string& plan = csv.field(col("plan(tp/ep/dp)"));
+    if (plan.rfind("prefill-only", 0) == 0 || plan.rfind("decode-only", 0) == 0) {
+      // The wide-EP set (measured/wide-ep/): one role's nodes measured alone, its replica spanning
+      // several nodes ("4 nodes EP32", "9 nodes EP72").
+      why = "a " + plan.substr(0, plan.find(':')) + " measurement of one replica spanning nodes ('" + plan +
+            "'): replicas spanning systems are not expressible";
+    }
     if (plan.rfind("disagg", 0) == 0) {
       const DisaggregatedPlan d = map_disaggregated(plan);
       r.plan = take(d.plan, why);

@@ -239,6 +239,9 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     // bytes over the link (docs/calibration.md, "Disaggregated rows"): it is predicted and reported,
     // not fitted to the request latency of the engines' unified path.
     const auto latency_fit_row = [&](std::size_t i) { return prep.rows[i].run.prefill_replicas == 0; };
+    // Saturation rows (MLPerf Offline and Server) are predicted at the parameters fitted to the
+    // closed-loop rows and do not enter the fit: their errors are out of sample even in-sample.
+    const auto fit_row = [&](std::size_t i) { return prep.rows[i].run.scenario.empty(); };
     if (!args->cv) {
       std::vector<Simulations::Job> jobs;
       for (std::size_t i = 0; i < n; ++i) jobs.push_back({i, nan});
@@ -247,6 +250,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     } else {
       std::vector<Simulations::Job> jobs;
       for (std::size_t i = 0; i < n; ++i) {
+        if (!fit_row(i)) continue;
         for (double g : exp::kFitGrid) {
           if (!prep.rows[i].fit_acceptance) jobs.push_back({i, g});
           for (double a : exp::kAcceptGrid) {
@@ -285,16 +289,18 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         for (std::size_t e = 0; e < kEngines; ++e) f.graph_fixed_s[e] = catalog.engines[e].graph_fixed_s;
         std::vector<std::size_t> accept_idx;
         for (std::size_t i = 0; i < n; ++i) {
-          if (prep.rows[i].fit_acceptance && groups[i] != leave_out) accept_idx.push_back(i);
+          if (prep.rows[i].fit_acceptance && groups[i] != leave_out && fit_row(i)) accept_idx.push_back(i);
         }
         double tokens = accept_idx.empty() ? nan : exp::kAcceptGrid[std::size(exp::kAcceptGrid) / 2];
         std::vector<exp::GridPredictions> grids(n);
         for (int round = 0; round < 4; ++round) {
-          for (std::size_t i = 0; i < n; ++i) grids[i] = over_host_time(i, tokens);
+          for (std::size_t i = 0; i < n; ++i) {
+            if (fit_row(i)) grids[i] = over_host_time(i, tokens);
+          }
           for (std::size_t e = 0; e < kEngines; ++e) {
             std::vector<std::size_t> rows;
             for (std::size_t i = 0; i < n; ++i) {
-              if (eidx(i) == e && groups[i] != leave_out) rows.push_back(i);
+              if (eidx(i) == e && groups[i] != leave_out && fit_row(i)) rows.push_back(i);
             }
             const double t = rows.empty() ? nan : exp::fit_parameter(runs, grids, rows);
             if (!std::isnan(t)) f.graph_fixed_s[e] = t;
@@ -312,7 +318,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
           std::vector<std::size_t> rows;
           Preds at(n);
           for (std::size_t i = 0; i < n; ++i) {
-            if (eidx(i) != e || groups[i] == leave_out || !latency_fit_row(i)) continue;
+            if (eidx(i) != e || groups[i] == leave_out || !latency_fit_row(i) || !fit_row(i)) continue;
             rows.push_back(i);
             at[i] = exp::interpolate(over_host_time(i, tokens), f.graph_fixed_s[e]);
           }
@@ -322,6 +328,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         return f;
       };
       for (std::size_t i = 0; i < n; ++i) {
+        if (!fit_row(i)) continue;
         ++engine_rows[eidx(i)], accept_rows += prep.rows[i].fit_acceptance;
         bool ttft = false;
         for (std::string_view m : exp::kLatencyFitMetrics) ttft |= !std::isnan(runs[i].metrics[calib::measured_metric_index(m)]);
@@ -399,6 +406,40 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     std::vector<std::pair<std::string, std::vector<MetricRow>>> periods;
     periods.reserve(period_idx.size());
     for (const auto& [p, idx] : period_idx) periods.emplace_back(p, metric_table(runs, idx, in, cvp));
+    // By how the load was offered (docs/validation-sets.md): MLPerf's Offline and Server scenarios,
+    // the closed-loop rows, and of those the prefill/decode-disaggregated ones.
+    std::map<std::string, std::vector<std::size_t>> scenario_idx;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& sc = runs[i].scenario;
+      scenario_idx[!sc.empty() ? sc : runs[i].prefill_replicas > 0 ? "closed-loop disaggregated" : "closed-loop"].push_back(i);
+    }
+    std::vector<std::pair<std::string, std::vector<MetricRow>>> scenarios;
+    for (const auto& [sc, idx] : scenario_idx) scenarios.emplace_back(sc, metric_table(runs, idx, in, cvp));
+    // Power per system: every row reporting a measured power (board power per GPU, wall power per GPU).
+    struct PowerRow {
+      std::string system;
+      MetricRow metric;
+    };
+    std::vector<PowerRow> power_rows;
+    {
+      std::set<std::string> systems;
+      for (const auto& r : runs) systems.insert(r.system);
+      for (const auto& sys : systems) {
+        std::vector<std::size_t> idx;
+        for (std::size_t i = 0; i < n; ++i) {
+          if (runs[i].system == sys) idx.push_back(i);
+        }
+        for (const auto& m : metric_table(runs, idx, in, cvp)) {
+          if (m.metric == "power_w_per_gpu" || m.metric == "wall_power_w_per_gpu") power_rows.push_back({sys, m});
+        }
+      }
+    }
+    // What the predicted wall power holds (hwmodels/power_model.hpp, system_power).
+    const std::string power_basis =
+        "power_w_per_gpu: accelerator board power (all accelerators of the occupied systems, idle ones at idle) per GPU; "
+        "wall_power_w_per_gpu: the occupied systems' wall power per GPU = accelerators + host CPUs + host memory + "
+        "NICs + scale-up switches + fans and misc, divided by the PSU efficiency (PSU loss included), before PUE; "
+        "no scale-out switches or facility cooling";
     struct GroupRow {
       std::string group;
       int rows = 0;
@@ -522,6 +563,18 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       for (const auto& [p, ms] : periods) {
         j["periods"].push_back({{"period", p}, {"rows", period_idx[p].size()}, {"mape", metrics_json(ms)}});
       }
+      j["scenarios"] = nlohmann::ordered_json::array();
+      for (const auto& [sc, ms] : scenarios) {
+        j["scenarios"].push_back({{"scenario", sc}, {"rows", scenario_idx[sc].size()}, {"mape", metrics_json(ms)}});
+      }
+      j["power_basis"] = power_basis;
+      j["power"] = nlohmann::ordered_json::array();
+      for (const auto& p : power_rows) {
+        j["power"].push_back({{"system", p.system}, {"metric", p.metric.metric}, {"rows", p.metric.rows},
+                              {"mape_in_sample_pct", num(p.metric.in_pct)}, {"mape_cv_pct", num(p.metric.cv_pct)},
+                              {"mean_error_in_sample_pct", num(p.metric.in_bias)},
+                              {"mean_error_cv_pct", num(p.metric.cv_bias)}});
+      }
       if (!args->since.empty()) j["since"] = args->since;
       j["worst"] = nlohmann::ordered_json::array();
       for (const auto& e : worst) j["worst"].push_back({{"id", e.id}, {"metric", e.metric}, {"error_pct", e.error_pct}});
@@ -534,6 +587,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                                    {"plan", r.plan}, {"gpus", r.gpus}, {"isl", r.isl}, {"osl", r.osl},
                                    {"concurrency", r.concurrency}, {"prefill_replicas", r.prefill_replicas},
                                    {"decode_replicas", r.decode_replicas},
+                                   {"scenario", r.scenario.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.scenario)},
                                    {"engine", std::string(serving::to_string(prep.rows[i].engine))},
                                    {"speculative", r.speculative}, {"mapping", r.mapping},
                                    {"run_date", r.run_date.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.run_date)},
@@ -629,6 +683,19 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
         std::printf("   %-34s", cell);
       }
       std::printf("\n");
+    }
+    std::printf("\nby scenario:\n");
+    for (const auto& [sc, ms] : scenarios) {
+      std::printf("  %s (%zu rows)\n", sc.c_str(), scenario_idx[sc].size());
+      print_metrics(ms);
+    }
+    if (!power_rows.empty()) {
+      std::printf("\npower per system (%s):\n", power_basis.c_str());
+      std::printf("  %-14s %-22s %5s %10s %10s %12s\n", "system", "metric", "rows", "MAPE in", "MAPE CV", "mean err CV");
+      for (const auto& p : power_rows) {
+        std::printf("  %-14s %-22s %5d %9.1f%% %9.1f%% %+11.1f%%\n", p.system.c_str(), p.metric.metric.c_str(),
+                    p.metric.rows, p.metric.in_pct, p.metric.cv_pct, p.metric.cv_bias);
+      }
     }
     std::printf("\nworst groups (output tok/s per GPU MAPE%s):\n", args->cv ? ", CV" : "");
     for (const auto* g : worst_groups) std::printf("  %-34s %5d rows %8.1f%%\n", g->group.c_str(), g->rows, g->key);

@@ -41,6 +41,9 @@ std::string readoff_terminal_table(const std::vector<ReadoffRow>& rows) {
                   number_cell(r.agents_per_mw, 1).c_str(), number_cell(r.concurrency, 1).c_str(), note.c_str());
     out += buf;
   }
+  // The per-MW denominator (hwmodels/power_model.hpp, system_power).
+  out += "per MW: runtime facility power = wall power of every occupied system (accelerators, idle ones included; "
+         "host CPUs and memory; NICs; scale-up switches; fans and misc; PSU loss) x PUE; no scale-out switches\n";
   return out;
 }
 

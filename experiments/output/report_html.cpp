@@ -91,8 +91,9 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
   h += "<h1>" + html_escape(e.name) + "</h1>\n<p>Model <b>" + html_escape(e.model.name) + "</b>; " +
        std::to_string(e.systems.size()) + " system(s); " + std::to_string(o.runs.size()) + " runs; seed " +
        std::to_string(e.seed) + "; source revision " + html_escape(source_revision()) +
-       ". Per-MW figures divide the modelled runtime facility power (wall power of every occupied system, "
-       "idle accelerators included, &times; PUE " + html_cell(e.power.pue, "%.2f") +
+       ". Per-MW figures divide the modelled runtime facility power (wall power of every occupied system: "
+       "accelerators, idle ones included, host CPUs and memory, NICs, scale-up switches, fans and misc and PSU loss; "
+       "no scale-out switches; &times; PUE " + html_cell(e.power.pue, "%.2f") +
        "). Hover a point for the run's numbers.</p>\n";
   h += svg_line_chart(headline_chart(tables));
   h += "<p>One curve per system: its chosen deployment, one point per swept concurrency. Circles mark the speed "

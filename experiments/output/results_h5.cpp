@@ -178,7 +178,9 @@ void write_results_h5(const std::string& path, const Experiment& e, const SweepO
       string_attribute(root, "config_yaml", e.resolved_yaml);
       string_attribute(root, "source_revision", source_revision());
       string_attribute(root, "power_denominator",
-                       "runtime facility power: modelled wall power x PUE, window average");
+                       "runtime facility power: modelled wall power (accelerators incl. idle ones, host CPUs and "
+                       "memory, NICs, scale-up switches, fans and misc, PSU loss; no scale-out switches) x PUE, "
+                       "window average");
       H5Gclose(root);
 
       using RR = RunResult;

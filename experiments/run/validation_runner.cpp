@@ -55,10 +55,24 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   // The row's plan with the deployment's engine options at their defaults, checked as a YAML plan is.
   Plan plan;
   plan.label = row.plan;
-  try {
-    plan.deployment.plan = wl::parse_parallel_plan(row.plan);
-  } catch (const core::Error& err) {
-    throw core::Error(at("plan"), err.detail());
+  if (row.plan_smallest_fit) {
+    // The source states no plan: the fewest devices whose HBM holds the weights and the KV of 256
+    // requests of the row's length (assumed: a throughput run's batch; it puts Llama 2 70B FP8 on
+    // one H200 and on two H100s).
+    try {
+      plan.deployment.plan = serving::choose_plan(e.model, system, e.serving.memory_fraction,
+                                                  256.0 * static_cast<double>(row.isl + row.osl));
+    } catch (const core::Error& err) {
+      throw core::Error(at("plan"), "no plan fits: " + err.detail());
+    }
+    plan.label = plan.deployment.plan.to_string();
+    out.run.plan = plan.label;
+  } else {
+    try {
+      plan.deployment.plan = wl::parse_parallel_plan(row.plan);
+    } catch (const core::Error& err) {
+      throw core::Error(at("plan"), err.detail());
+    }
   }
   plan.deployment.plan.engram_on_host = e.model.engram.host_resident;
   // vLLM, SGLang and TensorRT-LLM replay decode steps from CUDA/HIP graphs by default (up to
@@ -175,8 +189,21 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   e.serving.balance_timeout_steps = row.balance_timeout_steps;  // TensorRT-LLM's (serving::ContextWait)
   e.serving.batch_wait_steps = row.batch_wait_steps;
   e.serving.batch_wait_max_tokens_ratio = row.batch_wait_max_tokens_ratio;
-  w.concurrency = {static_cast<int>(row.concurrency)};
-  w.levels = {row.concurrency};
+  if (row.scenario == "offline" || row.scenario == "server") {
+    // MLPerf Offline: every query at once, so each replica runs as many requests as its engine
+    // admits (the running cap) with one more waiting; the saturated steady state is predicted.
+    // Server rows run this first to bound their Poisson rate (server_slo_rate).
+    const int cap = e.serving.max_sequences > 0 ? e.serving.max_sequences : 1024;
+    const long long agents = static_cast<long long>(e.serving.replicas) * (cap + 1);
+    out.run.concurrency = static_cast<double>(std::min<long long>(agents, 1'000'000));
+    // The replicas are independent data-parallel copies, each fed its share of the queries (MLPerf's
+    // harnesses split the queries over them): one routing pod per replica, and in the saturated
+    // closed loop one pod simulated for all (serving.pod_sampling: representative).
+    e.serving.pods = 0;
+    e.serving.pod_sampling = PodSampling::kRepresentative;
+  }
+  w.concurrency = {static_cast<int>(out.run.concurrency)};
+  w.levels = {out.run.concurrency};
   w.random_start = false;
   w.start_spread_s = 0;
   if (row.prompts > 0) {
@@ -194,6 +221,12 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
                                                        : row.concurrency;
     const double waves = static_cast<double>(row.prompts) / std::max(1.0, running);
     w.window_s = (waves + 1) * 0.1 * static_cast<double>(row.isl + row.osl);
+  } else if (!row.scenario.empty()) {
+    // A saturated batch decodes slower than any interactive row: warm-up and window hold one and two
+    // request lifetimes at 150 ms per output token (MLPerf's Server TPOT limits are 80-200 ms).
+    w.generated_sessions = std::max(64, static_cast<int>(out.run.concurrency) * 2);
+    w.warmup_s = std::max(30.0, 0.15 * static_cast<double>(row.osl));
+    w.window_s = std::max(60.0, 0.3 * static_cast<double>(row.osl));
   } else {
     w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);
     // Long answers outlast the base window: warm-up and window hold at least one and two request
@@ -208,7 +241,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
 
 // `first_chunk_token`: the output token whose production sends the first streamed chunk
 // (serving::first_chunk_output_token); the measured TTFT is that chunk's arrival at the client.
-std::vector<double> predictions(const RunResult& r, long long first_chunk_token) {
+std::vector<double> predictions(const RunResult& r, long long first_chunk_token, double pue) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> p(calib::kMeasuredMetricCount, nan);
   const auto set = [&](const char* name, double v) {
@@ -231,11 +264,113 @@ std::vector<double> predictions(const RunResult& r, long long first_chunk_token)
   set("tpot_s_mean", s.itl_s_mean);
   // The median of per-request TPOT is the reciprocal of the median per-request speed.
   set("tpot_s_median", 1.0 / s.agent_output_tok_s_p50);
-  if (r.power.accelerators_total > 0) set("power_w_per_gpu", r.power.accelerators_w / r.power.accelerators_total);
+  if (r.power.accelerators_total > 0) {
+    set("power_w_per_gpu", r.power.accelerators_w / r.power.accelerators_total);
+    // The systems' wall power (accelerators, host CPUs and memory, NICs, scale-up switches, fans,
+    // PSU loss; before PUE) per accelerator, as MLPerf Power meters it at the wall.
+    set("wall_power_w_per_gpu", r.power.power_w / std::max(1.0, pue) / r.power.accelerators_total);
+  }
   return p;
 }
 
+// The row's experiment with its engine priced by `engine` and, for a fit_acceptance row, the drafter
+// scaled to `tokens_per_step`.
+Experiment priced(const ValidationRow& row, const serving::EngineOverhead& engine, double tokens_per_step) {
+  Experiment e = row.experiment;
+  e.serving.engine_overhead = engine;
+  if (row.fit_acceptance && std::isfinite(tokens_per_step)) {
+    // `tokens_per_step` is the card's whole drafter's on these prompts: its per-position
+    // acceptance scaled to it, then the positions the server drafted.
+    DeploymentConfig& d = e.plans[0].deployment;
+    DeploymentConfig card = d;
+    card.spec_mode = SpecMode::kAuto;
+    d.spec = serving::first_drafts(serving::with_tokens_per_step(resolve_speculative(card, e.model), tokens_per_step),
+                                   row.run.draft_tokens);
+    d.spec_mode = SpecMode::kExplicit;
+  }
+  return e;
+}
+
+// One Poisson run of a Server row at `rate_per_s` requests/s, with its p99 TTFT (first token) and
+// TPOT ((last - first) / (tokens - 1), MLPerf's per-request TPOT) over the requests completing in
+// the window. A run whose completions fall short of 90% of the offered requests is overloaded.
+ServerPoint server_run(const ValidationRow& row, Experiment e, double rate_per_s, RunResult* result) {
+  WorkloadConfig& w = e.workload;
+  w.mode = ReplayMode::kPoisson;
+  w.levels = {rate_per_s};
+  w.concurrency.clear();
+  // Warm-up and window: requests living at the limits (TTFT + TPOT x osl), one and two of them.
+  const double life_s = row.run.ttft_p99_limit_s + row.run.tpot_p99_limit_s * static_cast<double>(row.run.osl);
+  w.warmup_s = std::max(30.0, life_s);
+  w.window_s = std::max(60.0, 2 * life_s);
+  w.generated_sessions = static_cast<int>(std::clamp(rate_per_s * (w.warmup_s + w.window_s) * 1.2 + 64, 64.0, 2e6));
+  const wl::Trace trace = wl::generate_sessions(w.generator, w.generated_sessions, e.seed);
+  RunResult r = run_point(e, trace, rate_per_s);
+  ServerPoint out;
+  out.rate_per_s = rate_per_s;
+  std::vector<double> ttft, tpot;
+  for (const auto& q : r.requests) {
+    ttft.push_back(q.first_token_s - q.arrival_s);
+    if (q.output_tokens > 1) tpot.push_back((q.last_token_s - q.first_token_s) / static_cast<double>(q.output_tokens - 1));
+  }
+  out.completed = static_cast<long long>(r.requests.size());
+  if (!ttft.empty()) out.ttft_p99_s = metrics::percentile(ttft, 99);
+  if (!tpot.empty()) out.tpot_p99_s = metrics::percentile(tpot, 99);
+  const double offered = rate_per_s * w.window_s;
+  out.meets = !ttft.empty() && static_cast<double>(out.completed) >= 0.9 * offered &&
+              out.ttft_p99_s <= row.run.ttft_p99_limit_s && (tpot.empty() || out.tpot_p99_s <= row.run.tpot_p99_limit_s);
+  if (result != nullptr) *result = std::move(r);
+  return out;
+}
+
 }  // namespace
+
+ServerPoint server_probe(const ValidationRow& row, const serving::EngineOverhead& engine, double rate_per_s) {
+  if (row.run.scenario != "server") {
+    throw core::Error(core::SourceLocation{row.run.file, row.run.line, ""}, "not a Server-scenario row");
+  }
+  return server_run(row, priced(row, engine, std::numeric_limits<double>::quiet_NaN()), rate_per_s, nullptr);
+}
+
+namespace {
+
+// The highest Poisson rate meeting the row's limits, bisected within 2% below the saturated closed
+// loop's request rate (`saturated_rate_per_s`); its run in `result`.
+ServerPoint server_bisect(const ValidationRow& row, const Experiment& e, double saturated_rate_per_s, RunResult* result) {
+  double lo = 0, hi = saturated_rate_per_s;
+  ServerPoint best;
+  RunResult best_run;
+  const ServerPoint top = server_run(row, e, hi, &best_run);
+  if (top.meets) {
+    if (result != nullptr) *result = std::move(best_run);
+    return top;
+  }
+  for (int i = 0; i < 12 && hi - lo > 0.02 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    RunResult r;
+    const ServerPoint p = server_run(row, e, mid, &r);
+    if (p.meets) {
+      lo = mid, best = p, best_run = std::move(r);
+    } else {
+      hi = mid;
+    }
+  }
+  if (result != nullptr) *result = std::move(best_run);
+  return best;
+}
+
+}  // namespace
+
+ServerPoint server_slo_rate(const ValidationRow& row, const serving::EngineOverhead& engine) {
+  if (row.run.scenario != "server") {
+    throw core::Error(core::SourceLocation{row.run.file, row.run.line, ""}, "not a Server-scenario row");
+  }
+  const Experiment e = priced(row, engine, std::numeric_limits<double>::quiet_NaN());
+  const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
+  const RunResult sat = run_point(e, trace, e.workload.levels[0]);
+  const double rate = sat.summary.output_tok_s / std::max<double>(1, static_cast<double>(row.run.osl));
+  return server_bisect(row, e, rate, nullptr);
+}
 
 PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const std::vector<calib::MeasuredRun>& runs,
                           const std::vector<std::string>& strict_files) {
@@ -254,18 +389,7 @@ PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const 
 
 std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
                                 double tokens_per_step) {
-  Experiment e = row.experiment;
-  e.serving.engine_overhead = engine;
-  if (row.fit_acceptance && std::isfinite(tokens_per_step)) {
-    // `tokens_per_step` is the card's whole drafter's on these prompts: its per-position
-    // acceptance scaled to it, then the positions the server drafted.
-    DeploymentConfig& d = e.plans[0].deployment;
-    DeploymentConfig card = d;
-    card.spec_mode = SpecMode::kAuto;
-    d.spec = serving::first_drafts(serving::with_tokens_per_step(resolve_speculative(card, e.model), tokens_per_step),
-                                   row.run.draft_tokens);
-    d.spec_mode = SpecMode::kExplicit;
-  }
+  Experiment e = priced(row, engine, tokens_per_step);
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   RunResult r = run_point(e, trace, e.workload.levels[0]);
   // A slow prediction (e.g. a fit trying a large host time) can outlast the window sized for
@@ -285,7 +409,17 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
                                       std::to_string(e.workload.window_s) + " simulated s"
                                 : "no request completed in the measurement window; lengthen the base experiment's window");
   }
-  return predictions(r, serving::first_chunk_output_token(row.engine, row.run.stream_interval_tokens));
+  const long long first_chunk = serving::first_chunk_output_token(row.engine, row.run.stream_interval_tokens);
+  if (row.run.scenario == "server") {
+    // MLPerf Server: the rate its p99 limits allow, bisected below the saturated rate just run.
+    const double rate = r.summary.output_tok_s / std::max<double>(1, static_cast<double>(row.run.osl));
+    RunResult at;
+    const ServerPoint p = server_bisect(row, e, rate, &at);
+    std::vector<double> out(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
+    if (p.rate_per_s > 0) out = predictions(at, first_chunk, e.power.pue);
+    return out;
+  }
+  return predictions(r, first_chunk, e.power.pue);
 }
 
 std::vector<std::vector<double>> predict_measured_runs(const Experiment& base, const std::string& root,

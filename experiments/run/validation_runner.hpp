@@ -42,6 +42,20 @@ PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const 
 std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
                                 double tokens_per_step = std::numeric_limits<double>::quiet_NaN());
 
+// An MLPerf Server row's Poisson run at one rate: whether its p99 TTFT and TPOT meet the row's
+// limits (and at least 90% of the offered requests completed in the window).
+struct ServerPoint {
+  double rate_per_s = 0;  // requests/s offered
+  double ttft_p99_s = std::numeric_limits<double>::quiet_NaN();
+  double tpot_p99_s = std::numeric_limits<double>::quiet_NaN();
+  long long completed = 0;  // requests completed in the window
+  bool meets = false;
+};
+ServerPoint server_probe(const ValidationRow& row, const serving::EngineOverhead& engine, double rate_per_s);
+// The highest rate meeting them (bisected to within 2% below the saturated request rate; rate 0
+// when none does): what predict_row reports for a Server row.
+ServerPoint server_slo_rate(const ValidationRow& row, const serving::EngineOverhead& engine);
+
 // predicted[i][m] for runs[i] with the base experiment's engine models (the catalog's).
 // Runs execute on `threads` workers; results do not depend on the count.
 std::vector<std::vector<double>> predict_measured_runs(const Experiment& base, const std::string& root,

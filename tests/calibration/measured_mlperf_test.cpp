@@ -1,0 +1,128 @@
+// The MLPerf Inference results adapter: rows of the vendored v5.1 extract map to the catalog
+// model, system, request lengths, engine, precision and scenario (values from the CSV lines
+// quoted below), Server rows carry their log summary's latency limits, power rows their wall
+// power, and rows that cannot run get their reason.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "calibration/measured_sources.hpp"
+#include "sim/core/error.hpp"
+
+namespace agentsim::calib {
+namespace {
+
+const std::string kSet = std::string(AGENTSIM_SOURCE_DIR) + "/experiments/validation/measured/mlperf-inference-v5.1";
+
+double metric(const MeasuredRun& r, std::string_view name) { return r.metrics[measured_metric_index(name)]; }
+
+const MeasuredRun* run(const MeasuredSet& s, const std::string& id) {
+  for (const auto& r : s.runs) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+const SkippedRow* skipped(const MeasuredSet& s, const std::string& id) {
+  for (const auto& r : s.skipped) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+TEST(MeasuredMlperf, OfflineRowMapsToModelSystemLengthsEngineAndScenario) {
+  const MeasuredSet s = load_measured(kSet);
+  // 5.1-0001,AMD,closed,...,llama2-70b-99,Offline,1,8,AMD Instinct MI300X 192GB HBM3,...,"vLLM 0.9.0.2...",
+  // fp8,27803.9,Tokens/s,,,ROUGE1: 44.4465 ... TOKENS_PER_SAMPLE: 301.1,...,8,3475.49
+  const MeasuredRun* r = run(s, "5.1-0001:llama2-70b-99:Offline");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->model, "llama-3.1-70b");  // Llama 2 70B's dimensions (mlperf_csv.cpp)
+  EXPECT_EQ(r->system, "mi300x-8");
+  EXPECT_EQ(r->gpus, 8);
+  EXPECT_EQ(r->engine, "vllm");
+  EXPECT_EQ(r->scenario, "offline");
+  EXPECT_EQ(r->isl, 300);
+  EXPECT_EQ(r->osl, 301);  // the row's own accuracy run: 301.1 tokens per sample
+  EXPECT_EQ(r->weights_dtype, "fp8");
+  EXPECT_EQ(r->kv_dtype, "fp8");
+  EXPECT_TRUE(r->plan_smallest_fit);
+  EXPECT_FALSE(r->trtllm_bench);
+  EXPECT_NEAR(metric(*r, "output_tok_s_per_gpu"), 27803.9 / 8, 1e-9);
+  EXPECT_TRUE(std::isnan(metric(*r, "wall_power_w_per_gpu")));
+}
+
+TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower) {
+  const MeasuredSet s = load_measured(kSet);
+  // llm_log_summaries.csv: closed,AMD,8xMI300X_2xEPYC_9575F,llama2-70b-99,Server,...,2000000000,200000000,
+  // closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99/Server/performance/run_1/mlperf_log_summary.txt
+  const MeasuredRun* server = run(s, "5.1-0001:llama2-70b-99:Server");
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(server->scenario, "server");
+  EXPECT_DOUBLE_EQ(server->ttft_p99_limit_s, 2.0);
+  EXPECT_DOUBLE_EQ(server->tpot_p99_limit_s, 0.2);
+  EXPECT_NEAR(metric(*server, "output_tok_s_per_gpu"), 24593.8 / 8, 1e-9);
+  // 5.1-0061,Lenovo,...,llama2-70b-99,Offline,1,8,NVIDIA B200-SXM-180GB,...,"TensorRT 10.8, CUDA 12.8",fp4,
+  // 102909.0,Tokens/s,10400.9988793425,Watts,...
+  const MeasuredRun* power = run(s, "5.1-0061:llama2-70b-99:Offline");
+  ASSERT_NE(power, nullptr);
+  EXPECT_EQ(power->system, "hgx-b200");
+  EXPECT_EQ(power->engine, "trtllm");  // NVIDIA's "TensorRT" LLM harness is TensorRT-LLM
+  EXPECT_TRUE(power->trtllm_bench);
+  EXPECT_EQ(power->experts_dtype, "nvfp4");
+  EXPECT_NEAR(metric(*power, "wall_power_w_per_gpu"), 10400.9988793425 / 8, 1e-9);
+  // Its 99.9 twin reports the same 102909.0 tokens/s: the same run, listed once.
+  const SkippedRow* twin = skipped(s, "5.1-0061:llama2-70b-99.9:Offline");
+  ASSERT_NE(twin, nullptr);
+  EXPECT_NE(twin->reason.find("the same run as '5.1-0061:llama2-70b-99:Offline'"), std::string::npos) << twin->reason;
+}
+
+TEST(MeasuredMlperf, UnmappableRowsGetTheirReason) {
+  const MeasuredSet s = load_measured(kSet);
+  const SkippedRow* mixtral = skipped(s, "5.1-0001:mixtral-8x7b:Offline");
+  ASSERT_NE(mixtral, nullptr);
+  EXPECT_EQ(mixtral->reason, "benchmark 'mixtral-8x7b' has no catalog model");
+  // Every result is either mapped or skipped with a reason; the log summaries add no rows.
+  int results = 0;
+  for (const auto& f : s.files) {
+    if (f.schema == "mlperf-inference") results += f.rows;
+    if (f.schema == "mlperf-log-summaries") {
+      EXPECT_EQ(f.rows, 0);
+    }
+  }
+  EXPECT_EQ(results, 338);  // PROVENANCE.md: 338 data rows
+  EXPECT_EQ(static_cast<int>(s.runs.size() + s.skipped.size()), results);
+  for (const auto& r : s.skipped) EXPECT_FALSE(r.reason.empty()) << r.id;
+  EXPECT_GT(s.runs.size(), 100u);
+}
+
+TEST(MeasuredMlperf, InlineRowsWithoutLogsOrWithUnknownColumns) {
+  const std::string header =
+      "ID,Submitter,Category,Suite,System,Platform,Model,Scenario,Nodes,a#,Accelerator,Processor,Software,"
+      "weight_data_types,Performance_Result,Performance_Units,Power_Result,Power_Units,Accuracy,Location,"
+      "total_accelerators,tokens_per_s_per_accelerator\n";
+  std::istringstream in(header +
+                        "X-1,S,closed,datacenter,Sys,P,llama3.1-8b,Server,1,8,NVIDIA H200-SXM-141GB,CPU,\"vLLM 0.10\",fp8,"
+                        "8000,Tokens/s,,,ROUGE1: 38,loc/x,8,1000\n"
+                        "X-2,S,closed,datacenter,Sys,P,llama3.1-8b,Offline,1,8,NVIDIA L40S,CPU,\"vLLM 0.10\",fp8,"
+                        "8000,Tokens/s,,,ROUGE1: 38,loc/y,8,1000\n"
+                        "X-3,S,closed,datacenter,Sys,P,llama3.1-8b,Offline,1,8,NVIDIA H200-SXM-141GB,CPU,PyTorch,fp8,"
+                        "8000,Tokens/s,,,ROUGE1: 38,loc/z,8,1000\n");
+  const MeasuredFile f = read_mlperf_results(in, "results.csv", nullptr, "");
+  ASSERT_EQ(f.skipped.size(), 3u);
+  EXPECT_NE(f.skipped[0].reason.find("no log summary with the Server latency limits"), std::string::npos);
+  EXPECT_EQ(f.skipped[1].reason, "accelerator 'NVIDIA L40S' has no catalog system");
+  EXPECT_NE(f.skipped[2].reason.find("software 'PyTorch'"), std::string::npos);
+  std::istringstream bad(header.substr(0, header.size() - 1) + ",extra\n");
+  try {
+    read_mlperf_results(bad, "results.csv", nullptr, "");
+    FAIL() << "an unknown column must be an error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results.csv:1"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("extra"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace agentsim::calib

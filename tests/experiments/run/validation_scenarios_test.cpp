@@ -1,0 +1,93 @@
+// The saturation scenarios of `validate` on small cases: an MLPerf Server row's predicted rate
+// meets its p99 TTFT and TPOT limits and a slightly higher rate does not; an Offline row runs
+// saturated (more requests offered than its replicas admit) on the smallest plan that fits; and
+// the wall power predicted for a row holds more than its accelerators' board power.
+#include <gtest/gtest.h>
+#include "tests/support/source_root.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "experiments/config/catalog.hpp"
+#include "experiments/config/experiment.hpp"
+#include "experiments/run/validation_runner.hpp"
+#include "sim/core/error.hpp"
+#include "sim/serving/engine_overhead.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+using agentsim::test_support::kRoot;
+
+calib::MeasuredRun small_row(const std::string& scenario) {
+  calib::MeasuredRun r;
+  r.id = "small";
+  r.file = "small.csv";
+  r.line = 2;
+  r.model = "llama-3.1-8b";
+  r.system = "hgx-h100";
+  r.engine = "vllm";
+  r.plan = "smallest fit";
+  r.plan_smallest_fit = true;
+  r.gpus = 1;
+  r.isl = 256;
+  r.osl = 16;
+  r.concurrency = 1;
+  r.scenario = scenario;
+  r.ttft_p99_limit_s = 0.5;
+  r.tpot_p99_limit_s = 0.03;
+  for (double& m : r.metrics) m = std::numeric_limits<double>::quiet_NaN();
+  r.metrics[calib::measured_metric_index("output_tok_s_per_gpu")] = 1000;
+  return r;
+}
+
+ValidationRow prepared(const calib::MeasuredRun& r) {
+  const Experiment base = load_experiment(kRoot + "/experiments/validation/validate.yaml", kRoot);
+  const PreparedRows p = prepare_rows(base, load_catalog(kRoot), {r}, {});
+  if (p.rows.size() != 1) ADD_FAILURE() << (p.skipped.empty() ? "no row" : p.skipped[0].reason);
+  return p.rows.at(0);
+}
+
+TEST(ValidationScenarios, ServerRateMeetsItsSloAndAHigherRateDoesNot) {
+  const ValidationRow row = prepared(small_row("server"));
+  const serving::EngineOverhead& engine = row.experiment.serving.engine_overhead;
+  const ServerPoint p = server_slo_rate(row, engine);
+  ASSERT_GT(p.rate_per_s, 0);
+  EXPECT_TRUE(p.meets);
+  EXPECT_LE(p.ttft_p99_s, 0.5);
+  EXPECT_LE(p.tpot_p99_s, 0.03);
+  // The bisection stops within 2% of the first failing rate: 5% more fails a limit.
+  const ServerPoint above = server_probe(row, engine, p.rate_per_s * 1.05);
+  EXPECT_FALSE(above.meets) << "ttft p99 " << above.ttft_p99_s << " tpot p99 " << above.tpot_p99_s;
+  // And the reported prediction is the run at that rate: output tok/s per GPU = rate x 16 tokens.
+  const std::vector<double> pred = predict_row(row, engine);
+  const double out = pred[calib::measured_metric_index("output_tok_s_per_gpu")];
+  EXPECT_NEAR(out, p.rate_per_s * 16, 0.1 * p.rate_per_s * 16);
+}
+
+TEST(ValidationScenarios, OfflineRunsSaturatedOnTheSmallestFittingPlan) {
+  const ValidationRow row = prepared(small_row("offline"));
+  EXPECT_EQ(row.run.plan, "tp=1,ep=1,pp=1,dp=1");  // Llama 3.1 8B fits one H100
+  // One replica admitting max_sequences (validate.yaml: 256) with one more waiting.
+  EXPECT_EQ(row.experiment.workload.concurrency.at(0), 257);
+  const serving::EngineOverhead& engine = row.experiment.serving.engine_overhead;
+  const std::vector<double> offline = predict_row(row, engine);
+  const double offline_tok_s = offline[calib::measured_metric_index("output_tok_s_per_gpu")];
+  // Saturation outruns what the Server limits allow.
+  const ValidationRow server = prepared(small_row("server"));
+  const double server_tok_s = predict_row(server, engine)[calib::measured_metric_index("output_tok_s_per_gpu")];
+  EXPECT_GT(offline_tok_s, server_tok_s);
+  // Wall power per GPU holds the accelerator's board power and the host's share of the system.
+  const double board = offline[calib::measured_metric_index("power_w_per_gpu")];
+  const double wall = offline[calib::measured_metric_index("wall_power_w_per_gpu")];
+  ASSERT_TRUE(std::isfinite(board) && std::isfinite(wall));
+  EXPECT_GT(wall, board);
+}
+
+TEST(ValidationScenarios, NonServerRowsRefuseTheServerProbe) {
+  const ValidationRow row = prepared(small_row("offline"));
+  EXPECT_THROW(server_probe(row, row.experiment.serving.engine_overhead, 1.0), core::Error);
+}
+
+}  // namespace
+}  // namespace agentsim::exp
