@@ -3,6 +3,7 @@
 //   [--host-kv-tokens N] [--host-prefetch] [--engram default|gpu|host] [--no-engram-prefetch]
 //   [--spec auto|off|0.8,0.6] [--efficiency 0.7,0.8,0.8]
 //   [--step-overhead 2ms] [--fidelity analytical|flow] [--json]
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -18,6 +19,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/batch_text.hpp"
+#include "sim/serving/collective_pricer.hpp"
 #include "workloads/model/weight_format.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -55,6 +57,51 @@ std::string fmt(const char* f, double x) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, x);
   return buf;
+}
+
+// The plan's group a breakdown row's collective runs on ("tp", "ep", "pp").
+std::string group_of(const std::string& kind) {
+  if (kind == wl::to_string(wl::CollectiveOp::kAllReduce)) return "tp";
+  if (kind == wl::to_string(wl::CollectiveOp::kSendRecv)) return "pp";
+  return "ep";
+}
+
+// Expert placement, the systems spanned, and each collective group with the links it crosses.
+void print_layout(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
+                  const serving::StepCostOptions& opt, const serving::StepBreakdown& bd) {
+  const int nodes = plan.nodes(system.accelerators);
+  if (nodes > 1) {
+    std::printf("\nreplica spans %d systems of %d (%d devices); scale-out: %d NICs per system at %.0f Gb/s, %.1f us "
+                "one-way (catalog scale_out)\n",
+                nodes, system.accelerators, plan.devices(), system.scale_out.nics,
+                system.scale_out.nic_bw_Bps * 8 / 1e9, system.scale_out.latency_s * 1e6);
+  }
+  if (model.ffn.experts > 0 && plan.ep > 1) {
+    std::printf("%sexperts: %d routed + %d redundant over ep=%d ranks: %d slots per rank, each split %d ways; "
+                "ep_imbalance %.3g on the busiest rank\n",
+                nodes > 1 ? "" : "\n", model.ffn.experts, plan.redundant_for(model.ffn.experts), plan.ep,
+                plan.experts_per_rank(model.ffn.experts), plan.expert_tp(), opt.ep_imbalance);
+  }
+  if (plan.pp > 1) {
+    const int m = std::max(1, opt.micro_batches);
+    std::printf("pipeline: %d stages, %d micro-batches: bubble (pp - 1) / (micro + pp - 1) = %.3f of the step "
+                "(%.3f ms)\n",
+                plan.pp, m, static_cast<double>(plan.pp - 1) / (m + plan.pp - 1), bd.bubble_s * 1e3);
+  }
+  if (!opt.collectives) return;
+  std::printf("\n%-5s %-11s %7s %7s %11s %11s  %s\n", "group", "collective", "members", "systems", "latency us",
+              "transfer us", "links crossed (from its first member)");
+  for (const serving::CollectiveGroup& g : opt.collectives->groups()) {
+    if (g.members < 2) continue;
+    double latency = 0, transfer = 0;
+    for (const serving::CollectiveCostRow& r : bd.collectives) {
+      if (group_of(r.kind) != g.name) continue;
+      latency += r.latency_s;
+      transfer += r.transfer_s;
+    }
+    std::printf("%-5s %-11s %7d %7d %11.1f %11.1f  %s\n", g.name.c_str(), g.collective.c_str(), g.members, g.systems,
+                latency * 1e6, transfer * 1e6, g.links().c_str());
+  }
 }
 
 int run_explain(const ExplainArgs& a, const Context& ctx) {
@@ -153,6 +200,30 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     j["system"] = system.name;
     j["plan"] = plan.to_string();
     j["devices"] = plan.devices();
+    j["systems"] = plan.nodes(system.accelerators);
+    if (model.ffn.experts > 0 && plan.ep > 1) {
+      j["experts"] = {{"routed", model.ffn.experts},
+                      {"redundant", plan.redundant_for(model.ffn.experts)},
+                      {"per_rank", plan.experts_per_rank(model.ffn.experts)},
+                      {"ep_imbalance", opt.ep_imbalance}};
+    }
+    if (plan.pp > 1) {
+      const int m = std::max(1, opt.micro_batches);
+      j["pipeline"] = {{"stages", plan.pp}, {"micro_batches", m},
+                       {"bubble_fraction", static_cast<double>(plan.pp - 1) / (m + plan.pp - 1)}};
+    }
+    if (opt.collectives) {
+      nlohmann::json groups = nlohmann::json::array();
+      for (const serving::CollectiveGroup& g : opt.collectives->groups()) {
+        if (g.members < 2) continue;
+        groups.push_back({{"group", g.name}, {"collective", g.collective}, {"members", g.members},
+                          {"systems", g.systems}, {"off_system_peers", g.off_system_peers},
+                          {"scale_up_bw_Bps", g.scale_up_bw_Bps}, {"scale_up_latency_s", g.scale_up_latency_s},
+                          {"scale_out_bw_Bps", g.scale_out_bw_Bps}, {"scale_out_latency_s", g.scale_out_latency_s},
+                          {"links", g.links()}});
+      }
+      j["collective_groups"] = groups;
+    }
     j["tp_group"] = place.tp_group;
     j["ep_group"] = place.ep_group;
     j["batch"] = a.batch;
@@ -224,8 +295,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     return 0;
   }
 
-  std::printf("%s on %s, plan %s (%d devices; TP group GPUs", model.name.c_str(), system.name.c_str(),
-              plan.to_string().c_str(), plan.devices());
+  std::printf("%s on %s, plan %s (%d devices on %d system(s); TP group GPUs", model.name.c_str(),
+              system.name.c_str(), plan.to_string().c_str(), plan.devices(), plan.nodes(system.accelerators));
   for (int g : place.tp_group) std::printf(" %d", g);
   const std::string collectives =
       opt.collectives ? a.fidelity + " (all-reduce: " + opt.collectives->all_reduce_source() + ")" : a.fidelity;
@@ -253,6 +324,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                   r.count, r.payload_bytes / 1e3, r.algorithm.c_str(), r.latency_s * 1e6, r.transfer_s * 1e6);
     }
   }
+  print_layout(model, system, plan, opt, bd);
   if (model.engram.table_bytes > 0 && plan.engram_on_host) {
     std::printf("\nEngram host link: %.3f MB of rows per device over %s at %.0f GB/s per GPU: transfer %.2f us, "
                 "exposed %.2f us (prefetch %s)\n",

@@ -15,9 +15,16 @@ namespace {
 
 constexpr std::array kDeploymentKeys = {
     OptionSpec{"tp", "integer", "1", "tensor-parallel degree"},
-    OptionSpec{"ep", "integer", "1", "expert-parallel degree (divides tp x dp and the routed experts)"},
+    OptionSpec{"ep", "integer", "1",
+               "expert-parallel degree (divides tp x dp; need not divide the routed experts: redundant experts fill the ranks)"},
     OptionSpec{"pp", "integer", "1", "pipeline stages"},
     OptionSpec{"dp", "integer", "1", "attention data-parallel groups (with expert parallel)"},
+    OptionSpec{"redundant_experts", "integer", "fewest dividing",
+               "redundant routed-expert copies over the EP ranks (each rank holds ceil((routed + redundant) / ep)); "
+               "default: the fewest that make routed + redundant a multiple of ep"},
+    OptionSpec{"nodes", "integer", "tp x dp x pp / accelerators",
+               "systems one replica spans (a plan of more devices than a system has fills whole systems joined by "
+               "their scale-out NICs); when given, must equal ceil(tp x dp x pp / the system's accelerators)"},
     OptionSpec{"engram_on_host", "bool", "model default",
                "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
     OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
@@ -33,7 +40,7 @@ constexpr std::array kDeploymentKeys = {
 };
 
 int degree(const YamlNode& dep, std::string_view key, const hw::System& system) {
-  return static_cast<int>(bounded_int(dep, key, 1, 1, system.accelerators));
+  return static_cast<int>(bounded_int(dep, key, 1, 1, static_cast<long long>(system.accelerators) * serving::kMaxNodes));
 }
 
 }  // namespace
@@ -63,6 +70,19 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
     d.plan.ep = degree(*dep, "ep", system);
     d.plan.pp = degree(*dep, "pp", system);
     d.plan.attn_dp = degree(*dep, "dp", system);
+    if (dep->has("redundant_experts")) {
+      d.plan.redundant_experts = static_cast<int>(bounded_int(*dep, "redundant_experts", 0, 0, 65536));
+    }
+    if (auto v = dep->find("nodes")) {
+      const long long nodes = bounded_int(*dep, "nodes", 1, 1, serving::kMaxNodes);
+      const int spans = d.plan.nodes(system.accelerators);
+      if (nodes != spans) {
+        throw v->error("tp x dp x pp = " + std::to_string(d.plan.devices()) + " devices on " + system.name + " (" +
+                       std::to_string(system.accelerators) + " per system) span " + std::to_string(spans) +
+                       " system(s), not " + std::to_string(nodes) + ": expected nodes: " + std::to_string(spans) +
+                       " or degrees filling " + std::to_string(nodes) + " systems");
+      }
+    }
     if (auto v = dep->find("engram_on_host")) d.plan.engram_on_host = v->as_bool();
     d.overlap = named_or(*dep, "overlap", d.overlap, serving::kOverlapNames);
     if (auto v = dep->find("cuda_graph")) d.cuda_graph = v->as_bool();

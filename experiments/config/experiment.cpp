@@ -184,35 +184,54 @@ void add_plans(Experiment& e, int system_index, const YamlNode* dep, const std::
   }
 }
 
-// search: auto. Degrees t = 1, 2, 4, ... that divide the system's GPUs, and the GPU count itself (so
-// the filled system idles no GPU: 8 GPUs hold 8/t replicas, an NVL72 rack 72/t): tensor parallel
-// {tp: t}; for MoE models also expert parallel over the TP group {tp: t, ep: t} and attention data
-// parallel with expert parallel {dp: t, ep: t}. Each merged into the deployment section's other keys;
-// the decoder prunes what cannot run (heads, experts, memory) with the reason.
+// search: auto. Degrees t = 1, 2, 4, ... up to the system's GPUs, and the GPU count itself (an NVL72
+// rack: 1 .. 64 and 72; a width that does not divide the GPUs idles the rest, named in the read-off):
+// tensor parallel {tp: t}; for MoE models also expert parallel over the TP group {tp: t, ep: t} and
+// attention data parallel with expert parallel {dp: t, ep: t} (EP need not divide the routed experts:
+// redundant experts fill the ranks). When no plan fits one system, replicas over 2 and 4 whole systems
+// joined by their NICs: {tp: t}, {tp: g, pp: n} with n micro-batches, and for MoE {dp: t, ep: t},
+// {tp: g, dp: n, ep: t} and {tp: g, ep: g, pp: n} (g GPUs a system, n systems, t = n g). Each merged
+// into the deployment section's other keys; the decoder prunes what cannot run (heads, memory) with
+// the reason.
 void add_auto_plans(Experiment& e, int system_index, const YamlNode* dep) {
   const int gpus = e.systems[static_cast<std::size_t>(system_index)].accelerators;
   std::vector<int> degrees;
-  for (int t = 1; t <= gpus; t *= 2) {
-    if (gpus % t == 0) degrees.push_back(t);
-  }
+  for (int t = 1; t <= gpus; t *= 2) degrees.push_back(t);
   if (degrees.back() != gpus) degrees.push_back(gpus);
   const bool moe = e.model.ffn.experts > 0;
-  for (int t : degrees) {
-    std::vector<std::vector<std::pair<const char*, int>>> shapes = {{{"tp", t}}};
-    if (moe && t > 1) {
-      shapes.push_back({{"tp", t}, {"ep", t}});
-      shapes.push_back({{"dp", t}, {"ep", t}});
-    }
-    for (const auto& shape : shapes) {
-      YAML::Node node = YAML::Node(YAML::NodeType::Map);
-      for (const auto& [k, v] : shape) node[k] = v;
-      if (dep) {
-        for (const auto& kv : dep->raw()) {
-          const std::string key = kv.first.as<std::string>();
-          if (key != "tp" && key != "ep" && key != "dp" && key != "pp") node[key] = YAML::Clone(kv.second);
-        }
+  using Shape = std::vector<std::pair<const char*, int>>;
+  const auto add_shape = [&](const Shape& shape) {
+    YAML::Node node = YAML::Node(YAML::NodeType::Map);
+    for (const auto& [k, v] : shape) node[k] = v;
+    if (dep) {
+      for (const auto& kv : dep->raw()) {
+        const std::string key = kv.first.as<std::string>();
+        if (key == "tp" || key == "ep" || key == "dp" || key == "pp" || key == "nodes") continue;
+        const bool own = std::any_of(shape.begin(), shape.end(), [&](const auto& kv2) { return key == kv2.first; });
+        if (!own) node[key] = YAML::Clone(kv.second);  // else the shape's own (micro_batches of a pipeline)
       }
-      add_plan(e, system_index, node, dep, true, false);
+    }
+    add_plan(e, system_index, node, dep, true, false);
+  };
+  const std::size_t first = e.plans.size();
+  for (int t : degrees) {
+    add_shape({{"tp", t}});
+    if (moe && t > 1) {
+      add_shape({{"tp", t}, {"ep", t}});
+      add_shape({{"dp", t}, {"ep", t}});
+    }
+  }
+  const bool fits = std::any_of(e.plans.begin() + static_cast<std::ptrdiff_t>(first), e.plans.end(),
+                                [](const Plan& p) { return p.pruned.empty(); });
+  if (fits) return;
+  for (int n : {2, 4}) {
+    const int t = n * gpus;
+    add_shape({{"tp", t}});
+    add_shape({{"tp", gpus}, {"pp", n}, {"micro_batches", n}});
+    if (moe) {
+      add_shape({{"dp", t}, {"ep", t}});
+      add_shape({{"tp", gpus}, {"dp", n}, {"ep", t}});
+      add_shape({{"tp", gpus}, {"ep", gpus}, {"pp", n}, {"micro_batches", n}});
     }
   }
 }

@@ -45,14 +45,19 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   a.replicas = (q.agents + a.agents_per_replica - 1) / a.agents_per_replica;
   a.accelerators = a.replicas * per_replica;
   const long long replicas_per_system = std::max<long long>(1, s.accelerators / per_replica);
-  a.systems = (a.replicas + replicas_per_system - 1) / replicas_per_system;
+  // A unit over several systems (a multi-node replica) occupies whole systems.
+  const long long systems_per_unit = (per_replica + s.accelerators - 1) / std::max(1, s.accelerators);
+  const auto systems_for = [&](long long replicas) {
+    return systems_per_unit > 1 ? replicas * systems_per_unit : (replicas + replicas_per_system - 1) / replicas_per_system;
+  };
+  a.systems = systems_for(a.replicas);
   const PredictionBand band = band_for(e, s, at.summary.mean_batch_sequences);
   a.band_regime = band.regime;
   const auto systems_at = [&](double factor) -> long long {
     if (!std::isfinite(factor) || factor <= 0) return 0;
     const double per = std::max(1e-9, static_cast<double>(a.agents_per_replica) * factor);
     const auto replicas = static_cast<long long>(std::ceil(static_cast<double>(q.agents) / per));
-    return (replicas + replicas_per_system - 1) / replicas_per_system;
+    return systems_for(replicas);
   };
   a.systems_lo = systems_at(band.throughput_hi);  // more throughput per replica: fewer systems
   a.systems_hi = systems_at(band.throughput_lo);

@@ -1,6 +1,9 @@
 #include "sim/serving/collective_pricer.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "sim/core/error.hpp"
 
@@ -9,11 +12,28 @@ namespace agentsim::serving {
 CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelPlan& plan,
                                    CollectiveFidelity fidelity, const KernelEfficiency* measured)
     : placement_(place_plan(plan)), fidelity_(fidelity) {
-  if (plan.devices() > system.accelerators) {
-    throw core::Error("plan " + plan.to_string() + " needs " + std::to_string(plan.devices()) + " devices; " +
-                      system.name + " has " + std::to_string(system.accelerators));
+  if (const std::string why = plan_layout_problem(plan, system); !why.empty()) {
+    throw core::Error("plan " + plan.to_string() + " on " + system.name + ": " + why);
   }
-  const hw::Topology topo = hw::build_topology(system);
+  // The replica's systems joined by their scale-out fabric (one system: no switches).
+  hw::ClusterHardware hw_systems;
+  hw_systems.name = system.name;
+  hw_systems.system = system;
+  hw_systems.systems = plan.nodes(system.accelerators);
+  const hw::Topology topo = hw::build_topology(hw_systems);
+  const auto spans = [&](const std::vector<int>& group) {
+    for (const int g : group) {
+      if (topo.system_of_gpu(g) != topo.system_of_gpu(group.front())) return true;
+    }
+    return false;
+  };
+  const bool tp_spans = spans(placement_.tp_group);
+  groups_ = {describe(topo, "tp", "all-reduce", placement_.tp_group),
+             describe(topo, "ep", "all-to-all", placement_.ep_group),
+             describe(topo, "pp", "send/recv",
+                      placement_.pp_chain.size() > 1
+                          ? std::vector<int>{placement_.pp_chain[0], placement_.pp_chain[1]}
+                          : std::vector<int>{})};
   std::unique_ptr<hw::CollectiveModel> model;
   if (fidelity == CollectiveFidelity::kFlow) model = std::make_unique<hw::FlowCollectiveModel>(topo);
   else model = std::make_unique<hw::AnalyticalCollectiveModel>(topo);
@@ -22,7 +42,9 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
     const auto idx = static_cast<std::size_t>(i);
     if (placement_.tp_group.size() > 1) {
       const int group = static_cast<int>(placement_.tp_group.size());
-      const MeasuredCollective m = measured != nullptr ? measured->all_reduce(bytes, group) : MeasuredCollective{};
+      // A measured table is of one system's scale-up fabric: not for a group that crosses NICs.
+      const MeasuredCollective m =
+          measured != nullptr && !tp_spans ? measured->all_reduce(bytes, group) : MeasuredCollective{};
       if (m.time_s >= 0) {
         all_reduce_[idx] = hw::CollectiveCost{"measured", 0, m.time_s, 1, true};
         // Each table behind some size, smallest sizes first (e.g. the engines' own kernel, then NCCL's).
@@ -42,6 +64,53 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
       has_send_recv_ = true;
     }
   }
+}
+
+CollectiveGroup CollectivePricer::describe(const hw::Topology& topo, std::string name, std::string collective,
+                                           const std::vector<int>& members) {
+  CollectiveGroup g;
+  g.name = std::move(name);
+  g.collective = std::move(collective);
+  g.members = static_cast<int>(members.size());
+  if (members.size() < 2) return g;
+  std::vector<int> systems;
+  for (const int m : members) systems.push_back(topo.system_of_gpu(m));
+  std::sort(systems.begin(), systems.end());
+  g.systems = static_cast<int>(std::unique(systems.begin(), systems.end()) - systems.begin());
+  // The links of member 0's routes to the others: its scale-up link, and its NIC when a peer is off-system.
+  g.scale_up_bw_Bps = std::numeric_limits<double>::infinity();
+  g.scale_out_bw_Bps = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    const hw::Route r = topo.gpu_route(members[0], members[i]);
+    const bool off = topo.system_of_gpu(members[i]) != topo.system_of_gpu(members[0]);
+    if (off) {
+      ++g.off_system_peers;
+      g.scale_out_bw_Bps = std::min(g.scale_out_bw_Bps, r.bottleneck_Bps);
+      g.scale_out_latency_s = std::max(g.scale_out_latency_s, r.latency_s);
+    } else {
+      g.scale_up_bw_Bps = std::min(g.scale_up_bw_Bps, r.bottleneck_Bps);
+      g.scale_up_latency_s = std::max(g.scale_up_latency_s, r.latency_s);
+    }
+  }
+  if (g.off_system_peers == 0) g.scale_out_bw_Bps = 0;
+  if (g.off_system_peers + 1 == g.members) g.scale_up_bw_Bps = 0;
+  return g;
+}
+
+std::string CollectiveGroup::links() const {
+  if (members < 2) return "none";
+  char buf[160];
+  std::string s;
+  if (scale_up_bw_Bps > 0) {
+    std::snprintf(buf, sizeof buf, "scale-up %.0f GB/s, %.2f us", scale_up_bw_Bps / 1e9, scale_up_latency_s * 1e6);
+    s = buf;
+  }
+  if (off_system_peers > 0) {
+    std::snprintf(buf, sizeof buf, "%sNIC %.0f GB/s, %.2f us (%d of %d peers off-system)", s.empty() ? "" : " + ",
+                  scale_out_bw_Bps / 1e9, scale_out_latency_s * 1e6, off_system_peers, members - 1);
+    s += buf;
+  }
+  return s;
 }
 
 std::string_view CollectivePricer::fidelity() const {

@@ -29,6 +29,25 @@ std::string gb(double bytes) {
 
 }  // namespace
 
+std::string plan_layout_problem(const wl::ParallelPlan& plan, const hw::System& system) {
+  const int per = system.accelerators, devices = plan.devices();
+  if (per < 1) return "system " + system.name + " has no accelerators";
+  if (devices <= per) return {};
+  const int nodes = plan.nodes(per);
+  if (devices % per != 0) {
+    return "needs " + std::to_string(devices) + " devices, more than the system's " + std::to_string(per) +
+           ": a replica over several systems fills whole systems (a multiple of " + std::to_string(per) + ")";
+  }
+  if (nodes > kMaxNodes) {
+    return "needs " + std::to_string(nodes) + " systems of " + std::to_string(per) + " devices; a replica spans at most " +
+           std::to_string(kMaxNodes);
+  }
+  if (system.scale_out.nics < 1 || !(system.scale_out.nic_bw_Bps > 0)) {
+    return "spans " + std::to_string(nodes) + " systems but " + system.name + " has no scale-out NICs to join them";
+  }
+  return {};
+}
+
 PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
                      double memory_fraction, double min_kv_tokens) {
   PlanCheck c;
@@ -37,10 +56,7 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
     c.reason = "plan " + plan.to_string() + " for " + model.name + " on " + system.name + ": " + std::move(why);
     return c;
   };
-  if (plan.devices() > system.accelerators) {
-    return reject("needs " + std::to_string(plan.devices()) + " devices but the system has " +
-                  std::to_string(system.accelerators));
-  }
+  if (std::string why = plan_layout_problem(plan, system); !why.empty()) return reject(std::move(why));
   if (std::string why = wl::plan_sharding_problem(model, plan); !why.empty()) return reject(std::move(why));
   if (plan.devices() < model.min_devices) {
     return reject("uses " + std::to_string(plan.devices()) + " device(s), below the model's min_gpus of " +
@@ -48,7 +64,7 @@ PlanCheck check_plan(const wl::ModelSpec& model, const hw::System& system, const
   }
   const wl::Footprint f = wl::footprint(model, plan);
   c.weight_bytes_per_device = f.weight_bytes() + f.engram_hbm_bytes;
-  c.kv_bytes_per_device = f.kv_bytes_per_token * min_kv_tokens / plan.pp;
+  c.kv_bytes_per_device = f.kv_bytes_per_token * min_kv_tokens;  // the footprint's is per stage already
   c.hbm_budget_bytes = system.accelerator.hbm_bytes * memory_fraction;
   if (c.weight_bytes_per_device + c.kv_bytes_per_device > c.hbm_budget_bytes) {
     char frac[16];
@@ -67,7 +83,12 @@ wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& syste
                              double min_kv_tokens) {
   std::string last = "no candidate plan";
   const bool moe = model.ffn.experts > 0;
-  for (int devices = 1; devices <= system.accelerators; devices *= 2) {
+  // Powers of two within one system, then two and four whole systems.
+  std::vector<int> sizes;
+  for (int devices = 1; devices <= system.accelerators; devices *= 2) sizes.push_back(devices);
+  for (int nodes : {2, 4}) sizes.push_back(nodes * system.accelerators);
+  for (const int devices : sizes) {
+    const bool spans = devices > system.accelerators;
     std::vector<wl::ParallelPlan> candidates;
     for (int pp = 1; pp <= devices; pp *= 2) {
       const int stage = devices / pp;
@@ -76,7 +97,7 @@ wl::ParallelPlan choose_plan(const wl::ModelSpec& model, const hw::System& syste
         p.tp = tp;
         p.attn_dp = stage / tp;
         p.pp = pp;
-        p.ep = moe && model.ffn.experts % stage == 0 ? stage : 1;
+        p.ep = moe && (spans || model.ffn.experts % stage == 0) ? stage : 1;
         p.engram_on_host = model.engram.host_resident;
         candidates.push_back(p);
       }

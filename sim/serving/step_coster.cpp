@@ -326,7 +326,7 @@ StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system,
   if (host_bw_Bps_ <= 0) host_bw_Bps_ = system.host.gpu_link_bw_Bps > 0 ? system.host.gpu_link_bw_Bps : 1e12;
   if (opt.host_kv_load_tokens > 0) {
     const wl::Footprint f = wl::footprint(model, plan);
-    host_kv_bytes_ = opt.host_kv_load_tokens * f.kv_bytes_per_token / plan.pp / plan.attn_dp;
+    host_kv_bytes_ = opt.host_kv_load_tokens * f.kv_bytes_per_token / plan.attn_dp;  // per stage already
   }
 
   // The format the math runs in: the op's own when the accelerator has a peak

@@ -27,6 +27,12 @@ Footprint footprint(const ModelSpec& m, const ParallelPlan& plan) {
   f.replicated_weight_bytes = (c.norms + c.routers) * ab / pp;
   f.expert_weight_bytes = c.routed_experts * eb / plan.devices();
   f.experts_per_device = static_cast<double>(m.ffn.experts) / plan.ep;
+  // Redundant experts: each EP rank holds ceil((routed + redundant) / ep) expert slots.
+  const int slots = plan.experts_per_rank(m.ffn.experts) * plan.ep;
+  if (m.ffn.experts > 0 && slots != m.ffn.experts) {
+    f.expert_weight_bytes *= static_cast<double>(slots) / m.ffn.experts;
+    f.experts_per_device = plan.experts_per_rank(m.ffn.experts);
+  }
 
   // GQA KV heads split over tp (copied when tp exceeds them); latent and
   // single-vector KV caches are whole on every tp rank.

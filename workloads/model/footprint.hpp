@@ -14,8 +14,9 @@ struct Footprint {
   double sharded_weight_bytes = 0;     // split over tp, copied over attn_dp: attention, dense FFN,
                                        // shared experts, indexers, embedding, LM head
   double replicated_weight_bytes = 0;  // on every device: norms, routers
-  double expert_weight_bytes = 0;      // this device's routed experts (E/ep experts, each split expert_tp ways)
-  double experts_per_device = 0;       // routed experts per MoE layer on one device
+  double expert_weight_bytes = 0;      // this device's routed experts (ceil((E + redundant)/ep) expert
+                                       // slots, each split expert_tp ways)
+  double experts_per_device = 0;       // routed expert slots per MoE layer on one EP rank
   // KV bytes one token of a sequence adds on each device of its attention group.
   double kv_bytes_per_token = 0;
   // Activation/workspace bytes per batch token on one device (one layer's live
@@ -26,7 +27,8 @@ struct Footprint {
   double host_read_bytes_per_token = 0;     // Engram rows fetched over the host link per token
 
   double weight_bytes() const { return sharded_weight_bytes + replicated_weight_bytes + expert_weight_bytes; }
-  // Distinct weight bytes summed over the replica: equals ModelSpec::weight_bytes().
+  // Weight bytes summed over the replica: ModelSpec::weight_bytes() plus the redundant experts'
+  // copies (and the empty slots they round up to), so exactly it when ep divides the experts.
   double whole_weight_bytes() const;
 };
 

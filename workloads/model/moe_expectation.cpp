@@ -81,12 +81,16 @@ double expected_max_poisson(double mean, int count) {
   return sum;
 }
 
-double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks) {
+double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks, int redundant) {
   if (ranks <= 1) return expected_distinct_experts(experts, top_k, tokens);
   if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
   const double e = experts;
-  const double touched = 1.0 - std::pow(1.0 - top_k / e, tokens);  // P(a given expert is touched)
-  return expected_max_binomial(std::floor(e / ranks), touched, ranks);
+  const int r = std::max(0, redundant);
+  const int slots = (experts + r + ranks - 1) / ranks;
+  // P(a given slot is touched): its expert's tokens shared over E/(E + R)'s worth of copies.
+  const double share = r > 0 ? e / (e + r) : 1.0;
+  const double touched = 1.0 - std::pow(1.0 - top_k / e, tokens * share);
+  return expected_max_binomial(slots, touched, ranks);
 }
 
 double expected_busiest_rank_assignments(int top_k, double tokens, int ranks) {

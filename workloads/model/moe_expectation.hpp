@@ -2,17 +2,19 @@
 // Expectations of uniform top-k routing: each of `tokens` tokens picks `top_k`
 // distinct of `experts` experts uniformly at random.
 //  - expected_distinct_experts: experts the batch touches, E * (1 - (1 - k/E)^T).
-//  - expected_busiest_rank_experts / _assignments: with the experts split into
-//    `ranks` equal expert-parallel groups, the touched experts and the routed
-//    (token, expert) assignments of the busiest group, in expectation. Ranks are
-//    treated as independent: touched experts per rank Binomial(E/ranks, 1 - (1 - k/E)^T)
+//  - expected_busiest_rank_experts / _assignments: with the experts (and `redundant`
+//    copies of them) split into `ranks` expert-parallel groups of ceil((E + R)/ranks)
+//    slots, the touched slots and the routed (token, expert) assignments of the busiest
+//    group, in expectation. Ranks are treated as independent: touched slots per rank
+//    Binomial(ceil((E + R)/ranks), 1 - (1 - k/E)^(T E/(E + R))) (a slot sees its expert's
+//    tokens over the mean number of copies, E/(E + R) of them; R = 0: 1 - (1 - k/E)^T)
 //    (within 1% of a Monte Carlo of the routing); assignments per rank Poisson(T k / ranks),
 //    the balls-into-bins Poissonisation (within 1%; independent Binomial(T k, 1/ranks)
 //    loads ignore that the ranks share a fixed total and fall 5% short at one token).
 namespace agentsim::wl {
 
 double expected_distinct_experts(int experts, int top_k, double tokens);
-double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks);
+double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ranks, int redundant = 0);
 double expected_busiest_rank_assignments(int top_k, double tokens, int ranks);
 
 // E[max of `count` independent Binomial(trials, p)], exact.

@@ -1,20 +1,39 @@
 #include "workloads/model/parallel_plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "sim/core/error.hpp"
 
 namespace agentsim::wl {
 
+int ParallelPlan::redundant_for(int routed) const {
+  if (ep <= 1 || routed <= 0) return 0;
+  if (redundant_experts >= 0) return redundant_experts;
+  return (ep - routed % ep) % ep;
+}
+
+int ParallelPlan::experts_per_rank(int routed) const {
+  if (routed <= 0) return 0;
+  const int e = std::max(1, ep);
+  return (routed + redundant_for(routed) + e - 1) / e;
+}
+
+int ParallelPlan::nodes(int per_system) const {
+  return per_system <= 0 ? 1 : std::max(1, (devices() + per_system - 1) / per_system);
+}
+
 std::string ParallelPlan::to_string() const {
-  return "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep) + ",pp=" + std::to_string(pp) +
-         ",dp=" + std::to_string(attn_dp);
+  std::string s = "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep) + ",pp=" + std::to_string(pp) +
+                  ",dp=" + std::to_string(attn_dp);
+  if (redundant_experts >= 0) s += ",re=" + std::to_string(redundant_experts);
+  return s;
 }
 
 ParallelPlan parse_parallel_plan(std::string_view text) {
   ParallelPlan p;
   auto fail = [&](const std::string& why) {
-    return core::Error("plan '" + std::string(text) + "': " + why + " (expected e.g. tp=8,ep=8,pp=1,dp=1)");
+    return core::Error("plan '" + std::string(text) + "': " + why + " (expected e.g. tp=8,ep=8,pp=1,dp=1; re=N redundant experts)");
   };
   size_t start = 0;
   while (start <= text.size() && !text.empty()) {
@@ -25,14 +44,16 @@ ParallelPlan parse_parallel_plan(std::string_view text) {
     const std::string_view key = item.substr(0, eq), val = item.substr(eq + 1);
     int v = 0;
     const auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
-    if (ec != std::errc() || ptr != val.data() + val.size() || v < 1 || v > 65536) {
-      throw fail("'" + std::string(val) + "' is not a positive integer");
+    const int least = key == "re" ? 0 : 1;
+    if (ec != std::errc() || ptr != val.data() + val.size() || v < least || v > 65536) {
+      throw fail("'" + std::string(val) + "' is not a " + (least == 0 ? "non-negative" : "positive") + " integer");
     }
     if (key == "tp") p.tp = v;
     else if (key == "ep") p.ep = v;
     else if (key == "pp") p.pp = v;
     else if (key == "dp") p.attn_dp = v;
-    else throw fail("unknown key '" + std::string(key) + "'; valid: tp, ep, pp, dp");
+    else if (key == "re") p.redundant_experts = v;
+    else throw fail("unknown key '" + std::string(key) + "'; valid: tp, ep, pp, dp, re");
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -1,7 +1,9 @@
 #pragma once
 // Whether a parallel plan can shard a model at all, whatever system it runs on: EP divides
-// tp x dp and the routed experts (and the model has experts), TP divides the attention heads
-// (for GQA also divides, or is a multiple of, the KV heads), no more stages than layers.
+// tp x dp (and the model has experts, at least one a rank: ep <= routed + redundant), TP
+// divides the attention heads (for GQA also divides, or is a multiple of, the KV heads), no
+// more stages than layers. EP need not divide the routed experts: redundant experts fill the
+// ranks (ParallelPlan::experts_per_rank).
 #include <string>
 
 #include "workloads/model/model_spec.hpp"

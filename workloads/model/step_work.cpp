@@ -99,26 +99,28 @@ StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   // to ~1,000 libm calls: every thread keeps what it computed (every replica's StepWork tables the
   // same 0..511 tokens; prefill steps repeat their token counts), a bounded map, dropped when full.
   struct Key {
-    int experts, top_k, ranks;
+    int experts, top_k, ranks, redundant;
     double tokens;
     bool operator==(const Key&) const = default;
   };
   struct Hash {
     std::size_t operator()(const Key& k) const {
       std::size_t h = std::hash<double>{}(k.tokens);
-      for (int x : {k.experts, k.top_k, k.ranks}) h = h * 1000003U ^ static_cast<std::size_t>(x);
+      for (int x : {k.experts, k.top_k, k.ranks, k.redundant}) h = h * 1000003U ^ static_cast<std::size_t>(x);
       return h;
     }
   };
   thread_local std::unordered_map<Key, RoutedLoad, Hash> known;
-  const Key key{f.experts, f.top_k, ranks, tokens};
+  const int redundant = plan_.redundant_for(f.experts);
+  const Key key{f.experts, f.top_k, ranks, redundant, tokens};
   if (ranks > 1) {
     if (const auto it = known.find(key); it != known.end()) return it->second;
   }
   RoutedLoad r;
   r.touched = expected_distinct_experts(f.experts, f.top_k, tokens);
   if (ranks <= 1 || r.touched <= 0) return r;
-  r.weight_factor = std::max(1.0, expected_busiest_rank_experts(f.experts, f.top_k, tokens, ranks) * ranks / r.touched);
+  r.weight_factor = std::max(1.0, expected_busiest_rank_experts(f.experts, f.top_k, tokens, ranks, redundant) * ranks /
+                                           r.touched);
   r.token_factor = std::max(1.0, expected_busiest_rank_assignments(f.top_k, tokens, ranks) * ranks / (f.top_k * tokens));
   if (known.size() >= (std::size_t{1} << 16)) known.clear();
   known.emplace(key, r);

@@ -26,9 +26,44 @@ TEST(ExplainCli, PrintsTheBreakdownAndRejectsBadPlans) {
   for (const char* key : {"\"routed_experts\"", "\"all_to_all_dispatch\"", "\"causes\"", "\"e_compute\"", "\"total_s\""}) {
     EXPECT_NE(j.find(key), std::string::npos) << key;
   }
-  const auto [code, err] = run("explain --model deepseek-r1 --system hgx-h200 --plan tp=16 --batch decode=1@10");
+  // 12 devices do not fill whole 8-GPU systems (tp=16 spans two nodes and is valid).
+  const auto [code, err] = run("explain --model deepseek-r1 --system hgx-h200 --plan tp=4,dp=3,ep=12 --batch decode=1@10");
   EXPECT_EQ(code, 2);
-  EXPECT_NE(err.find("needs 16 devices but the system has 8"), std::string::npos) << err;
+  EXPECT_NE(err.find("needs 12 devices, more than the system's 8"), std::string::npos) << err;
+}
+
+// A wide-EP step in one rack stays on NVLink; a multi-node step's EP all-to-all and PP send/recv
+// cross the NICs, with the catalog's bandwidth and latency, and the table says which.
+TEST(ExplainCli, ShowsWhichCollectiveCrossesWhichLink) {
+  const nlohmann::json wide =
+      explain_json("--model deepseek-v4-pro --system gb300-nvl72 --plan dp=72,ep=72 --batch decode=256@8192");
+  EXPECT_EQ(wide["systems"], 1);
+  EXPECT_EQ(wide["experts"]["redundant"], 48);
+  EXPECT_EQ(wide["experts"]["per_rank"], 6);
+  ASSERT_EQ(wide["collective_groups"].size(), 1u);  // EP only (tp = 1, pp = 1)
+  EXPECT_EQ(wide["collective_groups"][0]["group"], "ep");
+  EXPECT_EQ(wide["collective_groups"][0]["off_system_peers"], 0);
+  EXPECT_EQ(wide["collective_groups"][0]["scale_out_bw_Bps"], 0.0);
+
+  const nlohmann::json two =
+      explain_json("--model deepseek-v4-pro --system hgx-h100 --plan tp=8,dp=2,ep=16 --batch decode=64@8192");
+  EXPECT_EQ(two["systems"], 2);
+  for (const auto& g : two["collective_groups"]) {
+    if (g["group"] == "tp") EXPECT_EQ(g["systems"], 1) << g.dump();  // TP stays within a node
+    if (g["group"] == "ep") {
+      EXPECT_EQ(g["systems"], 2);
+      EXPECT_EQ(g["off_system_peers"], 8);
+      EXPECT_DOUBLE_EQ(g["scale_out_bw_Bps"].get<double>(), 50e9);  // 400 Gb/s ConnectX-7
+    }
+  }
+  const auto [code, text] =
+      run("explain --model deepseek-v4-pro --system hgx-h100 --plan tp=8,ep=8,pp=2 --micro-batches 2 --batch "
+          "decode=64@8192");
+  ASSERT_EQ(code, 0) << text;
+  EXPECT_NE(text.find("replica spans 2 systems of 8"), std::string::npos) << text;
+  EXPECT_NE(text.find("bubble (pp - 1) / (micro + pp - 1) = 0.333"), std::string::npos) << text;
+  EXPECT_NE(text.find("send/recv"), std::string::npos) << text;
+  EXPECT_NE(text.find("NIC 50 GB/s, 5.00 us (1 of 1 peers off-system)"), std::string::npos) << text;
 }
 
 // Decode replays from CUDA graphs by default with the engine's host-time model (as the catalog's

@@ -101,8 +101,15 @@ std::vector<Row> rows() {
        {{"exp.yaml", "name: bad\nmodel: llama-3.1-8b\nsystems: [hgx-h200, hgx-h200]\n"}}, run,
        "exp.yaml:3: systems[1]: system 'hgx-h200' listed twice"},
       // ---- deployment ----
-      {"DeploymentTpTooLarge", "huge value", {{"exp.yaml", exp_with("deployment:\n  tp: 16\n")}}, run,
-       "exp.yaml:11: deployment.tp: expected an integer in [1, 8]"},
+      {"DeploymentTpTooLarge", "huge value", {{"exp.yaml", exp_with("deployment:\n  tp: 256\n")}}, run,
+       "exp.yaml:11: deployment.tp: expected an integer in [1, 128]"},
+      {"DeploymentNotWholeSystems", "bad layout", {{"exp.yaml", exp_with("deployment:\n  tp: 4\n  dp: 3\n")}}, run,
+       "exp.yaml:11: deployment: plan tp=4,ep=1,pp=1,dp=3 for llama-3.1-8b on hgx-h200: needs 12 devices, more than "
+       "the system's 8: a replica over several systems fills whole systems (a multiple of 8)"},
+      {"DeploymentNodesDisagree", "bad layout",
+       {{"exp.yaml", exp_with("deployment:\n  tp: 16\n  nodes: 3\n")}}, run,
+       "exp.yaml:12: deployment.nodes: tp x dp x pp = 16 devices on hgx-h200 (8 per system) span 2 system(s), not 3: "
+       "expected nodes: 2 or degrees filling 3 systems"},
       {"DeploymentImbalanceNaN", "NaN", {{"exp.yaml", exp_with("deployment:\n  ep_imbalance: nan\n")}}, run,
        "exp.yaml:11: deployment.ep_imbalance: expected a number, found 'nan'"},
       {"DeploymentSpecAcceptanceAboveOne", "wrong value",

@@ -1,5 +1,5 @@
-// search: auto enumerates tp / ep / attention-dp plans that fill the system (an NVL72 rack: 72
-// GPUs in every valid plan), prunes invalid ones with the reason, ranks the rest by the analytic
+// search: auto enumerates tp / ep / attention-dp plans up to the system (an NVL72 rack: widths
+// 1 .. 64 and 72; those dividing 72 fill it), prunes invalid ones with the reason, ranks the rest by the analytic
 // bound and keeps the best few; serving.replicas defaults to fill.
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
@@ -54,13 +54,15 @@ TEST_F(SearchAuto, EveryValidPlanOnAnNvl72RackUsesAll72Gpus) {
     labels.insert(p.label);
     if (!p.pruned.empty()) continue;
     ++valid;
-    EXPECT_EQ(resolve_run(e, p).accelerators(), 72) << p.label;
+    // Widths dividing 72 fill the rack; 16 and 32 run 4 and 2 replicas on 64 GPUs, 8 idle.
+    const bool divides = 72 % p.deployment.plan.devices() == 0;
+    EXPECT_EQ(resolve_run(e, p).accelerators(), divides ? 72 : 64) << p.label;
   }
-  // Dense model: tp over 1, 2, 4, 8 (powers of two dividing 72) and 72 itself.
-  EXPECT_EQ(labels, (std::set<std::string>{"tp=1", "tp=2", "tp=4", "tp=8", "tp=72"}));
-  EXPECT_EQ(valid, 4);
+  // Dense model: tp over the powers of two up to the rack (1 .. 64) and 72 itself.
+  EXPECT_EQ(labels, (std::set<std::string>{"tp=1", "tp=2", "tp=4", "tp=8", "tp=16", "tp=32", "tp=64", "tp=72"}));
+  EXPECT_EQ(valid, 6);
   for (const Plan& p : e.plans) {
-    if (p.label == "tp=72") {
+    if (p.label == "tp=72" || p.label == "tp=64") {
       EXPECT_NE(p.pruned.find("heads"), std::string::npos) << p.pruned;
     }
   }
