@@ -8,6 +8,8 @@
 # repository, first prompt, tool results, context limit; outputs unchanged), found by two
 # secant steps on `agentsim trace stats`; the table gives the mean reached.
 # Usage: bash experiments/sensitivity/sensitivity.sh [BUILD_DIR]   (default build/)
+# Environment: SYSTEMS, WARMUP, WINDOW, JOBS, OUT_MD; REUSE_WORK=DIR keeps the runs in DIR and
+# skips those already there (an interrupted table resumes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN="${1:-build}/agentsim"
@@ -16,8 +18,13 @@ WARMUP="${WARMUP:-60s}"
 WINDOW="${WINDOW:-120s}"
 JOBS="${JOBS:-2}"
 OUT_MD="${OUT_MD:-docs/results/sensitivity.md}"
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
+if [ -n "${REUSE_WORK:-}" ]; then  # resume: keep the folder, skip runs that finished there
+  WORK="$REUSE_WORK"
+  mkdir -p "$WORK"
+else
+  WORK="$(mktemp -d)"
+  trap 'rm -rf "$WORK"' EXIT
+fi
 
 input_mean() {  # generator YAML -> input mean per request over 2,000 sessions
   "$BIN" trace stats --generator "$1" --sessions 2000 --json |
@@ -39,7 +46,9 @@ scale_for() {  # target mean -> token_scale
 }
 
 readoff() {  # readoffs.csv system -> "total output" at 100 tok/s per agent
-  awk -F, -v sys="$2" '$1 == sys && $3 == "speed" && $4 + 0 == 100 { printf "%.0f %.0f", $5, $6; exit }' "$1"
+  # The deployment column (2nd) may be quoted with commas ("dp=8,ep=8"): dropped before splitting.
+  sed -E 's/^([^,]*),("[^"]*"|[^,]*),/\1,/' "$1" |
+    awk -F, -v sys="$2" '$1 == sys && $2 == "speed" && $3 + 0 == 100 { if ($4 == "") print "n/a n/a"; else printf "%.0f %.0f", $4, $5; exit }'
 }
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -55,8 +64,10 @@ for target in 27000 60000 122000; do
     exp="$WORK/exp_${target}_${tool}.yaml"
     sed -e "s/^systems:.*/systems: $SYSTEMS/" -e "s|^  profile: agentperf.*|  generator: $gen|" \
       experiments/examples/agentic-v4.1-flash.yaml >"$exp"
-    "$BIN" run "$exp" --out "$WORK/out_${target}_${tool}" -j "$JOBS" --no-run-table \
-      --set "workload.warmup=$WARMUP" --set "workload.window=$WINDOW" >/dev/null
+    if [ ! -f "$WORK/out_${target}_${tool}/readoffs.csv" ]; then
+      "$BIN" run "$exp" --out "$WORK/out_${target}_${tool}" -j "$JOBS" --no-run-table \
+        --set "workload.warmup=$WARMUP" --set "workload.window=$WINDOW" >/dev/null
+    fi
     cells=""
     for sys in $(echo "$SYSTEMS" | tr -d '[],'); do
       read -r total output <<<"$(readoff "$WORK/out_${target}_${tool}/readoffs.csv" "$sys")"
