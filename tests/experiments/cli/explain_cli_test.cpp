@@ -49,7 +49,9 @@ TEST(ExplainCli, ShowsWhichCollectiveCrossesWhichLink) {
       explain_json("--model deepseek-v4-pro --system hgx-h100 --plan tp=8,dp=2,ep=16 --batch decode=64@8192");
   EXPECT_EQ(two["systems"], 2);
   for (const auto& g : two["collective_groups"]) {
-    if (g["group"] == "tp") EXPECT_EQ(g["systems"], 1) << g.dump();  // TP stays within a node
+    if (g["group"] == "tp") {
+      EXPECT_EQ(g["systems"], 1) << g.dump();  // TP stays within a node
+    }
     if (g["group"] == "ep") {
       EXPECT_EQ(g["systems"], 2);
       EXPECT_EQ(g["off_system_peers"], 8);
