@@ -105,7 +105,7 @@ struct Reader {
   FittedTable table(const std::string& name, const YAML::Node& n, const std::string& key_path) const {
     check_keys(n, key_path, {"family", "dtype", "quantity", "peak", "peak_source", "log_constant", "axes",
                              "fit_error", "held_out_error"},
-               {"derived_from", "extended_from", "provenance", "mem_bw_Bps", "max_value"});
+               {"derived_from", "extended_from", "provenance", "mem_bw_Bps", "max_value", "implementation"});
     FittedTable t;
     t.name = name;
     t.family = get<std::string>(n["family"], key_path + ".family", "a string");
@@ -146,6 +146,8 @@ struct Reader {
     if (n["extended_from"])
       t.extended_from = get<std::string>(n["extended_from"], key_path + ".extended_from", "a string");
     if (n["provenance"]) t.provenance = get<std::string>(n["provenance"], key_path + ".provenance", "a string");
+    if (n["implementation"])
+      t.implementation = get<std::string>(n["implementation"], key_path + ".implementation", "a string");
     return t;
   }
 };
@@ -200,6 +202,7 @@ std::string to_yaml(const EfficiencyProfile& p) {
     if (!t.derived_from.empty()) out << YAML::Key << "derived_from" << YAML::Value << t.derived_from;
     if (!t.extended_from.empty()) out << YAML::Key << "extended_from" << YAML::Value << t.extended_from;
     if (!t.provenance.empty()) out << YAML::Key << "provenance" << YAML::Value << t.provenance;
+    if (!t.implementation.empty()) out << YAML::Key << "implementation" << YAML::Value << t.implementation;
     out << YAML::EndMap;
   }
   out << YAML::EndMap << YAML::EndMap;

@@ -57,6 +57,9 @@ struct FittedTable {
   // that size ("h100-sxm below m 1024"); the rows keep their fraction of each roofline.
   std::string extended_from;
   std::string provenance;
+  // Optional: the kernel implementation(s) whose calls the table measured (calibration/
+  // kernel_implementation.hpp ids, ", " between several: a best-of-sources table), e.g. "deepgemm".
+  std::string implementation;
 
   // Shape values in axis order. Outside the measured range each axis is held at
   // its edge knot and the result is flagged; never extrapolates silently.

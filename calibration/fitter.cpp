@@ -152,6 +152,8 @@ FittedTable fit_table(const MeasurementTable& t, double dtype_bits, const FitOpt
   if (out.provenance.empty()) out.provenance = attribute("provenance");
   out.derived_from = attribute("derived_from");
   out.extended_from = attribute("extended_from_" + (fam.per_dtype ? out.dtype : node_suffix));
+  out.implementation = attribute("implementation_" + (fam.per_dtype ? out.dtype : node_suffix));
+  if (out.implementation.empty()) out.implementation = attribute("implementation");
   // GEMM families with an HBM bandwidth: the roofline fraction, so a small-M GEMM that streams
   // its weights at 60% of HBM bandwidth is priced at 60% on both sides of the roofline.
   const bool gemm = fam.name == "gemm" || fam.name == "grouped_gemm";

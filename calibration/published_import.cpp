@@ -16,6 +16,7 @@
 #include "calibration/device_run_anchors.hpp"
 #include "calibration/fitter.hpp"
 #include "calibration/kernel_family.hpp"
+#include "calibration/kernel_implementation.hpp"
 #include "sim/core/atomic_write.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
@@ -173,6 +174,7 @@ struct Row {
   double extra = 0;          // attention_prefill: the published batch (kept beside the fitted axis)
   bool shaped = true;        // false: the source gives no shape (a headline), axes are placeholders
   std::string gpu, quality, source, file;
+  std::string impl;  // the kernel implementation it timed (kernel_implementation.hpp), "" if unnamed
   int line = 0;
   std::string borrowed_from;  // a same-vendor sibling's row below this accelerator's own sizes (extend_below_range)
   std::string scaled_from;    // another dtype's row of the same kernel above this dtype's sizes (extend_above_range)
@@ -313,6 +315,10 @@ void Importer::read_file(const std::string& name, Handler h) {
   const auto& anchors = anchor_quality_levels();
   const std::size_t c_family = r.column("gpu_family"), c_gpu = r.column("gpu"), c_quality = r.column("quality"),
                     c_source = r.column("source");
+  // The column naming the kernel implementation a row timed.
+  const std::string impl_column = name == "attention.csv" ? "kernel" : name == "memory.csv" ? "tool" : "library";
+  const bool has_impl_column = std::find(want.begin(), want.end(), impl_column) != want.end();
+  const std::size_t c_impl = has_impl_column ? r.column(impl_column) : 0;
   while (r.next()) {
     ++summary.rows;
     const std::string quality = r.field(c_quality);
@@ -332,6 +338,7 @@ void Importer::read_file(const std::string& name, Handler h) {
     row.source = short_source(r.field(c_source));
     row.file = name;
     row.line = r.line();
+    if (has_impl_column) row.impl = implementation_of(name, r.field(c_impl));
     (this->*h)(r, summary, acc, std::move(row));
   }
   FileInfo& info = files_[name];
@@ -523,6 +530,7 @@ void Importer::read_device_files() {
         row.quality = "measured_here";
         row.source = program + " on " + device + " (" + attr("driver") + "; " + attr("date") + ")";
         row.file = name;
+        row.impl = implementation_of_program(program);
         row.line = static_cast<int>(i) + 1;
         for (const std::string& a : fam.axes) row.axes.push_back(t.column(a)[i]);
         row.achieved = t.column(fam.achieved_column)[i];
@@ -676,6 +684,17 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       return out;
     };
     t.attributes["provenance"] = describe([](const Row&) { return true; });
+    // The kernel implementations the kept rows timed (", " between several).
+    auto impls = [&](auto keep) {
+      std::set<std::string> ids;
+      for (const auto& [key, r] : best) {
+        if (keep(r)) ids.insert(r.impl.empty() ? std::string("unnamed") : r.impl);
+      }
+      std::string out;
+      for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + id;
+      return out;
+    };
+    t.attributes["implementation"] = impls([](const Row&) { return true; });
     // Every file a kept row came from, in name order ("; " between files).
     std::set<std::string> from;
     for (const auto& [key, r] : best) from.insert(r.file);
@@ -707,6 +726,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         t.attributes["peak_" + dt] = buf;
         t.attributes["peak_source_" + dt] = "datasheet: " + a.name + " dense " + dt + " peak (hardware catalog)";
         t.attributes["provenance_" + dt] = describe([b](const Row& r) { return r.dtype_bits == b; });
+        t.attributes["implementation_" + dt] = impls([b](const Row& r) { return r.dtype_bits == b; });
         if (const std::string x = lent([b](const Row& r) { return r.dtype_bits == b; }); !x.empty())
           t.attributes["extended_from_" + dt] = x;
       }
@@ -718,6 +738,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
         const double peak = nn > 1 ? scale_out_per_gpu_Bps(acc) : a.scale_up_bw_Bps;
         std::snprintf(buf, sizeof buf, "%.17g", peak);
         t.attributes["peak_" + key] = buf;
+        t.attributes["implementation_" + key] = impls([nn](const Row& r) { return r.nodes == nn; });
         t.attributes["peak_source_" + key] =
             nn > 1 ? "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + a.name + "'s system"
                    : "datasheet: " + a.name + " scale-up bandwidth per direction";
@@ -829,7 +850,7 @@ std::optional<FittedTable> Importer::derived_table(const hw::Accelerator& a, con
 std::pair<double, std::string> Importer::datasheet_peak(const hw::Accelerator& acc, const FittedTable& t) const {
   if (t.quantity == Quantity::kLatency) return {0, "none: values are seconds per operation"};
   if (is_collective(t.family)) {
-    if (t.name.ends_with("_1node")) return {acc.scale_up_bw_Bps, "datasheet: " + acc.name + " scale-up bandwidth per direction"};
+    if (base_table(t.name).ends_with("_1node")) return {acc.scale_up_bw_Bps, "datasheet: " + acc.name + " scale-up bandwidth per direction"};
     return {scale_out_per_gpu_Bps(acc.name),
             "datasheet: per-GPU scale-out bandwidth (NICs x NIC bandwidth / GPUs) of " + acc.name + "'s system"};
   }
@@ -1024,13 +1045,32 @@ PublishedImport Importer::run(const std::string& profile_dir) {
     // beside it holds this accelerator's own measurements only.
     EfficiencyProfile p = fit_profile(build_file(acc, families, profile_dir));
     out_.measured[acc] = build_file(acc, own_rows_.at(acc), profile_dir);
+    // One table per kernel implementation as well ("<table>@<id>"), from this accelerator's own
+    // rows of it (and its other dtypes' calls of the same kernel, extend_above_range), never a
+    // sibling's rows of another implementation: what an engine that runs that kernel selects.
+    std::map<std::string, std::map<std::string, std::vector<Row>>> by_impl;  // impl -> family -> rows
+    for (const auto& [family, rows] : families) {
+      for (const Row& r : rows) {
+        if (r.borrowed_from.empty() && !r.impl.empty()) by_impl[r.impl][family].push_back(r);
+      }
+    }
+    for (const auto& [impl, fams] : by_impl) {
+      EfficiencyProfile fitted = fit_profile(build_file(acc, fams, profile_dir));
+      for (auto& [name, t] : fitted.tables) {
+        const std::string key = implementation_table(name, impl);
+        t.name = key;
+        t.implementation = impl;
+        p.tables[key] = std::move(t);
+      }
+    }
     out_.profiles[acc] = std::move(p);
   }
   // Every accelerator gets a profile: measured tables, then the tables of its nearest
   // measured siblings that it lacks (same efficiencies, its own datasheet peak).
   std::set<std::string> table_names;
+  std::set<std::string> impl_table_names;  // "<table>@<implementation>"
   for (const auto& [acc, p] : out_.profiles) {
-    for (const auto& [name, t] : p.tables) table_names.insert(name);
+    for (const auto& [name, t] : p.tables) (table_implementation(name).empty() ? table_names : impl_table_names).insert(name);
   }
   std::map<std::string, EfficiencyProfile> measured_profiles = out_.profiles;
   take_same_die_tables(measured_profiles);
@@ -1057,6 +1097,25 @@ PublishedImport Importer::run(const std::string& profile_dir) {
         const FittedTable& src = from == sib ? mt->second : measured_profiles.at(from).tables.at(name);
         std::optional<FittedTable> t = derived_table(a, from, src, "no anchor rows for " + a.name);
         if (!t) break;  // e.g. fp4 on an accelerator without fp4
+        p.tables[name] = std::move(*t);
+        break;
+      }
+    }
+    // An implementation's table this accelerator has no rows for: the same implementation on its
+    // nearest measured sibling of the same vendor (a kernel library is its vendor's software),
+    // against this accelerator's datasheet peaks; never another implementation's rows.
+    for (const std::string& name : impl_table_names) {
+      if (p.tables.contains(name)) continue;
+      for (const std::string& sib : sibling_order(a.name, accs_)) {
+        const hw::Accelerator* b = accelerator(sib);
+        if (b == nullptr || b->vendor != a.vendor) continue;
+        const auto mp = measured_profiles.find(sib);
+        if (mp == measured_profiles.end()) continue;
+        const auto mt = mp->second.tables.find(name);
+        if (mt == mp->second.tables.end() || !mt->second.derived_from.empty()) continue;
+        std::optional<FittedTable> t = derived_table(
+            a, sib, mt->second, "no " + table_implementation(name) + " rows for " + a.name + "; its nearest measured sibling's");
+        if (!t) break;
         p.tables[name] = std::move(*t);
         break;
       }

@@ -13,6 +13,7 @@
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
+#include "experiments/cli/explain_compare.hpp"
 #include "experiments/cli/option_values.hpp"
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/run/resolve_run.hpp"
@@ -32,6 +33,7 @@ struct ExplainArgs {
   std::string model, system, plan, batch = "decode=1@4096", overlap = "none", spec = "auto", efficiency;
   std::string step_overhead, engine = "vllm", fidelity = "analytical", engram = "default";
   std::string weights, experts, kv_cache;  // empty: the model card's precision
+  std::string compare;                     // --compare SYSTEM: the same step there, op by op
   bool cuda_graph = false, eager = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
@@ -186,6 +188,8 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   opt.host_kv_load_tokens = a.host_kv_tokens;
   const serving::StepBatch batch = serving::parse_step_batch(a.batch);
   const serving::StepCost c = serving::step_cost(batch, model, system, opt);
+  if (!a.compare.empty())
+    return explain_compare({&catalog, x, placed, batch, a.batch, a.host_kv_tokens, !a.plan.empty(), a.json, a.compare, c});
   const serving::StepBreakdown& bd = c.breakdown;
   const serving::PlanPlacement place = serving::place_plan(plan);
   const std::string eff_name = opt.kernels ? opt.kernels->name()
@@ -397,6 +401,8 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--efficiency", args->efficiency,
                   "compute,memory,network constant fractions of peak, e.g. 0.7,0.8,0.8; replaces the accelerator's "
                   "calibration profile (default: the profile)");
+  sub->add_option("--compare", args->compare,
+                  "price the same step on a second system too and print both op by op (time ratio, bound, table)");
   sub->add_option("--engine", args->engine, "serving engine whose host-time model prices the step: vllm | sglang | trtllm")
       ->capture_default_str();
   sub->add_option("--step-overhead", args->step_overhead,

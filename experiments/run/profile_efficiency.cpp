@@ -4,6 +4,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "calibration/kernel_implementation.hpp"
+#include "experiments/run/kernel_selection.hpp"
+
 namespace agentsim::exp {
 namespace {
 
@@ -64,8 +67,9 @@ std::string fmt(double v) {
 
 }  // namespace
 
-ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback)
-    : profile_(std::move(profile)), acc_(std::move(acc)), fallback_(fallback) {
+ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback,
+                                     std::map<std::string, std::string> implementations)
+    : profile_(std::move(profile)), acc_(std::move(acc)), fallback_(fallback), implementations_(std::move(implementations)) {
   for (hw::DType d : {hw::DType::kFp4, hw::DType::kFp8, hw::DType::kBf16, hw::DType::kFp32}) {
     const auto peak = acc_.peak_flops.find(d);
     if (peak == acc_.peak_flops.end()) continue;
@@ -88,21 +92,33 @@ ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accel
 ProfileEfficiency::Slot ProfileEfficiency::slot(const std::string& table, const std::string& prefix,
                                                 double datasheet_peak) const {
   Slot s;
-  const auto it = profile_.tables.find(table);
+  // The engine's implementation of this op where the profile has its table (measured, or derived
+  // from the same implementation on a sibling), else the best-of-sources table, said so.
+  std::string key = table, why;
+  if (const auto sel = implementations_.find(table); sel != implementations_.end()) {
+    const std::string k = calib::implementation_table(table, sel->second);
+    if (profile_.tables.contains(k)) {
+      key = k;
+    } else {
+      why = " (the engine's " + sel->second + " is measured on no " + acc_.vendor + " sibling)";
+    }
+  }
+  const auto it = profile_.tables.find(key);
   s.note = "profile has no " + table + " table; constant used";
   if (it == profile_.tables.end() || !(datasheet_peak > 0)) return s;
   const calib::FittedTable& t = it->second;
   s.table = &t;
   s.scale = t.peak / datasheet_peak;
   if (t.mem_bw_Bps > 0 && acc_.hbm_bw_Bps > 0) s.mem_scale = t.mem_bw_Bps / acc_.hbm_bw_Bps;
-  const std::string derived = lineage(t);
-  s.note = prefix + table + " table" + derived;
+  const std::string derived =
+      lineage(t) + (key != table ? std::string(t.derived_from.empty() ? " (measured)" : "") : why);
+  s.note = prefix + key + " table" + derived;
   std::string ranges;
   for (std::size_t a = 0; a < t.axes.size() && a < s.axis.size(); ++a) {
     s.axis[a] = field_of(t.axes[a].name);
     ranges += (a ? ", " : "") + t.axes[a].name + " " + fmt(t.axes[a].knots.front()) + ".." + fmt(t.axes[a].knots.back());
   }
-  s.note_extrap = prefix + table + " extrapolated (measured " + ranges + "; edge value used)" + derived;
+  s.note_extrap = prefix + key + " extrapolated (measured " + ranges + "; edge value used)" + derived;
   return s;
 }
 
@@ -243,11 +259,12 @@ double ProfileEfficiency::scale_up_network_efficiency() const {
 }
 
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
-                                                                 hw::Efficiency fallback) {
+                                                                 hw::Efficiency fallback, const std::string& engine) {
   if (acc.efficiency_profile.empty()) return nullptr;
   std::filesystem::path p(acc.efficiency_profile);
   if (p.is_relative()) p = std::filesystem::path(root) / p;
-  return std::make_shared<const ProfileEfficiency>(calib::load_profile(p.string()), acc, fallback);
+  return std::make_shared<const ProfileEfficiency>(calib::load_profile(p.string()), acc, fallback,
+                                                   engine.empty() ? KernelSelection{} : kernel_selection(root, engine, acc));
 }
 
 }  // namespace agentsim::exp

@@ -8,8 +8,12 @@
 // from custom_all_reduce_1node. Each efficiency is
 // rescaled from the table's peak to the accelerator's datasheet peak; a family the
 // profile lacks falls back to the constant with a note. Every value's note names the
-// table behind it, and "derived from <sibling> table" where the table was derived.
+// table behind it, and "derived from <sibling> table" where the table was derived. With a
+// kernel selection (the serving engine's implementation per op table, kernel_selection.hpp) an
+// op reads that implementation's table ("<table>@<id>", measured or derived from the same
+// implementation on a sibling) and its note names it.
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,7 +35,9 @@ struct CollectiveEfficiency {
 
 class ProfileEfficiency final : public serving::KernelEfficiency {
  public:
-  ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback);
+  // `implementations`: op table ("grouped_gemm_fp8") -> the implementation the engine runs there.
+  ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accelerator acc, hw::Efficiency fallback,
+                    std::map<std::string, std::string> implementations = {});
   ProfileEfficiency(const ProfileEfficiency&) = delete;  // slots point into profile_
   ProfileEfficiency& operator=(const ProfileEfficiency&) = delete;
   serving::EfficiencyValue compute(const serving::KernelShape& s) const override;
@@ -80,13 +86,16 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   calib::EfficiencyProfile profile_;
   hw::Accelerator acc_;
   hw::Efficiency fallback_;
+  std::map<std::string, std::string> implementations_;
   std::array<Slot, 4> gemm_, grouped_;  // by dtype: fp4, fp8, bf16, fp32
   Slot prefill_, decode_, mem_, mla_floor_;
 };
 
 // The accelerator's profile (path relative to `root` unless absolute), or null
-// when it names none. Throws core::Error when the file is missing or invalid.
+// when it names none. Throws core::Error when the file is missing or invalid. `engine` (a
+// serving.engine name; empty: none) selects each op's implementation from the catalog's
+// kernel_implementations.yaml under `root` (kernel_selection.hpp).
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
-                                                                 hw::Efficiency fallback);
+                                                                 hw::Efficiency fallback, const std::string& engine = "");
 
 }  // namespace agentsim::exp

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "experiments/run/profile_efficiency.hpp"
+#include "sim/serving/engine_overhead.hpp"
 #include "hwmodels/memory_tier.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/collective_pricer.hpp"
@@ -89,7 +90,9 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   // accelerator's calibration profile (whose all-reduce table, where it has one, also sets
   // the network efficiency), else the constants' defaults (datasheet peaks).
   if (!e.serving.efficiency_given) {
-    auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency);
+    // The engine selects each op's kernel implementation (experiments/catalog/kernel_implementations.yaml).
+    auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
+                                           std::string(serving::to_string(e.serving.engine)));
     if (profile) {
       const double net = profile->scale_up_network_efficiency();
       if (net > 0) cost.efficiency.network = net;

@@ -16,6 +16,7 @@
 #include "calibration/cross_check.hpp"
 #include "calibration/kernel_family.hpp"
 #include "calibration/published_import.hpp"
+#include "calibration/kernel_implementation.hpp"
 #include "tests/hwmodels/hw_fixtures.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
@@ -961,6 +962,47 @@ TEST(PublishedImport, TorchGemmFilesCheckTheShippedH200Tables) {
   }
 }
 
+// Every table names the kernel implementation(s) its rows timed, and each implementation has its
+// own table ("<table>@<id>"): measured where the accelerator has its rows, else derived from the same
+// implementation on the nearest measured sibling of the same vendor at this one's datasheet peaks,
+// never from another implementation or vendor.
+TEST(PublishedImport, TablesAreKeyedByKernelImplementation) {
+  const auto& p = imported().profiles;
+  for (const auto& [acc, prof] : p) {
+    for (const auto& [name, t] : prof.tables) {
+      EXPECT_FALSE(t.implementation.empty()) << acc << " " << name;
+      EXPECT_EQ(t.implementation.find("unnamed"), std::string::npos) << acc << " " << name << ": " << t.implementation;
+      if (const std::string impl = table_implementation(name); !impl.empty()) {
+        EXPECT_EQ(t.implementation, impl) << acc << " " << name;
+      }
+    }
+  }
+  // Hopper's fused MoE: SGLang's Triton kernel measured on H200, DeepGEMM's on H800 (h100-sxm); each
+  // derived onto the other from its own measurement.
+  const FittedTable& triton_h200 = p.at("h200").table("grouped_gemm_fp8@triton-fused-moe");
+  const FittedTable& triton_h100 = p.at("h100-sxm").table("grouped_gemm_fp8@triton-fused-moe");
+  EXPECT_EQ(triton_h200.derived_from, "");
+  EXPECT_EQ(triton_h100.derived_from, "h200");
+  EXPECT_EQ(p.at("h100-sxm").table("grouped_gemm_fp8@deepgemm").derived_from, "");
+  EXPECT_EQ(p.at("h200").table("grouped_gemm_fp8@deepgemm").derived_from, "h100-sxm");
+  // The best-of-sources table of H100 mixes both; the implementation tables do not.
+  EXPECT_NE(p.at("h100-sxm").table("grouped_gemm_fp8").implementation.find(", "), std::string::npos);
+  // Derived: the same efficiency against each one's datasheet peak and HBM bandwidth at every shape.
+  EXPECT_EQ(triton_h100.log_constant, triton_h200.log_constant);
+  EXPECT_EQ(triton_h100.mem_bw_Bps, loaded().catalog.accelerators.get("h100-sxm").hbm_bw_Bps);
+  EXPECT_EQ(triton_h100.peak, peak("h100-sxm", hw::DType::kFp8));
+  // Never across vendors: no AMD part derives DeepGEMM or the Triton MoE, no NVIDIA part aiter.
+  for (const char* amd : {"mi300x", "mi325x", "mi355x"}) {
+    EXPECT_FALSE(p.at(amd).tables.contains("grouped_gemm_fp8@deepgemm")) << amd;
+    EXPECT_TRUE(p.at(amd).tables.contains("grouped_gemm_fp8@aiter")) << amd;
+  }
+  EXPECT_FALSE(p.at("b200").tables.contains("grouped_gemm_fp8@aiter"));
+  EXPECT_EQ(p.at("mi325x").table("gemm_fp8@aiter").derived_from, "mi300x");
+  EXPECT_EQ(implementation_of("gemm.csv", "DeepGEMM (SM90, NVCC 12.8)"), "deepgemm");
+  EXPECT_EQ(implementation_of("custom_all_reduce.csv", "custom all-reduce: vLLM ROCm custom_all_reduce"), "custom-ar-vllm-rocm");
+  EXPECT_EQ(implementation_of_program("python3 calibration/cuda/triton_moe_check.py"), "triton-fused-moe");
+}
+
 TEST(PublishedImport, ShippedProfilesMatchTheImport) {
   // calibration/data/profiles/ is this command's output; rerun it after changing the CSVs or the importer.
   for (const auto& a : loaded().accs) {
@@ -976,6 +1018,7 @@ TEST(PublishedImport, ShippedProfilesMatchTheImport) {
       // The provenance names the source file's SHA-256 from PROVENANCE.md: a profile imported
       // before PROVENANCE.md was updated says "not in PROVENANCE.md" instead.
       EXPECT_EQ(s.provenance, t.provenance) << a.name << " " << name;
+      EXPECT_EQ(s.implementation, t.implementation) << a.name << " " << name;
     }
   }
 }

@@ -1,0 +1,94 @@
+#include "calibration/kernel_implementation.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace agentsim::calib {
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+const std::vector<KernelImplementation>& kernel_implementations() {
+  static const std::vector<KernelImplementation> all = {
+      {"cublas", "cuBLAS / cuBLASLt (torch.matmul, superbench cublaslt_gemm)", "nvidia"},
+      {"cutlass-vllm", "vLLM's CUTLASS GEMMs (block FP8 on SM90, FP8 and NVFP4 on SM100)", "nvidia"},
+      {"triton-vllm", "vLLM's Triton w8a8 block-FP8 GEMM", "nvidia"},
+      {"deepgemm", "DeepGEMM (DeepSeek's FP8 dense and grouped GEMMs, SM90)", "nvidia"},
+      {"triton-fused-moe", "Triton fused MoE (SGLang's fused_moe_kernel, adapted from vLLM's)", "nvidia"},
+      {"flashinfer-trtllm-gen", "FlashInfer's TRTLLM-gen kernels (fused MoE, decode attention; SM100)", "nvidia"},
+      {"flashmla", "FlashMLA (DeepSeek's MLA decode and NVIDIA's SM100 MHA prefill kernels)", "nvidia"},
+      {"flash-attention-2", "FlashAttention-2", ""},
+      {"flash-attention-3", "FlashAttention-3 (SM90)", "nvidia"},
+      {"cudnn-attention", "cuDNN fused attention", "nvidia"},
+      {"triton-attention", "Triton attention (the FlashAttention-3 paper's baseline)", "nvidia"},
+      {"torch-attention", "standard PyTorch attention (unfused)", ""},
+      {"hipblaslt", "hipBLASLt", "amd"},
+      {"aiter", "AMD aiter (tuned CK / asm GEMMs, fused MoE, MLA decode)", "amd"},
+      {"nccl", "NCCL (nccl-tests all_reduce_perf)", "nvidia"},
+      {"rccl", "RCCL (rccl-tests all_reduce_perf)", "amd"},
+      {"custom-ar-sglang", "sgl-kernel custom all-reduce (TensorRT-LLM-derived one-/two-shot)", "nvidia"},
+      {"custom-ar-vllm", "vLLM custom all-reduce (CUDA IPC)", "nvidia"},
+      {"custom-ar-vllm-rocm", "vLLM ROCm custom all-reduce (aiter-derived)", "amd"},
+      {"babelstream", "BabelStream (HBM stream)", ""},
+      {"cuda-runtime", "CUDA runtime launches and graph replays (this repository's CUDA suite)", "nvidia"},
+  };
+  return all;
+}
+
+const KernelImplementation* find_kernel_implementation(const std::string& id) {
+  const auto& all = kernel_implementations();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const KernelImplementation& k) { return k.id == id; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+std::string implementation_of(const std::string& file, const std::string& library) {
+  const std::string l = lower(library);
+  if (file == "custom_all_reduce.csv") {
+    if (has(l, "sgl-kernel")) return "custom-ar-sglang";
+    if (has(l, "rocm")) return "custom-ar-vllm-rocm";
+    if (has(l, "vllm")) return "custom-ar-vllm";
+    return "";
+  }
+  if (has(l, "deepgemm")) return "deepgemm";
+  if (has(l, "trtllm-gen")) return "flashinfer-trtllm-gen";
+  if (has(l, "aiter")) return "aiter";
+  if (has(l, "hipblaslt")) return "hipblaslt";
+  if (has(l, "cublas")) return "cublas";  // cuBLASLt, torch.matmul (cuBLAS)
+  if (has(l, "vllm cutlass")) return "cutlass-vllm";
+  if (has(l, "vllm triton")) return "triton-vllm";
+  if (has(l, "flashmla")) return "flashmla";
+  if (has(l, "flashattention-3")) return "flash-attention-3";
+  if (has(l, "flashattention-2")) return "flash-attention-2";
+  if (has(l, "cudnn")) return "cudnn-attention";
+  if (has(l, "standard pytorch attention")) return "torch-attention";
+  if (l == "triton") return "triton-attention";
+  if (l.starts_with("rccl")) return "rccl";  // "NCCL ... via nccl-tests/rccl-tests" is NCCL
+  if (l.starts_with("nccl")) return "nccl";
+  if (has(l, "babelstream")) return "babelstream";
+  return "";
+}
+
+std::string implementation_of_program(const std::string& program) {
+  if (has(program, "triton_moe_check")) return "triton-fused-moe";
+  if (has(program, "torch_gemm_check")) return "cublas";
+  if (has(program, "agentsim")) return "cuda-runtime";
+  return "";
+}
+
+std::string implementation_table(const std::string& table, const std::string& id) { return table + "@" + id; }
+
+std::string base_table(const std::string& key) { return key.substr(0, key.find('@')); }
+
+std::string table_implementation(const std::string& key) {
+  const auto at = key.find('@');
+  return at == std::string::npos ? "" : key.substr(at + 1);
+}
+
+}  // namespace agentsim::calib

@@ -1,0 +1,34 @@
+#pragma once
+// The kernel implementations calibration tables are keyed by: which library's kernel a
+// measured row timed (DeepGEMM, the Triton fused MoE, cuBLAS, aiter, NCCL ...), read from the
+// row's library / kernel / tool text or the device-run script that wrote it. A profile holds,
+// besides each op's best-of-sources table, one table per implementation ("<table>@<id>"),
+// measured or derived from the same implementation on a sibling (docs/kernel-implementations.md).
+#include <string>
+#include <vector>
+
+namespace agentsim::calib {
+
+struct KernelImplementation {
+  std::string id;       // e.g. "deepgemm"
+  std::string display;  // e.g. "DeepGEMM (DeepSeek's FP8 GEMM library)"
+  std::string vendor;   // "nvidia", "amd": the parts it runs on
+};
+
+// Every implementation a shipped table measures, in a fixed order.
+const std::vector<KernelImplementation>& kernel_implementations();
+// The implementation called `id`, or null.
+const KernelImplementation* find_kernel_implementation(const std::string& id);
+// The implementation a published row measured, from its file ("gemm.csv") and its library,
+// kernel or tool column; "" where the text names none of the known ones.
+std::string implementation_of(const std::string& file, const std::string& library);
+// The implementation a device run's program measured ("triton_moe_check.py" -> the Triton
+// fused MoE, "torch_gemm_check.py" -> cuBLAS, the CUDA suite -> the CUDA runtime's launches).
+std::string implementation_of_program(const std::string& program);
+// The profile key of implementation `id`'s table of `table`: "grouped_gemm_fp8@triton-fused-moe".
+std::string implementation_table(const std::string& table, const std::string& id);
+// The op table a key names ("grouped_gemm_fp8" for either key above) and its implementation ("" if none).
+std::string base_table(const std::string& key);
+std::string table_implementation(const std::string& key);
+
+}  // namespace agentsim::calib

@@ -1,0 +1,30 @@
+#pragma once
+// `agentsim explain ... --compare SYSTEM`: the explained step priced again on a second system
+// (the same plan where it is valid there, else that system's default plan) and printed op by
+// op: each side's time, bound and table (implementation, measured or derived) and the ratio.
+#include <string>
+
+#include "experiments/config/catalog.hpp"
+#include "experiments/config/experiment.hpp"
+#include "sim/serving/step_cost.hpp"
+
+namespace agentsim::cli {
+
+struct CompareRequest {
+  const exp::Catalog* catalog = nullptr;
+  exp::Experiment experiment;      // the explained step's experiment: its one system and plan
+  wl::ModelSpec placed;            // the model, Engram where the step places it
+  serving::StepBatch batch;
+  std::string batch_text;
+  double host_kv_tokens = 0;
+  bool plan_given = false;         // --plan: it must be valid on both systems
+  bool json = false;
+  std::string other;               // --compare's system
+  serving::StepCost first;         // the step on the explained system
+};
+
+// Prints the comparison; returns the exit code (throws core::Error for an unknown system or a
+// --plan invalid on the other system).
+int explain_compare(const CompareRequest& r);
+
+}  // namespace agentsim::cli

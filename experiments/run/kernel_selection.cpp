@@ -1,0 +1,103 @@
+#include "experiments/run/kernel_selection.hpp"
+
+#include <filesystem>
+#include <mutex>
+
+#include "calibration/kernel_family.hpp"
+#include "calibration/kernel_implementation.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/decode_helpers.hpp"
+#include "sim/core/name_table.hpp"
+#include "sim/core/yaml_node.hpp"
+#include "sim/serving/engine_overhead.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+// The architectures the catalog's accelerators name, and whose parts they are.
+const std::map<std::string, std::string>& architecture_vendors() {
+  static const std::map<std::string, std::string> v = {
+      {"ampere", "nvidia"}, {"hopper", "nvidia"}, {"blackwell", "nvidia"}, {"cdna3", "amd"}, {"cdna4", "amd"}};
+  return v;
+}
+
+std::vector<std::string> keys_of(const std::map<std::string, std::string>& m) {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : m) out.push_back(k);
+  return out;
+}
+
+// "gemm_fp8" -> a kernel family ("gemm") with an optional dtype suffix.
+bool is_op_table(const std::string& name) {
+  std::string family = name;
+  for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"}) {
+    if (name.ends_with(d)) family = name.substr(0, name.size() - std::string(d).size());
+  }
+  for (const calib::KernelFamily& f : calib::kernel_families()) {
+    if (f.name == family) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::map<std::string, std::map<std::string, KernelSelection>> load_kernel_selections(const std::string& path) {
+  const core::YamlNode top = core::YamlNode::load_file(path);
+  if (!top.is_map()) throw top.error("expected a mapping with the key 'engines'");
+  for (const std::string& k : top.keys()) {
+    if (k != "engines") throw top.at(k).error("unknown key '" + k + "'; expected: engines");
+  }
+  std::map<std::string, std::map<std::string, KernelSelection>> out;
+  const core::YamlNode engines = top.at("engines");
+  if (!engines.is_map()) throw engines.error("expected a mapping of serving engine to architectures");
+  for (const std::string& engine : engines.keys()) {
+    const core::YamlNode e = engines.at(engine);
+    if (!core::from_name(serving::kEngineNames, engine))
+      throw e.error(core::unknown_name_message("engine", engine, core::names_of(serving::kEngineNames)));
+    if (!e.is_map()) throw e.error("expected a mapping of accelerator architecture to op tables");
+    for (const std::string& arch : e.keys()) {
+      const core::YamlNode a = e.at(arch);
+      const auto vendor = architecture_vendors().find(arch);
+      if (vendor == architecture_vendors().end())
+        throw a.error(core::unknown_name_message("architecture", arch, keys_of(architecture_vendors())));
+      if (!a.is_map()) throw a.error("expected a mapping of op table (e.g. grouped_gemm_fp8) to implementation");
+      KernelSelection& sel = out[engine][arch];
+      for (const std::string& table : a.keys()) {
+        const core::YamlNode v = a.at(table);
+        if (!is_op_table(table))
+          throw v.error("'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
+        const std::string id = v.as_string();
+        const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
+        if (impl == nullptr) {
+          std::vector<std::string> ids;
+          for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
+          throw v.error(core::unknown_name_message("implementation", id, ids));
+        }
+        if (!impl->vendor.empty() && impl->vendor != vendor->second)
+          throw v.error("implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + arch + " (" +
+                        vendor->second + ")");
+        sel[table] = id;
+      }
+    }
+  }
+  return out;
+}
+
+KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc) {
+  const std::string path = (std::filesystem::path(root) / "experiments/catalog/kernel_implementations.yaml").string();
+  static std::mutex mu;
+  static std::map<std::string, std::map<std::string, std::map<std::string, KernelSelection>>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    std::map<std::string, std::map<std::string, KernelSelection>> loaded;
+    if (std::filesystem::exists(path)) loaded = load_kernel_selections(path);
+    it = cache.emplace(path, std::move(loaded)).first;
+  }
+  const auto e = it->second.find(engine);
+  if (e == it->second.end()) return {};
+  const auto a = e->second.find(acc.architecture);
+  return a == e->second.end() ? KernelSelection{} : a->second;
+}
+
+}  // namespace agentsim::exp

@@ -1,0 +1,26 @@
+#pragma once
+// Which kernel implementation a serving engine runs for each op table on an accelerator
+// architecture (experiments/catalog/kernel_implementations.yaml, each choice with its source):
+// e.g. vLLM's FP8 expert GEMMs on Hopper are the Triton fused MoE. ProfileEfficiency then prices
+// that op from the implementation's own table ("<table>@<id>"), so two accelerators compared
+// under one engine are priced from the same kernel (docs/kernel-implementations.md).
+#include <map>
+#include <string>
+
+#include "hwmodels/accelerator.hpp"
+
+namespace agentsim::exp {
+
+// Op table ("gemm_fp8", "grouped_gemm_fp8", "attention_prefill") -> implementation id.
+using KernelSelection = std::map<std::string, std::string>;
+
+// engine -> architecture -> selection, decoded from `path` (strict: an unknown engine,
+// architecture, table or implementation, or one of another vendor, is an error naming file,
+// line and key).
+std::map<std::string, std::map<std::string, KernelSelection>> load_kernel_selections(const std::string& path);
+
+// The selection for `engine` on `acc`'s architecture from <root>/experiments/catalog/
+// kernel_implementations.yaml (read once per path); empty where the file or the entry is absent.
+KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc);
+
+}  // namespace agentsim::exp

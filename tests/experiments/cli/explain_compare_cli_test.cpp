@@ -1,0 +1,58 @@
+// `agentsim explain ... --compare SYSTEM` prints the step on both systems op by op; its ratios
+// equal those of the two single-system explains (JSON), and a --plan the second system cannot
+// hold exits 2 with the reason.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_runner.hpp"
+
+namespace agentsim::exp {
+namespace {
+
+using test_support::run;
+
+nlohmann::json json_of(const std::string& args) {
+  const auto [code, out] = run("explain " + args + " --json");
+  EXPECT_EQ(code, 0) << args << "\n" << out;
+  return code == 0 ? nlohmann::json::parse(out) : nlohmann::json::object();
+}
+
+TEST(ExplainCompareCli, RatiosAreThoseOfTheTwoSingleExplains) {
+  const std::string step = "--model deepseek-r1 --plan tp=8 --batch decode=16@2048 --engine sglang";
+  const nlohmann::json a = json_of(step + " --system hgx-h100");
+  const nlohmann::json b = json_of(step + " --system hgx-h200");
+  const nlohmann::json c = json_of(step + " --system hgx-h100 --compare hgx-h200");
+  ASSERT_TRUE(c.contains("ops"));
+  EXPECT_EQ(c["a"]["system"], "hgx-h100");
+  EXPECT_EQ(c["b"]["system"], "hgx-h200");
+  EXPECT_DOUBLE_EQ(c["ratio"].get<double>(), b["total_s"].get<double>() / a["total_s"].get<double>());
+  std::size_t matched = 0;
+  for (const auto& row : c["ops"]) {
+    for (std::size_t i = 0; i < a["ops"].size(); ++i) {
+      const auto& oa = a["ops"][i];
+      const auto& ob = b["ops"][i];
+      if (oa["op"] != row["op"] || oa["layer_kind"] != row["layer_kind"]) continue;
+      ASSERT_EQ(ob["op"], oa["op"]);
+      if (oa["time_s"].get<double>() <= 0) continue;
+      EXPECT_DOUBLE_EQ(row["ratio"].get<double>(), ob["time_s"].get<double>() / oa["time_s"].get<double>()) << row["op"];
+      EXPECT_EQ(row["a"]["table"], oa["note"]);
+      EXPECT_EQ(row["b"]["table"], ob["note"]);
+      ++matched;
+      break;
+    }
+  }
+  EXPECT_GE(matched, 5u);
+  // The text form names each side's table for the routed experts.
+  const auto [code, text] = run("explain " + step + " --system hgx-h100 --compare hgx-h200");
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find("routed_experts"), std::string::npos) << text;
+  EXPECT_NE(text.find("B/A"), std::string::npos) << text;
+  const auto [bad, err] = run("explain --model deepseek-r1 --system mi355x-8 --plan tp=4 --batch decode=1@10 --compare hgx-h100");
+  EXPECT_EQ(bad, 2) << err;
+  EXPECT_NE(err.find("--compare hgx-h100"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace agentsim::exp
