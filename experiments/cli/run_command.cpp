@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sim/core/atomic_write.hpp"
+#include "experiments/config/deployment_name.hpp"
 #include "experiments/cli/command.hpp"
 #include "experiments/cli/option_values.hpp"
 #include "experiments/run/sweep_ranks.hpp"
@@ -107,7 +108,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
       for (const auto& p : e.plans) {
         if (!p.pruned.empty()) {
           std::printf("  pruned %s %s: %s\n", e.systems[static_cast<std::size_t>(p.system)].name.c_str(),
-                      p.label.c_str(), p.pruned.c_str());
+                      exp::deployment_name(e, p).c_str(), p.pruned.c_str());
         }
       }
       std::fflush(stdout);
@@ -129,6 +130,7 @@ Command add_run_command(CLI::App& app, const Context& ctx) {
     }
     if (!lead) return 0;
     if (!args->quiet_runs) std::fputs(exp::terminal_table(outcome.runs).c_str(), stdout);
+    if (!outcome.ranking_log.empty()) std::printf("\n%s", outcome.ranking_log.c_str());
     std::puts("\nread-offs (per system, the best deployment):");
     std::fputs(exp::readoff_terminal_table(outcome.readoffs).c_str(), stdout);
     const fs::path out(args->out);

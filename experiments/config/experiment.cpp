@@ -1,4 +1,5 @@
 #include "experiments/config/experiment.hpp"
+#include "experiments/config/deployment_name.hpp"
 #include "experiments/run/prediction_bands.hpp"
 
 #include <algorithm>
@@ -400,6 +401,7 @@ Experiment decode_document(const YAML::Node& raw, const std::string& path, const
   const auto srv = doc.find("serving");
   e.serving = decode_serving(srv ? &*srv : nullptr);
   e.serving.engine_overhead = catalog.engine(e.serving.engine);
+  check_split_fits(e);
   e.workload = decode_workload(doc.at("workload"), path);
   if (e.serving.pods != 1 && e.workload.mode == ReplayMode::kOpenLoop) {
     throw srv->at("pods").error("expected pods: 1 with an open-loop workload (it replays the recorded timeline "

@@ -25,6 +25,19 @@ struct Plan {
   std::string label;          // "tp=8" (search keys in declaration order), stable across runs
   DeploymentConfig deployment;
   std::string pruned;         // why this plan cannot run (empty = valid)
+  // Disaggregated prefill/decode (prefill_replicas > 0): prefill_replicas replicas of `prefill`
+  // compute the prompts and decode_replicas replicas of `deployment` decode; every prompt's KV
+  // crosses from the first pool to the second. Searched (rank_plans) or 0 (serving.disaggregation).
+  int prefill_replicas = 0;
+  int decode_replicas = 0;
+  DeploymentConfig prefill;
+  std::string prefill_label;  // the prefill pool's plan, as `label`
+  // search: auto (rank_plans): the analytic bound, output tok/s of one system at the slowest
+  // read-off speed; the plan's place in its system's ranking (1 = best; 0 = not ranked); and
+  // whether it is held back, pruned unless the sweep goes on down the ranking to it.
+  double bound_tok_s = 0;
+  int bound_rank = 0;
+  bool held_back = false;
 };
 
 // An SLO tier: per-agent speed at a percentile of requests and TTFT at a percentile.

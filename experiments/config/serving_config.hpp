@@ -71,8 +71,11 @@ struct ServingConfig {
   // Cluster.
   serving::RouterPolicy router = serving::RouterPolicy::kRoundRobin;  // kRouterPolicyNames
   int replicas = 0;                      // unified replicas; 0 = fill: as many as the system holds
-  int prefill_replicas = 0;              // > 0: disaggregated
+  int prefill_replicas = 0;              // > 0: disaggregated (hand-written: both pools run the deployment)
   int decode_replicas = 0;
+  int disaggregation_systems = 0;        // > 0: the hand-written split must fit in this many systems
+  core::SourceLocation disaggregation_at;  // where the split is written (its errors name it)
+  bool disaggregation_search = true;     // search: auto also ranks prefill/decode splits of each system
   int pods = 1;                          // independent routing pods (sim/serving/pods.hpp); 0 = one per replica
   PodSampling pod_sampling = PodSampling::kAll;                        // kPodSamplingNames
 };

@@ -37,7 +37,8 @@ constexpr std::array kServingKeys = {
     OptionSpec{"router", "string", "round_robin", "round_robin, least_loaded, session_affinity, kv_aware"},
     OptionSpec{"replicas", "integer or fill", "fill",
                "unified replicas behind the router; fill: as many as one system holds (its GPUs / the plan's)"},
-    OptionSpec{"disaggregation", "map", "", "prefill_replicas and decode_replicas"},
+    OptionSpec{"disaggregation", "map", "",
+               "prefill_replicas and decode_replicas (a fixed split), or search: whether search: auto tries splits"},
     OptionSpec{"pods", "integer or per_replica", "1",
                "independent routing pods, each with its own router and an even share of replicas and load"},
     OptionSpec{"pod_sampling", "string", "all",
@@ -74,6 +75,10 @@ constexpr std::array kContextWaitKeys = {
 constexpr std::array kDisaggKeys = {
     OptionSpec{"prefill_replicas", "integer", "1", "replicas that prefill"},
     OptionSpec{"decode_replicas", "integer", "1", "replicas that decode"},
+    OptionSpec{"systems", "integer", "any",
+               "the fixed split must fit in this many systems (its GPUs: both pools' replicas x the plan's)"},
+    OptionSpec{"search", "bool", "true",
+               "search: auto also ranks prefill/decode splits of each system (docs/disaggregation.md)"},
 };
 
 bool bool_key(const YamlNode& n, std::string_view key, bool fallback) {
@@ -154,8 +159,19 @@ ServingConfig decode_serving(const YamlNode* srv) {
   }
   if (auto d = srv->find("disaggregation")) {
     d->check_keys(kDisaggKeys);
-    s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
-    s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
+    s.disaggregation_search = bool_key(*d, "search", true);
+    // A map holding only `search` names no fixed split.
+    if (d->has("prefill_replicas") || d->has("decode_replicas") || !d->has("search")) {
+      s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
+      s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
+      s.disaggregation_at = d->where();
+      if (d->has("systems")) {
+        s.disaggregation_systems = static_cast<int>(bounded_int(*d, "systems", 1, 1, 1 << 20));
+        s.disaggregation_at = d->at("systems").where();
+      }
+    } else if (d->has("systems")) {
+      throw d->at("systems").error("expected prefill_replicas and decode_replicas beside systems (a fixed split)");
+    }
   }
   if (auto p = srv->find("pods"); p && !p->is_sequence() && !p->is_map() && p->as_string() == "per_replica") {
     if (s.prefill_replicas > 0) {

@@ -1,4 +1,5 @@
 #include "experiments/output/readoff_table.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +18,7 @@ ReadoffRow blank(const Experiment& e, int plan, const std::string& kind, double 
   ReadoffRow row;
   const Plan& p = e.plans[static_cast<std::size_t>(plan)];
   row.system = e.systems[static_cast<std::size_t>(p.system)].name;
-  row.deployment = p.label;
+  row.deployment = deployment_name(e, p);
   row.plan = plan;
   row.target_kind = kind;
   row.target_agent_tok_s = target;

@@ -1,4 +1,5 @@
 #include "experiments/output/report_html.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -73,7 +74,7 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
   for (std::size_t s = 0; s < e.systems.size(); ++s) {
     const int plan = shown_plan(e, o, s);
     if (plan < 0) continue;
-    const std::string name = e.systems[s].name + " " + e.plans[static_cast<std::size_t>(plan)].label;
+    const std::string name = e.systems[s].name + " " + deployment_name(e, e.plans[static_cast<std::size_t>(plan)]);
     Series cache{name, {}, {}, {}, {}, false};
     for (const RunResult* r : plan_runs(o.runs, plan_prefix(e, plan), true)) {
       cache.points.emplace_back(r->level, metrics::cache_hit_rate(r->summary));
@@ -133,7 +134,7 @@ std::string report_html(const Experiment& e, const SweepOutcome& o, const std::s
        "<th class=\"l\">status</th></tr>\n";
   for (const auto& p : e.plans) {
     h += "<tr><td class=\"l\">" + html_escape(e.systems[static_cast<std::size_t>(p.system)].name) +
-         "</td><td class=\"l\">" + html_escape(p.label) + "</td><td class=\"l\">" +
+         "</td><td class=\"l\">" + html_escape(deployment_name(e, p)) + "</td><td class=\"l\">" +
          (p.pruned.empty() ? std::string("searched") : "pruned: " + html_escape(p.pruned)) + "</td></tr>\n";
   }
   h += "</table>\n";

@@ -1,4 +1,5 @@
 #include "experiments/output/results_h5.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <H5Cpp.h>
 #include <unistd.h>
@@ -237,7 +238,7 @@ void write_results_h5(const std::string& path, const Experiment& e, const SweepO
                           .name;
                     })},
               {"deployment",
-               scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].label; })},
+               scol(plan_index, [&](int i) { return deployment_name(e, e.plans[static_cast<std::size_t>(i)]); })},
               {"pruned",
                scol(plan_index, [&](int i) { return e.plans[static_cast<std::size_t>(i)].pruned; })},
           }));
@@ -311,7 +312,7 @@ void write_results_h5(const std::string& path, const Experiment& e, const SweepO
                             {"ttft_s_p90", col(pts, [](const RR& r) { return r.summary.ttft_s_p90; })},
                         });
         string_attribute(ds, "system", e.systems[static_cast<std::size_t>(e.plans[p].system)].name);
-        string_attribute(ds, "deployment", e.plans[p].label);
+        string_attribute(ds, "deployment", deployment_name(e, e.plans[p]));
         close_ds(ds);
       }
       H5Gclose(curves);

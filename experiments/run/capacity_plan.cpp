@@ -1,4 +1,5 @@
 #include "experiments/run/capacity_plan.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -37,7 +38,7 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   const hw::System& s = e.systems[static_cast<std::size_t>(p.system)];
   CapacityAnswer a;
   a.system = s.name;
-  a.deployment = p.label;
+  a.deployment = deployment_name(e, p);
   a.feasible = true;
   a.agents_per_replica = static_cast<long long>(at.level);
   // GPUs of one sized unit: the experiment's replicas x the plan's devices (tp x dp x pp).

@@ -1,21 +1,111 @@
 #include "experiments/run/plan_ranking.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <vector>
 
+#include "experiments/config/deployment_name.hpp"
+#include "experiments/run/disagg_plans.hpp"
 #include "experiments/run/resolve_run.hpp"
+#include "hwmodels/topology.hpp"
 #include "sim/serving/step_coster.hpp"
 
 namespace agentsim::exp {
+
+namespace {
+
+constexpr std::size_t kContextQuantiles = 16;
+constexpr int kMissSteps = 16;  // aggregated_by_miss: misses of 0, 1/16, ... 16/16 of the cached prefixes
+
+// Tokens a decoding sequence emits per step (more than one with a speculative drafter).
+double tokens_per_step(const RunSpec& spec) {
+  return spec.replica.cost.spec.enabled() ? spec.replica.cost.spec.expected_tokens_per_step() : 1.0;
+}
+
+// The largest batch in [1, most] for which `fast_enough` holds (it holds at 1 and fails beyond some batch).
+template <class F>
+long long largest_batch(long long most, F fast_enough) {
+  long long good = 1, bad = most + 1;
+  while (bad - good > 1) {
+    const long long mid = good + (bad - good) / 2;
+    (fast_enough(mid) ? good : bad) = mid;
+  }
+  return good;
+}
+
+}  // namespace
+
+WorkloadProfile workload_profile(const wl::Trace& sessions, double human_gap_cap_s, double tool_gap_cap_s) {
+  WorkloadProfile w;
+  double output = 0, computed = 0, cached = 0, turns = 0, gaps = 0, kept = 0;
+  std::vector<std::pair<double, double>> contexts;  // (decode context, output tokens)
+  for (const auto& s : sessions.sessions) {
+    for (std::size_t t = 0; t < s.turns.size(); ++t) {
+      const wl::Turn& turn = s.turns[t];
+      const auto input = static_cast<double>(turn.input_tokens);
+      double hit = 0;
+      if (turn.prefix_parent.valid() && sessions.block_size_tokens > 0) {
+        hit = static_cast<double>(turn.prefix_blocks) * static_cast<double>(sessions.block_size_tokens);
+      } else if (t > 0 && !turn.prefix_break) {
+        hit = static_cast<double>(s.turns[t - 1].input_tokens + s.turns[t - 1].output_tokens);
+      }
+      hit = std::min(hit, input);
+      output += static_cast<double>(turn.output_tokens);
+      double gap = turn.gap_after_s;
+      const double cap = turn.gap_kind == wl::GapKind::kHuman ? human_gap_cap_s
+                         : turn.gap_kind == wl::GapKind::kTool ? tool_gap_cap_s
+                                                                : -1;
+      if (cap >= 0) gap = std::min(gap, cap);
+      gaps += std::max(0.0, gap);
+      kept += input + static_cast<double>(turn.output_tokens);
+      computed += input - hit;
+      cached += hit;
+      turns += 1;
+      if (turn.output_tokens > 0) {
+        contexts.emplace_back(input + 0.5 * static_cast<double>(turn.output_tokens),
+                              static_cast<double>(turn.output_tokens));
+      }
+    }
+  }
+  if (output > 0) {
+    w.computed_input_per_output = computed / output;
+    w.cached_input_per_output = cached / output;
+  }
+  if (turns > 0) {
+    w.mean_cached_tokens = cached / turns;
+    w.mean_output_per_turn = output / turns;
+    w.mean_gap_s = gaps / turns;
+    w.mean_session_context = kept / turns;
+  }
+  std::sort(contexts.begin(), contexts.end());
+  double weight = 0, sum = 0;
+  for (const auto& [c, n] : contexts) weight += n, sum += c * n;
+  if (weight > 0) {
+    w.mean_decode_context = sum / weight;
+    double seen = 0;
+    std::size_t i = 0;
+    for (std::size_t q = 0; q < kContextQuantiles; ++q) {
+      const double at = (static_cast<double>(q) + 0.5) / static_cast<double>(kContextQuantiles) * weight;
+      while (i + 1 < contexts.size() && seen + contexts[i].second < at) seen += contexts[i++].second;
+      w.decode_context_quantiles.push_back(contexts[i].first);
+    }
+  }
+  return w;
+}
+
+double bound_speed_tok_s(const Experiment& e) {
+  return e.readoff_speeds_tok_s.empty() ? 1.0
+                                        : *std::min_element(e.readoff_speeds_tok_s.begin(), e.readoff_speeds_tok_s.end());
+}
 
 PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_tokens, double agent_tok_s,
                      long long trace_block_tokens) {
   const RunSpec spec = resolve_run(e, plan, trace_block_tokens);
   const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
   const auto context = static_cast<long long>(context_tokens);
-  // A decoding sequence emits this many tokens per step (speculative decoding > 1).
-  const double tokens_per_step = spec.replica.cost.spec.enabled() ? spec.replica.cost.spec.expected_tokens_per_step() : 1.0;
+  const double tokens = tokens_per_step(spec);
   auto step_s = [&](long long batch) {
     serving::StepBatch b;
     b.decodes.assign(static_cast<std::size_t>(batch), serving::DecodeItem{context});
@@ -24,60 +114,191 @@ PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_token
   const long long kv_batch =
       context > 0 ? spec.replica.kv_capacity_tokens / context : static_cast<long long>(spec.replica.max_sequences);
   const long long most = std::min<long long>(spec.replica.max_sequences, kv_batch);
-  auto fast_enough = [&](long long batch) { return tokens_per_step / step_s(batch) >= agent_tok_s; };
   PlanBound out;
   if (most < 1) return out;
-  out.single_agent_tok_s = tokens_per_step / step_s(1);
+  out.single_agent_tok_s = tokens / step_s(1);
   if (out.single_agent_tok_s < agent_tok_s) return out;
-  long long good = 1, bad = most + 1;
-  while (bad - good > 1) {
-    const long long mid = good + (bad - good) / 2;
-    (fast_enough(mid) ? good : bad) = mid;
-  }
-  out.batch = good;
-  out.step_s = step_s(good);
-  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(good) * tokens_per_step / out.step_s;
+  out.batch = largest_batch(most, [&](long long batch) { return tokens / step_s(batch) >= agent_tok_s; });
+  out.step_s = step_s(out.batch);
+  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(out.batch) * tokens / out.step_s;
   return out;
+}
+
+ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int system, const WorkloadProfile& w,
+                           double agent_tok_s, long long trace_block_tokens) {
+  Plan unit;
+  unit.system = system;
+  unit.deployment = d;
+  const RunSpec spec = resolve_run(e, unit, trace_block_tokens);
+  const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
+  const double tokens = tokens_per_step(spec);
+  ReplicaBound out;
+  out.devices = d.plan.devices();
+  out.rank_devices = d.plan.tp * d.plan.pp;
+  out.kv_capacity_tokens = spec.replica.kv_capacity_tokens;
+  // Prefill-only steps: a full token budget on every attention-DP rank, attending to the mean cached prefix.
+  serving::StepBatch pre;
+  pre.prefills.assign(static_cast<std::size_t>(d.plan.attn_dp),
+                      serving::PrefillChunk{e.serving.max_batch_tokens, static_cast<long long>(w.mean_cached_tokens), false});
+  const double pre_s = coster.price(pre).total_s;
+  if (pre_s > 0) out.prefill_tok_s = static_cast<double>(pre.new_tokens()) / pre_s;
+  // Decode steps of `batch` sequences at the workload's context quantiles.
+  const std::vector<double>& q = w.decode_context_quantiles;
+  auto step_s = [&](long long batch) {
+    serving::StepBatch b;
+    b.decodes.reserve(static_cast<std::size_t>(batch));
+    for (long long i = 0; i < batch; ++i) {
+      const auto k = q.empty() ? 0 : static_cast<std::size_t>((static_cast<double>(i) + 0.5) / static_cast<double>(batch) *
+                                                             static_cast<double>(q.size()));
+      b.decodes.push_back(serving::DecodeItem{q.empty() ? 0 : static_cast<long long>(q[std::min(k, q.size() - 1)])});
+    }
+    return coster.price(b).total_s;
+  };
+  const long long kv_batch = w.mean_decode_context > 0
+                                 ? static_cast<long long>(static_cast<double>(spec.replica.kv_capacity_tokens) / w.mean_decode_context)
+                                 : static_cast<long long>(spec.replica.max_sequences);
+  const long long most = std::min<long long>(spec.replica.max_sequences, kv_batch);
+  if (most < 1) return out;
+  out.single_agent_tok_s = tokens / step_s(1);
+  if (out.single_agent_tok_s < agent_tok_s) return out;
+  const long long batch = largest_batch(most, [&](long long b) { return tokens / step_s(b) >= agent_tok_s; });
+  out.decode_batch = batch;
+  out.decode_tok_s = static_cast<double>(batch) * tokens / step_s(batch);
+  // Aggregated: every step also computes the prompts of the tokens it emits, which stretches it;
+  // tabulated over the share of cached prefixes the cache misses (kMissSteps + 1 points).
+  std::vector<double> steps(static_cast<std::size_t>(most) + 1, -1.0);
+  auto memo_s = [&](long long b) {
+    double& v = steps[static_cast<std::size_t>(b)];
+    if (v < 0) v = step_s(b);
+    return v;
+  };
+  for (int m = 0; m <= kMissSteps; ++m) {
+    const double c = w.computed_input_per_output + w.cached_input_per_output * m / kMissSteps;
+    auto mixed_s = [&](long long b) {
+      const double extra = out.prefill_tok_s > 0 ? static_cast<double>(b) * tokens * c / out.prefill_tok_s : 0.0;
+      return memo_s(b) + extra;
+    };
+    double v = 0;
+    if (tokens / mixed_s(1) >= agent_tok_s) {
+      const long long mb = largest_batch(most, [&](long long b) { return tokens / mixed_s(b) >= agent_tok_s; });
+      v = static_cast<double>(mb) * tokens / mixed_s(mb);
+    }
+    out.aggregated_by_miss.push_back(v);
+  }
+  out.aggregated_tok_s = out.aggregated_by_miss.front();
+  return out;
+}
+
+double system_bound(const Experiment& e, const Plan& plan, const ReplicaBound& decode, const ReplicaBound* prefill,
+                    const WorkloadProfile& w, double per_gpu_link_Bps) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const bool split = prefill && plan.prefill_replicas > 0;
+  // Output tok/s of the system when `miss` of the cached prefixes are computed again.
+  auto at_miss = [&](double miss) {
+    const double c = w.computed_input_per_output + miss * w.cached_input_per_output;
+    if (!split) {
+      const auto& t = decode.aggregated_by_miss;
+      if (t.size() < 2) return 0.0;  // the speed is out of reach (no table)
+      const double x = std::clamp(miss, 0.0, 1.0) * static_cast<double>(t.size() - 1);
+      const std::size_t i = std::min(static_cast<std::size_t>(x), t.size() - 2);
+      const double f = x - static_cast<double>(i);
+      return static_cast<double>(unified_replicas(e, plan)) * (t[i] * (1 - f) + t[i + 1] * f);
+    }
+    const double decode_pool = static_cast<double>(plan.decode_replicas) * decode.decode_tok_s;
+    const double prefill_pool = c > 0 ? static_cast<double>(plan.prefill_replicas) * prefill->prefill_tok_s / c : inf;
+    // Every prompt's KV crosses once: the prefill pool's GPUs stream it at their route's bandwidth.
+    const double kv_bytes_per_output =
+        (w.computed_input_per_output + w.cached_input_per_output) * e.model.kv_bytes_per_token();
+    const double streams = std::min(static_cast<double>(plan.prefill_replicas) * prefill->devices,
+                                    static_cast<double>(plan.decode_replicas) * decode.devices);
+    const double network = kv_bytes_per_output > 0 ? streams * per_gpu_link_Bps / kv_bytes_per_output : inf;
+    return std::min({decode_pool, prefill_pool, network});
+  };
+  // The prefix cache: the prefilling replicas' HBM against the contexts of the agents at work.
+  const double cache_tokens = split ? static_cast<double>(plan.prefill_replicas) * static_cast<double>(prefill->kv_capacity_tokens)
+                                    : static_cast<double>(unified_replicas(e, plan)) * static_cast<double>(decode.kv_capacity_tokens);
+  const double speed = bound_speed_tok_s(e);
+  const double cycle_s = w.mean_output_per_turn / speed + w.mean_gap_s;  // one agent's turn
+  const double agent_tok_s = cycle_s > 0 ? w.mean_output_per_turn / cycle_s : 0;
+  double miss = 0, tok_s = at_miss(0);
+  for (int i = 0; i < 8 && agent_tok_s > 0 && w.mean_session_context > 0; ++i) {
+    const double agents = tok_s / agent_tok_s;
+    const double held = agents * w.mean_session_context;
+    const double want = held > cache_tokens ? 1 - cache_tokens / held : 0.0;
+    miss = 0.5 * (miss + want);  // damped: more misses lower the throughput and the agents
+    tok_s = at_miss(miss);
+  }
+  return tok_s;
 }
 
 void rank_plans(Experiment& e, const wl::Trace& sessions) {
   if (!e.search_auto) return;
-  double input = 0, turns = 0;
-  for (const auto& s : sessions.sessions) {
-    for (const auto& t : s.turns) {
-      input += static_cast<double>(t.input_tokens);
-      turns += 1;
-    }
-  }
-  const double context = turns > 0 ? input / turns : 0;
-  const double speed = e.readoff_speeds_tok_s.empty()
-                           ? 1.0
-                           : *std::min_element(e.readoff_speeds_tok_s.begin(), e.readoff_speeds_tok_s.end());
+  const WorkloadProfile w = workload_profile(sessions, e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s);
+  const double speed = bound_speed_tok_s(e);
   for (std::size_t sys = 0; sys < e.systems.size(); ++sys) {
-    std::vector<std::pair<double, std::size_t>> ranked;  // (bound, plan index)
-    std::vector<PlanBound> bounds(e.plans.size());
-    std::size_t fastest = e.plans.size();  // the best single-agent bound (the single-agent read-off)
+    std::vector<int> valid;
+    std::vector<ReplicaBound> unit(e.plans.size());
+    for (std::size_t p = 0; p < e.plans.size(); ++p) {
+      Plan& plan = e.plans[p];
+      if (plan.system != static_cast<int>(sys) || !plan.pruned.empty()) continue;
+      unit[p] = replica_bound(e, plan.deployment, plan.system, w, speed, sessions.block_size_tokens);
+      plan.bound_tok_s = system_bound(e, plan, unit[p], nullptr, w, 0);
+      valid.push_back(static_cast<int>(p));
+    }
+    if (valid.empty()) continue;
+    // Splits of the system between a prefill and a decode pool, bounded the same way.
+    if (e.serving.disaggregation_search && e.serving.prefill_replicas == 0) {
+      hw::ClusterHardware one;
+      one.system = e.systems[sys];
+      const hw::Topology topo = hw::build_topology(one);
+      const double link_Bps = topo.gpu_route(0, one.system.accelerators - 1).bottleneck_Bps;
+      for (Plan& split : split_plans(e, static_cast<int>(sys), valid, unit, w, link_Bps)) e.plans.push_back(std::move(split));
+    }
+    std::size_t fastest = e.plans.size(), best_split = e.plans.size();
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (e.plans[p].system != static_cast<int>(sys) || !e.plans[p].pruned.empty()) continue;
-      bounds[p] = plan_bound(e, e.plans[p], context, speed, sessions.block_size_tokens);
-      ranked.emplace_back(bounds[p].system_tok_s, p);
-      if (fastest == e.plans.size() || bounds[p].single_agent_tok_s > bounds[fastest].single_agent_tok_s) fastest = p;
+      if (e.plans[p].prefill_replicas > 0) {
+        if (best_split == e.plans.size() || e.plans[p].bound_tok_s > e.plans[best_split].bound_tok_s) best_split = p;
+      } else if (fastest == e.plans.size() || unit[p].single_agent_tok_s > unit[fastest].single_agent_tok_s) {
+        fastest = p;
+      }
     }
-    // Highest bound first; ties keep the plan order (fewer devices first).
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = 2; i < ranked.size(); ++i) {
-      const bool third = i + 1 == kAutoSearchKeep && ranked[i].first >= kAutoSearchThirdWithin * ranked.front().first;
-      if (third || ranked[i].second == fastest) continue;
-      const std::size_t p = ranked[i].second;
-      char buf[512];  // the message is ~270 characters plus the plan label
-      std::snprintf(buf, sizeof buf,
-                    "search: auto simulates the 2 plans with the highest analytic bound (3 when the third is within "
-                    "80%% of the best) and the fastest for one agent; this one's is %.4g output tok/s per system (decode at %g tok/s per agent, mean "
-                    "context %.0f tokens) against %.4g for %s",
-                    ranked[i].first, speed, context, ranked.front().first,
-                    e.plans[ranked.front().second].label.c_str());
-      e.plans[p].pruned = buf;
+    std::vector<std::size_t> also;
+    for (const std::size_t p : {fastest, best_split}) {
+      if (p < e.plans.size()) also.push_back(p);
     }
+    rank_by_bound(e, static_cast<int>(sys), also, w.computed_input_per_output);
+  }
+}
+
+void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& also_simulated,
+                   double computed_input_per_output) {
+  std::vector<std::size_t> ranked;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].system == system && e.plans[p].pruned.empty()) ranked.push_back(p);
+  }
+  if (ranked.empty()) return;
+  // Highest bound first; ties keep the plan order (fewer devices first, splits last).
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [&](std::size_t a, std::size_t b) { return e.plans[a].bound_tok_s > e.plans[b].bound_tok_s; });
+  const std::size_t top = ranked.front();
+  const std::string top_name = deployment_name(e, e.plans[top]);
+  const double speed = bound_speed_tok_s(e);
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    Plan& p = e.plans[ranked[i]];
+    p.bound_rank = static_cast<int>(i) + 1;
+    p.held_back = false;
+    const bool also = std::find(also_simulated.begin(), also_simulated.end(), ranked[i]) != also_simulated.end();
+    if (static_cast<int>(i) < kAutoSearchKeep || also) continue;
+    p.held_back = true;
+    char buf[640];
+    std::snprintf(buf, sizeof buf,
+                  "search: auto ranks it %zu of %zu by the analytic bound, %.4g output tok/s per system (at %g tok/s "
+                  "per agent, decode at the workload's contexts, prefill of %.3g computed input tokens per output "
+                  "token) against %.4g for %s; simulated only if the search goes this far down the ranking",
+                  i + 1, ranked.size(), p.bound_tok_s, speed, computed_input_per_output, e.plans[top].bound_tok_s,
+                  top_name.c_str());
+    p.pruned = buf;
   }
 }
 

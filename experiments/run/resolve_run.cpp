@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numeric>
 #include <string>
 
+#include "experiments/config/deployment_name.hpp"
 #include "experiments/run/profile_efficiency.hpp"
 #include "sim/serving/engine_overhead.hpp"
 #include "hwmodels/memory_tier.hpp"
@@ -114,6 +116,13 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
 
 }  // namespace
 
+int RunSpec::accelerators() const {
+  if (cluster.prefill_replicas <= 0) return replicas() * devices_per_replica();
+  const int prefill_devices = cluster.prefill_devices_per_replica > 0 ? cluster.prefill_devices_per_replica
+                                                                      : devices_per_replica();
+  return cluster.prefill_replicas * prefill_devices + cluster.decode_replicas * devices_per_replica();
+}
+
 int RunSpec::replicas() const {
   return cluster.prefill_replicas > 0 ? cluster.prefill_replicas + cluster.decode_replicas : cluster.replicas;
 }
@@ -129,14 +138,13 @@ const Plan& first_valid_plan(const Experiment& e) {
   throw core::Error(core::SourceLocation{e.file, 0, "deployment"}, "no valid deployment plan");
 }
 
-RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block_tokens) {
-  RunSpec r;
-  r.system = e.systems.at(static_cast<std::size_t>(plan.system));
-  const DeploymentConfig& d = plan.deployment;
-  const int devices = d.plan.devices();
+namespace {
 
-  serving::ReplicaOptions& ro = r.replica;
-  ro.cost = step_cost_options(e, d, r.system);
+// One replica of deployment `d` on `system`: its step cost, scheduler limits and KV cache.
+serving::ReplicaOptions replica_options(const Experiment& e, const DeploymentConfig& d, const hw::System& system,
+                                        long long trace_block_tokens) {
+  serving::ReplicaOptions ro;
+  ro.cost = step_cost_options(e, d, system);
   // Engines whose attention-DP ranks schedule on their own give each rank the limits (the
   // catalog's batch_limits; a constant step_overhead replaces host time, not scheduling).
   const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
@@ -155,31 +163,57 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   // The deployment's own plan (ep, pp, attention-DP, Engram placement), not a TP-only one.
   const wl::Footprint fp = wl::footprint(e.model, d.plan);
   ro.kv_capacity_tokens =
-      hbm_kv_tokens(e.serving, r.system, fp, drafter_bytes_per_device(e.model, d.plan, ro.cost.spec.enabled()));
-  ro.kv = kv_options(e.serving, r.system, fp, devices, trace_block_tokens);
+      hbm_kv_tokens(e.serving, system, fp, drafter_bytes_per_device(e.model, d.plan, ro.cost.spec.enabled()));
+  ro.kv = kv_options(e.serving, system, fp, d.plan.devices(), trace_block_tokens);
   ro.admission = e.serving.admission;
   ro.preemption = e.serving.preemption;
   ro.overlap_load = e.serving.overlap_load;
   ro.fast_forward = e.serving.fast_forward;
   ro.seed = e.seed;  // the runner sets each run's derived seed
+  return ro;
+}
+
+}  // namespace
+
+RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block_tokens) {
+  RunSpec r;
+  r.system = e.systems.at(static_cast<std::size_t>(plan.system));
+  const DeploymentConfig& d = plan.deployment;
+  const int devices = d.plan.devices();
+
+  serving::ReplicaOptions& ro = r.replica;
+  ro = replica_options(e, d, r.system, trace_block_tokens);
   r.request_latency_s = effective_request_latency_s(e.serving);
   r.warmup_s = e.workload.warmup_s;
   r.end_s = e.workload.warmup_s + e.workload.window_s;
   ro.barriers_s = {r.warmup_s, r.end_s};
 
   serving::ClusterOptions& clo = r.cluster;
-  // fill: as many replicas as one system holds; a replica over several systems is one replica
-  // occupying all of them (run_accounting counts their power and GPUs).
-  clo.replicas = e.serving.replicas > 0 ? e.serving.replicas : std::max(1, r.system.accelerators / devices);
+  // fill: as many replicas as one system holds ; a replica over several systems is one replica occupying all of them (run_accounting counts their power and GPUs).
+  clo.replicas = unified_replicas(e, plan);
   r.pods = e.serving.pods > 0 ? e.serving.pods : clo.replicas;  // 0: per_replica
-  if (e.serving.pods > 1 && clo.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
+  if (e.serving.pods > 1 && plan.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
     throw core::Error(core::SourceLocation{e.file, 0, "serving.pods"},
                       "expected at most " + std::to_string(clo.replicas) + " pods: each pod needs at least one replica");
   }
-  clo.prefill_replicas = e.serving.prefill_replicas;
-  clo.decode_replicas = e.serving.decode_replicas;
   clo.router = e.serving.router;
   clo.devices_per_replica = devices;
+  if (plan.prefill_replicas > 0) {
+    // A searched split: each pool its own plan, within one system; pods of equal shares of both pools.
+    clo.prefill_replicas = plan.prefill_replicas;
+    clo.decode_replicas = plan.decode_replicas;
+    clo.prefill_devices_per_replica = plan.prefill.plan.devices();
+    r.prefill = replica_options(e, plan.prefill, r.system, trace_block_tokens);
+    r.prefill.barriers_s = ro.barriers_s;
+    const int even = std::gcd(clo.prefill_replicas, clo.decode_replicas);
+    r.pods = e.serving.pods > 0 ? std::gcd(even, e.serving.pods) : even;
+  } else if (e.serving.prefill_replicas > 0) {
+    // The hand-written split: both pools run the deployment.
+    clo.prefill_replicas = e.serving.prefill_replicas;
+    clo.decode_replicas = e.serving.decode_replicas;
+    clo.prefill_devices_per_replica = devices;
+    r.prefill = ro;
+  }
 
   // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
   r.kv_transfer.system = r.system;

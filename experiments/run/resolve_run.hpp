@@ -13,6 +13,8 @@ namespace agentsim::exp {
 struct RunSpec {
   hw::System system;                // the plan's system
   serving::ReplicaOptions replica;  // step cost (the plan, efficiency profile, collectives), scheduler, KV cache
+                                    // (of the decode pool when disaggregated)
+  serving::ReplicaOptions prefill;  // disaggregated: the prefill pool's replicas (its own plan)
   serving::ClusterOptions cluster;  // replicas (serving.replicas, or fill: system GPUs / plan devices), router,
                                     // devices per replica (= the plan's devices)
   hw::ClusterHardware kv_transfer;          // the systems a disaggregated deployment's KV crosses (one otherwise)
@@ -26,7 +28,8 @@ struct RunSpec {
   int devices_per_replica() const { return cluster.devices_per_replica; }
   // Unified replicas, or prefill + decode replicas when disaggregated.
   int replicas() const;
-  int accelerators() const { return replicas() * devices_per_replica(); }
+  // Devices of every replica, both pools when disaggregated.
+  int accelerators() const;
 };
 
 // Resolves `plan` (one of e.plans) with the experiment's serving and workload options, for a

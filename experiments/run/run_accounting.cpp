@@ -9,6 +9,10 @@ void account_run(RunResult& r, const Experiment& e, const RunSpec& spec, const m
   const hw::System& sys = spec.system;
   const double start_s = spec.warmup_s, end_s = spec.end_s;
   const int per_replica = std::max(1, spec.devices_per_replica());
+  // Disaggregated: a pod's first prefill_replicas / pods replicas prefill, on the prefill plan's devices.
+  const serving::ClusterOptions& c = spec.cluster;
+  const int pod_prefill = c.prefill_replicas > 0 ? c.prefill_replicas / std::max(1, spec.pods) : 0;
+  const int prefill_devices = c.prefill_devices_per_replica > 0 ? c.prefill_devices_per_replica : per_replica;
   RunPower& p = r.power;
   p.accelerators = accelerators_in_use;
   p.systems = std::max(1, (accelerators_in_use + sys.accelerators - 1) / std::max(1, sys.accelerators));
@@ -25,7 +29,7 @@ void account_run(RunResult& r, const Experiment& e, const RunSpec& spec, const m
     const double step_s = hw::StepTimes{s.compute_s, s.memory_s, s.comm_s, s.overhead_s}.duration_s();
     if (step_s * f > overlap) f = overlap / step_s;
     hw::StepTimes b{s.compute_s * f, s.memory_s * f, s.comm_s * f, s.overhead_s * f};
-    meter.add_step(b, per_replica);
+    meter.add_step(b, s.replica < pod_prefill ? prefill_devices : per_replica);
     p.compute_s += b.compute_s;
     p.memory_s += b.memory_s;
     p.comm_s += b.comm_s;

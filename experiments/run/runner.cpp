@@ -53,7 +53,10 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
   PodOutcome out;
   serving::ReplicaOptions ro = spec.replica;
   ro.seed = seed;  // speculative acceptance streams: one per request under the pod's seed
-  serving::Cluster replica(sim, e.model, spec.system, ro, clo, out.recorder, &topology);
+  serving::ReplicaOptions prefill = spec.prefill;
+  prefill.seed = seed;
+  serving::Cluster replica(sim, e.model, spec.system, ro, clo, out.recorder, &topology,
+                           clo.prefill_replicas > 0 ? &prefill : nullptr);
   serving::RequestPath path(sim, replica, spec.request_latency_s);  // clients send here
   metrics::CacheCounters at_warmup;
   sim.at(core::to_ticks(spec.warmup_s), [&] { at_warmup = replica.counters(); });
@@ -108,6 +111,11 @@ PodOutcome simulate_pod(const Experiment& e, const RunSpec& spec, const wl::Trac
 }  // namespace
 
 void check_kv_fits(const Experiment& e, const RunSpec& spec) {
+  if (spec.cluster.prefill_replicas > 0 && spec.prefill.kv_capacity_tokens <= 0) {
+    throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
+                      "weights of " + e.model.name + " leave no KV cache on a prefill replica of " +
+                          std::to_string(spec.cluster.prefill_devices_per_replica) + " x " + spec.system.accelerator.name);
+  }
   if (spec.replica.kv_capacity_tokens <= 0) {
     throw core::Error(core::SourceLocation{e.file, 0, "deployment.tp"},
                       "weights of " + e.model.name + " (" +
@@ -128,9 +136,13 @@ PodOutcome run_pod(const Experiment& e, const RunSpec& spec, const wl::Trace& se
 // unified replicas) the first of each distinct share, standing for `count` pods.
 std::vector<serving::PodClass> simulated_pods(const Experiment& e, const RunSpec& spec, double level) {
   std::vector<serving::PodClass> sim;
-  if (e.serving.pod_sampling == PodSampling::kRepresentative && e.workload.mode == ReplayMode::kClosedLoop &&
-      spec.cluster.prefill_replicas == 0) {
-    return serving::pod_classes(spec.cluster.replicas, static_cast<long long>(level), spec.pods);
+  if (e.serving.pod_sampling == PodSampling::kRepresentative && e.workload.mode == ReplayMode::kClosedLoop) {
+    const serving::ClusterOptions& c = spec.cluster;
+    if (c.prefill_replicas == 0) return serving::pod_classes(c.replicas, static_cast<long long>(level), spec.pods);
+    // Disaggregated pods alike when both pools split evenly: they differ by their share of agents only.
+    if (c.prefill_replicas % spec.pods == 0 && c.decode_replicas % spec.pods == 0) {
+      return serving::pod_classes(spec.pods, static_cast<long long>(level), spec.pods);
+    }
   }
   sim.reserve(static_cast<std::size_t>(spec.pods));
   for (int p = 0; p < spec.pods; ++p) sim.push_back({p, 1});
@@ -175,7 +187,9 @@ RunResult merge_pods(const Experiment& e, const RunSpec& spec, double level, std
   }
   r.summary = metrics::summarize(recorder, measured.warmup_s, measured.end_s, counters);
   r.kv_capacity_tokens = spec.replica.kv_capacity_tokens;
-  account_run(r, e, measured, recorder, replicas * spec.devices_per_replica());
+  // Disaggregated: every pod's share of both pools (the pods stood for are all of them).
+  account_run(r, e, measured, recorder,
+              spec.cluster.prefill_replicas > 0 ? spec.accelerators() : replicas * spec.devices_per_replica());
   return r;
 }
 

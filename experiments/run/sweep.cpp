@@ -1,4 +1,5 @@
 #include "experiments/run/sweep.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <cstdio>
 
@@ -47,7 +48,7 @@ RunResult run_sweep_point(const Experiment& e, const wl::Trace& sessions, const 
   }
   r.id = p.id;
   r.system = e.systems[static_cast<std::size_t>(plan.system)].name;
-  r.deployment = plan.label;
+  r.deployment = deployment_name(e, plan);
   r.seed = p.seed;
   r.bisection = p.bisection;
   return r;

@@ -1,4 +1,5 @@
 #include "experiments/run/sweep_executor.hpp"
+#include "experiments/config/deployment_name.hpp"
 
 #include <unistd.h>
 
@@ -164,7 +165,7 @@ void label_run(RunResult& r, const Experiment& e, const SweepPoint& p) {
   const Plan& plan = e.plans[static_cast<std::size_t>(p.plan)];
   r.id = p.id;
   r.system = e.systems[static_cast<std::size_t>(plan.system)].name;
-  r.deployment = plan.label;
+  r.deployment = deployment_name(e, plan);
   r.seed = p.seed;
   r.bisection = p.bisection;
 }

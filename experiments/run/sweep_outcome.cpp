@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
+#include <cstdio>
 #include <map>
 #include <mutex>
 
+#include "experiments/config/deployment_name.hpp"
 #include "experiments/run/bisect.hpp"
+#include "experiments/run/plan_ranking.hpp"
+#include "experiments/run/rank_correlation.hpp"
 
 namespace agentsim::exp {
 
@@ -35,11 +39,7 @@ bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
 
 // The ladder 1, 2, 4, ... (workload.levels) run round by round for the plans still open; plan-major order.
 std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
-                                  const SweepRanks& ranks) {
-  std::vector<int> open;
-  for (std::size_t p = 0; p < e.plans.size(); ++p) {
-    if (e.plans[p].pruned.empty()) open.push_back(static_cast<int>(p));
-  }
+                                  const SweepRanks& ranks, std::vector<int> open) {
   std::vector<std::vector<RunResult>> per_plan(e.plans.size());
   for (double level : e.workload.levels) {
     if (open.empty()) break;
@@ -138,16 +138,132 @@ class ProbeOnce {
   std::map<std::pair<int, long long>, std::shared_future<RunResult>> runs_;
 };
 
+
+// The sweep of `plans`: the auto ladder, or every listed level.
+std::vector<RunResult> sweep_plans(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
+                                   const SweepRanks& ranks, const std::vector<int>& plans) {
+  if (e.workload.auto_concurrency) return auto_sweep(e, sessions, opt, ranks, plans);
+  std::vector<SweepPoint> points;
+  for (const int p : plans) {
+    for (double level : e.workload.levels) points.push_back(make_point(e, p, level));
+  }
+  return run_points(e, sessions, points, opt, ranks, "sweep");
+}
+
+// search: auto: per system, the plans in bound order (rank_plans' ranking).
+std::vector<std::vector<int>> rankings(const Experiment& e) {
+  std::vector<std::vector<int>> out(e.systems.size());
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].bound_rank > 0) out[static_cast<std::size_t>(e.plans[p].system)].push_back(static_cast<int>(p));
+  }
+  for (auto& r : out) {
+    std::stable_sort(r.begin(), r.end(), [&](int a, int b) {
+      return e.plans[static_cast<std::size_t>(a)].bound_rank < e.plans[static_cast<std::size_t>(b)].bound_rank;
+    });
+  }
+  return out;
+}
+
+// Per system, the next plan down the ranking to simulate: while the best of the plans simulated
+// from the top of the ranking is the last of them, at most kAutoSearchDeeper beyond the first.
+std::vector<int> deeper_plans(const Experiment& e, const std::vector<ReadoffRow>& rows, std::vector<int>& taken) {
+  std::vector<int> more;
+  const auto ranked = rankings(e);
+  for (std::size_t sys = 0; sys < ranked.size(); ++sys) {
+    const auto& r = ranked[sys];
+    std::size_t n = 0;  // plans simulated from the top without a gap
+    while (n < r.size() && !e.plans[static_cast<std::size_t>(r[n])].held_back) ++n;
+    if (n == 0 || n == r.size() || taken[sys] >= kAutoSearchDeeper) continue;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < n; ++i) {
+      if (simulated_score(e, r[i], rows) > simulated_score(e, r[best], rows)) best = i;
+    }
+    if (best + 1 < n) continue;  // a simulated plan ranks below the best
+    more.push_back(r[n]);
+    ++taken[sys];
+  }
+  return more;
+}
+
 }  // namespace
 
-SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
+double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffRow>& plan_readoffs) {
+  const char* kind = !e.readoff_speeds_tok_s.empty() ? "speed" : !e.slo_tiers.empty() ? "slo" : "single_agent";
+  for (const ReadoffRow& row : plan_readoffs) {
+    if (row.plan != plan || row.target_kind != kind) continue;
+    const double v = row.target_kind == "speed" ? row.total_tok_s_per_mw
+                     : row.target_kind == "slo" ? row.agents_per_mw
+                                                : row.target_agent_tok_s;
+    return std::isnan(v) ? -1.0 : v;
+  }
+  return -1.0;
+}
+
+std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& plan_readoffs) {
+  if (!e.search_auto) return "";
+  std::string out;
+  const auto ranked = rankings(e);
+  char buf[512];
+  auto g3 = [](double v) {
+    char t[32];
+    std::snprintf(t, sizeof t, "%.3g", v);
+    return std::string(t);
+  };
+  for (std::size_t sys = 0; sys < ranked.size(); ++sys) {
+    std::vector<int> sim;
+    int splits = 0, simulated_splits = 0;
+    for (const int p : ranked[sys]) {
+      const Plan& plan = e.plans[static_cast<std::size_t>(p)];
+      splits += plan.prefill_replicas > 0 ? 1 : 0;
+      if (plan.pruned.empty()) {
+        sim.push_back(p);
+        simulated_splits += plan.prefill_replicas > 0 ? 1 : 0;
+      }
+    }
+    if (ranked[sys].empty()) continue;
+    std::vector<double> bound, score;
+    for (const int p : sim) {
+      bound.push_back(e.plans[static_cast<std::size_t>(p)].bound_tok_s);
+      score.push_back(simulated_score(e, p, plan_readoffs));
+    }
+    const std::vector<double> sim_rank = descending_ranks(score);
+    const double rho = spearman(bound, score);
+    std::snprintf(buf, sizeof buf,
+                  "ranking %s: %zu plans ranked by the bound (%d prefill/decode splits), %zu simulated (%d splits); "
+                  "Spearman of bound against simulated rank: %s\n",
+                  e.systems[sys].name.c_str(), ranked[sys].size(), splits, sim.size(), simulated_splits,
+                  std::isnan(rho) ? "n/a (fewer than two distinct)" : g3(rho).c_str());
+    out += buf;
+    for (std::size_t i = 0; i < sim.size(); ++i) {
+      const Plan& plan = e.plans[static_cast<std::size_t>(sim[i])];
+      std::snprintf(buf, sizeof buf, "  bound #%-3d simulated #%-4s %-48s bound %.4g output tok/s, read-off %s\n",
+                    plan.bound_rank, g3(sim_rank[i]).c_str(), deployment_name(e, plan).c_str(),
+                    plan.bound_tok_s, score[i] < 0 ? "none" : g3(score[i]).c_str());
+      out += buf;
+    }
+  }
+  return out;
+}
+
+SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                             const SweepRanks& ranks) {
   SweepOutcome out;
-  if (e.workload.auto_concurrency) {
-    out.runs = auto_sweep(e, sessions, opt, ranks);
-  } else {
-    const std::vector<SweepPoint> points = expand_sweep(e);
-    out.runs = run_points(e, sessions, points, opt, ranks, "sweep");
+  std::vector<int> open;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].pruned.empty()) open.push_back(static_cast<int>(p));
+  }
+  out.runs = sweep_plans(e, sessions, opt, ranks, open);
+  if (e.search_auto) {
+    std::vector<int> taken(e.systems.size(), 0);
+    while (true) {
+      const std::vector<int> more = deeper_plans(e, all_readoffs(e, out.runs), taken);
+      if (more.empty()) break;
+      for (const int p : more) {
+        e.plans[static_cast<std::size_t>(p)].pruned.clear();
+        e.plans[static_cast<std::size_t>(p)].held_back = false;
+      }
+      for (RunResult& r : sweep_plans(e, sessions, opt, ranks, more)) out.runs.push_back(std::move(r));
+    }
   }
 
   // Bisections. A fixed list: each SLO tier the sweep brackets, to the exact concurrency. Auto: each
@@ -206,6 +322,7 @@ SweepOutcome run_experiment(const Experiment& e, const wl::Trace& sessions, cons
 
   out.plan_readoffs = all_readoffs(e, out.runs);
   out.readoffs = choose_plans(e, out.plan_readoffs);
+  out.ranking_log = ranking_report(e, out.plan_readoffs);
   attach_error_bands(e, out);
   return out;
 }

@@ -1,9 +1,12 @@
 #pragma once
 // Replicas behind a router, as one RequestSink. Unified: every replica prefills
-// and decodes. Disaggregated: the router picks a prefill replica; when the
-// prompt is done its KV crosses the topology (route latency + bytes / bottleneck
-// bandwidth, each device sending its shard in parallel) to the least-loaded
-// decode replica, which then decodes.
+// and decodes. Disaggregated: the router picks a prefill replica (prompts queue
+// there); when the prompt is done its KV crosses the topology to the least-loaded
+// decode replica, landing on one of its attention-DP ranks (round robin), which
+// then decodes. Each device of the sending rank streams its share to a device of
+// the receiving rank; a stream occupies every link of its route for bytes /
+// bottleneck bandwidth, first come first served, so transfers sharing a link
+// (a NIC, an NVLink port) queue behind each other, plus the route latency.
 #include <map>
 #include <memory>
 #include <utility>
@@ -22,13 +25,18 @@ struct ClusterOptions {
   int decode_replicas = 0;
   RouterPolicy router = RouterPolicy::kRoundRobin;
   int devices_per_replica = 1;    // replica i holds devices [i * d, (i + 1) * d) of the topology
+  // Disaggregated: devices of each prefill replica (0 = devices_per_replica); the prefill pool holds
+  // the first prefill_replicas x this devices, the decode pool the devices after them.
+  int prefill_devices_per_replica = 0;
 };
 
 class Cluster : public RequestSink {
  public:
-  // `topology` (needed when disaggregated) must outlive the cluster.
+  // `topology` (needed when disaggregated) must outlive the cluster. `base` configures the unified
+  // or decode replicas, `prefill` (null: `base`) the prefill replicas.
   Cluster(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system, const ReplicaOptions& base,
-          ClusterOptions opt, metrics::Recorder& recorder, const hw::Topology* topology = nullptr);
+          ClusterOptions opt, metrics::Recorder& recorder, const hw::Topology* topology = nullptr,
+          const ReplicaOptions* prefill = nullptr);
 
   void submit(const Request& r, CompletionFn done) override;
 
@@ -36,11 +44,18 @@ class Cluster : public RequestSink {
   Replica& replica(std::size_t i) { return *replicas_[i]; }
   // Every replica's counters summed, plus the KV transfers.
   metrics::CacheCounters counters() const;
-  // Seconds to move `tokens` of KV from replica `from` to replica `to`.
+  // Seconds to move `tokens` of KV from replica `from` to replica `to` over idle links.
   double transfer_s(int from, int to, long long tokens);
+  // Books the move of `tokens` of KV from prefill replica `from` to attention-DP rank `rank` of
+  // replica `to`, starting now, on links that earlier bookings may still occupy; returns the
+  // seconds from now until the last of it has arrived.
+  double reserve_transfer(int from, int to, int rank, long long tokens);
+  // The first topology device of replica `i`.
+  int first_device(int i) const;
 
  private:
   void handoff(int from, const Request& r, const metrics::RequestRecord& rec, CompletionFn done);
+  const hw::Route& route(int a, int b);
 
   core::Simulator& sim_;
   ClusterOptions opt_;
@@ -51,7 +66,10 @@ class Cluster : public RequestSink {
   core::MinTree front_loads_, back_loads_;  // their loads, mirrored by the replicas
   Router router_;
   Router decode_router_{RouterPolicy::kLeastLoaded};
-  std::map<std::pair<int, int>, std::pair<double, double>> routes_;  // (from, to) -> (latency_s, Bps)
+  std::map<std::pair<int, int>, hw::Route> routes_;  // (device, device) -> route
+  std::vector<double> link_free_s_;                  // per directed link: when its last booking ends
+  wl::ParallelPlan prefill_plan_, decode_plan_;
+  std::vector<int> next_rank_;                       // per replica: the DP rank the next KV lands on
   metrics::CacheCounters transfers_;
 };
 

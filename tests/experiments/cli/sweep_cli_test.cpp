@@ -68,7 +68,7 @@ TEST_F(SweepCli, OutputsHaveTheContractSchema) {
                 0),
             0u)
       << csv.substr(0, csv.find('\n'));
-  EXPECT_NE(csv.find("\nhgx-b200,tp=8,32,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nhgx-b200,1x(tp=8) on 8 GPUs,32,"), std::string::npos) << csv;
   const std::string ro = slurp(dir / "o" / "readoffs.csv");
   EXPECT_EQ(ro.substr(0, ro.find('\n')),
             "system,deployment,target_kind,target_agent_tok_s,total_tok_s_per_mw,output_tok_s_per_mw,agents_per_mw,"
@@ -76,11 +76,11 @@ TEST_F(SweepCli, OutputsHaveTheContractSchema) {
             "agent_tok_s_lo,agent_tok_s_hi");
   // One row per system and target: 2 systems x (1 speed + 1 SLO tier + single-agent speed).
   EXPECT_EQ(std::count(ro.begin(), ro.end(), '\n'), 7) << ro;
-  EXPECT_NE(ro.find("hgx-h200,tp=8,single_agent,"), std::string::npos) << ro;
-  EXPECT_NE(ro.find("hgx-h200,tp=8,speed,40,"), std::string::npos) << ro;
-  EXPECT_NE(ro.find("hgx-h200,tp=8,slo,45,"), std::string::npos) << ro;
+  EXPECT_NE(ro.find("hgx-h200,1x(tp=8) on 8 GPUs,single_agent,"), std::string::npos) << ro;
+  EXPECT_NE(ro.find("hgx-h200,1x(tp=8) on 8 GPUs,speed,40,"), std::string::npos) << ro;
+  EXPECT_NE(ro.find("hgx-h200,1x(tp=8) on 8 GPUs,slo,45,"), std::string::npos) << ro;
   EXPECT_NE(r.output.find("read-offs"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("pruned hgx-h200 tp=16"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pruned hgx-h200 1x(tp=16) on 16 GPUs"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "o" / ".partial")) << "the resume cache is removed after a complete sweep";
 
   H5::H5File f((dir / "o" / "results.h5").string(), H5F_ACC_RDONLY);
@@ -128,7 +128,7 @@ TEST_F(SweepCli, DescribeAndPlan) {
   const Result p = agentsim("plan --model llama-3.1-70b --agents 1000 --agent-speed 20 --ttft-p90 30s "
                             "--systems hgx-h200 --max-agents-per-replica 16 -j 2 --experiment " + experiment());
   ASSERT_EQ(p.code, 0) << p.output;
-  EXPECT_NE(p.output.find("hgx-h200     tp=8"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("hgx-h200     1x(tp=8) on 8 GPUs"), std::string::npos) << p.output;
 }
 
 }  // namespace

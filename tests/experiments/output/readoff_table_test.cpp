@@ -68,7 +68,7 @@ TEST_F(HandMade, SpeedReadoffInterpolatesPerMw) {
   EXPECT_DOUBLE_EQ(r.output_tok_s_per_mw, 200);
   EXPECT_DOUBLE_EQ(r.agents_per_mw, 6);
   EXPECT_DOUBLE_EQ(r.concurrency, 6);
-  EXPECT_EQ(r.deployment, "tp=8");
+  EXPECT_EQ(r.deployment, "1x(tp=8) on 8 GPUs");
   // 200 tok/s is faster than the slowest-loaded point: flagged, never extrapolated.
   const ReadoffRow out = speed_readoff(e, 1, runs, 200);
   EXPECT_FALSE(out.in_swept_range);
@@ -141,7 +141,7 @@ TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
   EXPECT_FALSE(all[2].in_swept_range) << "no concurrency-1 run";
   const auto chosen = choose_plans(e, all);
   ASSERT_EQ(chosen.size(), 3u);
-  EXPECT_EQ(chosen[0].deployment, "tp=8");
+  EXPECT_EQ(chosen[0].deployment, "1x(tp=8) on 8 GPUs");
   EXPECT_DOUBLE_EQ(chosen[0].total_tok_s_per_mw, 2000);
   EXPECT_EQ(chosen[0].runner_up, "tp=4") << "the second-best in-range plan is named";
 }
@@ -162,7 +162,7 @@ TEST_F(HandMade, AnSloFloorAboveTheInRangeFigureWins) {
   const auto chosen = choose_plans(e, all_readoffs(e, floor_wins));
   ASSERT_EQ(chosen.size(), 3u);
   ASSERT_EQ(chosen[1].target_kind, "slo");
-  EXPECT_EQ(chosen[1].deployment, "tp=4");
+  EXPECT_EQ(chosen[1].deployment, "2x(tp=4) on 8 GPUs");
   EXPECT_TRUE(chosen[1].lower_bound);
   EXPECT_FALSE(chosen[1].in_swept_range);
   EXPECT_DOUBLE_EQ(chosen[1].agents_per_mw, 8);
@@ -170,7 +170,7 @@ TEST_F(HandMade, AnSloFloorAboveTheInRangeFigureWins) {
   EXPECT_EQ(chosen[1].runner_up, "tp=8");
   const std::vector<RunResult> range_wins = runs_at(1e5);  // tp=8: 20 agents per MW, above the floor
   const auto again = choose_plans(e, all_readoffs(e, range_wins));
-  EXPECT_EQ(again[1].deployment, "tp=8");
+  EXPECT_EQ(again[1].deployment, "1x(tp=8) on 8 GPUs");
   EXPECT_TRUE(again[1].in_swept_range);
   EXPECT_DOUBLE_EQ(again[1].agents_per_mw, 20);
 }

@@ -227,7 +227,7 @@ TEST_F(ReportBrowser, ReportRendersReadableChartsWithoutConsoleErrors) {
   EXPECT_NE(headline.find("(millions)"), std::string::npos);
   EXPECT_EQ(count(headline, "<polyline"), 2) << "one curve per system";
   EXPECT_EQ(matches(headline, "data-name=\"([^\"]*)\""),
-            (std::vector<std::string>{"hgx-h200 tp=8", "hgx-b200 tp=8"}));
+            (std::vector<std::string>{"hgx-h200 1x(tp=8) on 8 GPUs", "hgx-b200 1x(tp=8) on 8 GPUs"}));
   const auto labels = matches(headline, "<text class=\"readoff-label\"[^>]*>([^<]*)</text>");
   EXPECT_GE(labels.size(), 1u);
   for (const auto& l : labels) EXPECT_TRUE(std::regex_match(l, std::regex("40 tok/s: [0-9.,]+ M"))) << l;
@@ -321,7 +321,7 @@ TEST_F(ReportBrowser, ComparisonOverlaysRunsAndTabulatesDeltas) {
   EXPECT_EQ(count(headline, "<polyline"), 4) << "two systems in each of two runs";
   EXPECT_EQ(count(headline, "stroke-dasharray"), 2 + 2)
       << "the baseline's curves (and legend lines) are dashed";
-  EXPECT_NE(headline.find("data-name=\"whatif: hgx-h200 tp=8\""), std::string::npos);
+  EXPECT_NE(headline.find("data-name=\"whatif: hgx-h200 1x(tp=8) on 8 GPUs\""), std::string::npos);
   const auto rows = matches(dom, "<tr class=\"delta\">(.*?)</tr>");
   ASSERT_EQ(rows.size(), 4u) << "per system: the one speed target and the single-agent speed";
   const auto cells = [](const std::string& row) { return matches(row, "<td[^>]*>([^<]*)</td>"); };

@@ -77,55 +77,57 @@ TEST_F(SearchAuto, EveryValidPlanOnAnNvl72RackUsesAll72Gpus) {
   }
 }
 
-TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestThree) {
+TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestBounds) {
   Experiment e = load_experiment(write("gpt-oss-120b", "hgx-b200").string(), kRoot);
   std::set<std::string> labels;
   for (const Plan& p : e.plans) labels.insert(p.label);
   for (const char* want : {"tp=1", "tp=2", "tp=2,ep=2", "dp=2,ep=2", "tp=8,ep=8", "dp=8,ep=8"}) {
     EXPECT_TRUE(labels.count(want)) << want;
   }
+  const std::size_t aggregated = e.plans.size();
   const wl::Trace sessions = load_sessions(e);
-  // rank_plans bounds decode at the trace's mean prompt and the slowest speed read-off (50 tok/s).
-  double input = 0, turns = 0;
-  for (const auto& s : sessions.sessions) {
-    for (const auto& t : s.turns) {
-      input += static_cast<double>(t.input_tokens);
-      turns += 1;
-    }
-  }
-  std::vector<std::pair<double, std::string>> bounds;
-  std::string fastest;  // the best single-agent bound
-  double fastest_tok_s = 0;
-  for (const Plan& p : e.plans) {
-    if (p.pruned.empty()) {
-      const PlanBound b = plan_bound(e, p, input / turns, 50, sessions.block_size_tokens);
-      bounds.emplace_back(b.system_tok_s, p.label);
-      if (b.single_agent_tok_s > fastest_tok_s) fastest_tok_s = b.single_agent_tok_s, fastest = p.label;
-    }
-  }
-  ASSERT_GT(bounds.size(), 3u);
-  ASSERT_FALSE(fastest.empty());
   rank_plans(e, sessions);
-  int kept = 0;
-  for (const Plan& p : e.plans) kept += p.pruned.empty() ? 1 : 0;
-  std::sort(bounds.begin(), bounds.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  const int by_bound = bounds[2].first >= kAutoSearchThirdWithin * bounds[0].first ? 3 : 2;
-  bool fastest_by_bound = false;
-  for (int i = 0; i < by_bound; ++i) fastest_by_bound = fastest_by_bound || bounds[static_cast<std::size_t>(i)].second == fastest;
-  EXPECT_EQ(kept, by_bound + (fastest_by_bound ? 0 : 1));
+  ASSERT_GT(e.plans.size(), aggregated) << "prefill/decode splits of the system are ranked too";
+  // Every valid or held-back plan has a distinct rank that follows its bound.
+  std::vector<const Plan*> ranked;
   for (const Plan& p : e.plans) {
-    if (p.label == bounds[0].second || p.label == bounds[1].second) {
-      EXPECT_EQ(p.pruned, "") << p.label << " has one of the two best bounds";
-    }
-    if (p.label == fastest) {
-      EXPECT_EQ(p.pruned, "") << p.label << " is the fastest for one agent";
+    if (p.bound_rank > 0) ranked.push_back(&p);
+    if (p.prefill_replicas > 0) {
+      EXPECT_GE(p.bound_rank, 1) << p.label;
     }
   }
-  for (const Plan& p : e.plans) {
-    if (p.pruned.find("search: auto simulates") != std::string::npos) {
-      EXPECT_NE(p.pruned.find("analytic bound"), std::string::npos);
+  std::sort(ranked.begin(), ranked.end(), [](const Plan* a, const Plan* b) { return a->bound_rank < b->bound_rank; });
+  ASSERT_GT(ranked.size(), 3u);
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    EXPECT_EQ(ranked[i]->bound_rank, static_cast<int>(i) + 1);
+    if (i > 0) {
+      EXPECT_LE(ranked[i]->bound_tok_s, ranked[i - 1]->bound_tok_s);
+    }
+    if (static_cast<int>(i) < kAutoSearchKeep) {
+      EXPECT_EQ(ranked[i]->pruned, "") << ranked[i]->label;
+    }
+    EXPECT_EQ(ranked[i]->held_back, !ranked[i]->pruned.empty());
+    if (ranked[i]->held_back) {
+      EXPECT_NE(ranked[i]->pruned.find("analytic bound"), std::string::npos);
     }
   }
+  // Also simulated: the best split and the aggregated plan fastest for one agent.
+  const Plan* best_split = nullptr;
+  for (const Plan* p : ranked) {
+    if (p->prefill_replicas > 0 && (!best_split || p->bound_tok_s > best_split->bound_tok_s)) best_split = p;
+  }
+  ASSERT_NE(best_split, nullptr);
+  EXPECT_EQ(best_split->pruned, "");
+  const WorkloadProfile w = workload_profile(sessions);
+  const Plan* fastest = nullptr;
+  double fastest_tok_s = 0;
+  for (const Plan* p : ranked) {
+    if (p->prefill_replicas > 0) continue;
+    const double v = replica_bound(e, p->deployment, p->system, w, 50, sessions.block_size_tokens).single_agent_tok_s;
+    if (!fastest || v > fastest_tok_s) fastest = p, fastest_tok_s = v;
+  }
+  ASSERT_NE(fastest, nullptr);
+  EXPECT_EQ(fastest->pruned, "") << fastest->label << " is the fastest for one agent";
 }
 
 // The bound by hand: one sequence's step time sets its speed; the batch grows until the speed falls
@@ -180,7 +182,9 @@ TEST_F(SearchAuto, SpeculativeBoundCountsTheTokensEachStepEmits) {
 
 TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
   const fs::path p = write("llama-3.1-8b", "gb200-nvl72");
-  const auto r = test_support::run("run " + p.string() + " -j 2 --out " + (dir / "o").string());
+  // Aggregated plans only: a prefill/decode split may leave GPUs idle.
+  const auto r = test_support::run("run " + p.string() + " -j 2 --set serving.disaggregation.search=false --out " +
+                                   (dir / "o").string());
   ASSERT_EQ(r.code, 0) << r.output;
   H5::H5File f((dir / "o" / "results.h5").string(), H5F_ACC_RDONLY);
   H5::DataSet runs = f.openDataSet("runs");
