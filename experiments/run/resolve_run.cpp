@@ -189,7 +189,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   ro.barriers_s = {r.warmup_s, r.end_s};
 
   serving::ClusterOptions& clo = r.cluster;
-  // fill: as many replicas as one system holds ; a replica over several systems is one replica occupying all of them (run_accounting counts their power and GPUs).
+  // fill: as many replicas as one system holds; a replica over several systems is one replica occupying all of them (run_accounting counts their power and GPUs).
   clo.replicas = unified_replicas(e, plan);
   r.pods = e.serving.pods > 0 ? e.serving.pods : clo.replicas;  // 0: per_replica
   if (e.serving.pods > 1 && plan.prefill_replicas == 0 && e.serving.pods > clo.replicas) {
