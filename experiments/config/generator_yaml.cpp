@@ -56,7 +56,8 @@ wl::LogNormalSpec dist(const YamlNode& parent, std::string_view key, wl::LogNorm
   n->check_keys(kDistKeys);
   wl::LogNormalSpec s{n->at("median").as_number(), n->at("p90").as_number()};
   if (!(s.median > 0 && s.median < 1e12)) throw n->at("median").error("expected a positive number below 1e12");
-  if (!(s.p90 >= s.median && s.p90 < 1e12)) throw n->at("p90").error("expected a number >= median and below 1e12");
+  if (!(s.p90 >= s.median)) throw n->at("p90").error("expected a number >= median");
+  if (!(s.p90 < 1e12)) throw n->at("p90").error("expected a number below 1e12");
   if (n->has("min")) {
     s.min = n->at("min").as_number();
     if (!(s.min > 0 && s.min <= s.median)) throw n->at("min").error("expected a positive number <= median");
