@@ -33,7 +33,7 @@ std::string ParallelPlan::to_string() const {
 ParallelPlan parse_parallel_plan(std::string_view text) {
   ParallelPlan p;
   auto fail = [&](const std::string& why) {
-    return core::Error("plan '" + std::string(text) + "': " + why + " (expected e.g. tp=8,ep=8,pp=1,dp=1; re=N redundant experts)");
+    return core::Error("plan '" + std::string(text) + "': " + why + " (expected e.g. tp=8,ep=8,pp=1,dp=1)");
   };
   size_t start = 0;
   while (start <= text.size() && !text.empty()) {
