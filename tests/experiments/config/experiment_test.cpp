@@ -136,8 +136,9 @@ TEST_F(ExperimentErrors, OutOfRangeValues) {
   body.replace(body.find("[1, 2]"), 6, "[1, 0]");
   EXPECT_EQ(error_of(body), "FILE:8: workload.concurrency[1]: expected a concurrency in [1, 10000000]");
   body = valid_body();
-  body.replace(body.find("tp: 8"), 5, "tp: 16");
-  EXPECT_EQ(error_of(body), "FILE:5: deployment.tp: expected an integer in [1, 8]");
+  // Degrees reach 16 systems of devices (a replica may span whole systems): 8 x 16 on an 8-GPU node.
+  body.replace(body.find("tp: 8"), 5, "tp: 256");
+  EXPECT_EQ(error_of(body), "FILE:5: deployment.tp: expected an integer in [1, 128]");
 }
 
 TEST_F(ExperimentErrors, YamlSyntaxError) {

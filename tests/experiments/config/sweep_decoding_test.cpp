@@ -57,12 +57,13 @@ TEST_F(SweepDecoding, SystemsSearchAndTargetsDecode) {
                  "readoffs: {agent_speeds: [50, 100]}\nslo: {tiers: [20, 60], ttft: \"2s\"}\npower: {pue: 1.2}\n")),
       kRoot);
   ASSERT_EQ(e.systems.size(), 2u);
-  // 2 systems x 2 tp values, system-major; tp=16 exceeds the 8 GPUs of an HGX node.
+  // 2 systems x 2 tp values, system-major; tp=16 spans two 8-GPU HGX nodes (a valid plan).
   ASSERT_EQ(e.plans.size(), 4u);
   EXPECT_EQ(e.plans[0].label, "tp=8");
   EXPECT_TRUE(e.plans[0].pruned.empty());
   EXPECT_EQ(e.plans[1].label, "tp=16");
-  EXPECT_NE(e.plans[1].pruned.find("deployment.tp"), std::string::npos) << e.plans[1].pruned;
+  EXPECT_TRUE(e.plans[1].pruned.empty()) << e.plans[1].pruned;
+  EXPECT_EQ(e.plans[1].deployment.plan.nodes(8), 2);
   EXPECT_TRUE(e.plans[3].pruned.empty()) << "72 GPUs take tp=16";
   EXPECT_EQ(e.plans[3].deployment.plan.tp, 16);
   EXPECT_EQ(e.readoff_speeds_tok_s, (std::vector<double>{50, 100}));
@@ -71,8 +72,8 @@ TEST_F(SweepDecoding, SystemsSearchAndTargetsDecode) {
   EXPECT_EQ(e.slo_tiers[1].speed_percentile, 10);
   EXPECT_EQ(e.slo_tiers[1].ttft_s, 2.0);
   EXPECT_EQ(e.power.pue, 1.2);
-  // 2 valid-or-not plans per system, 2 levels each: only the 3 valid plans expand.
-  EXPECT_EQ(expand_sweep(e).size(), 6u);
+  // 2 plans per system, all valid, 2 levels each.
+  EXPECT_EQ(expand_sweep(e).size(), 8u);
 }
 
 TEST_F(SweepDecoding, RunIdsAndSeedsAreStable) {
