@@ -20,7 +20,7 @@ nlohmann::json json_of(const std::string& args) {
 }
 
 TEST(ExplainCompareCli, RatiosAreThoseOfTheTwoSingleExplains) {
-  const std::string step = "--model deepseek-r1 --plan tp=8 --batch decode=16@2048 --engine sglang";
+  const std::string step = "--model deepseek-v4.1-flash --plan tp=8 --batch decode=16@2048 --engine sglang";
   const nlohmann::json a = json_of(step + " --system hgx-h100");
   const nlohmann::json b = json_of(step + " --system hgx-h200");
   const nlohmann::json c = json_of(step + " --system hgx-h100 --compare hgx-h200");

@@ -81,7 +81,8 @@ TEST_F(SweepCli, OutputsHaveTheContractSchema) {
   EXPECT_NE(ro.find("hgx-h200,1x(tp=8) on 8 GPUs,speed,40,"), std::string::npos) << ro;
   EXPECT_NE(ro.find("hgx-h200,1x(tp=8) on 8 GPUs,slo,45,"), std::string::npos) << ro;
   EXPECT_NE(r.output.find("read-offs"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("pruned hgx-h200 1x(tp=12)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pruned hgx-h200 "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(tp=12) on 8 GPUs: deployment:"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "o" / ".partial")) << "the resume cache is removed after a complete sweep";
 
   H5::H5File f((dir / "o" / "results.h5").string(), H5F_ACC_RDONLY);

@@ -143,7 +143,7 @@ TEST_F(HandMade, DeploymentSearchPicksTheBestPlan) {
   ASSERT_EQ(chosen.size(), 3u);
   EXPECT_EQ(chosen[0].deployment, "1x(tp=8) on 8 GPUs");
   EXPECT_DOUBLE_EQ(chosen[0].total_tok_s_per_mw, 2000);
-  EXPECT_EQ(chosen[0].runner_up, "tp=4") << "the second-best in-range plan is named";
+  EXPECT_EQ(chosen[0].runner_up, "2x(tp=4) on 8 GPUs") << "the second-best in-range plan is named";
 }
 
 // An SLO tier still met at a plan's largest swept concurrency is a floor on its agents per MW: it wins
@@ -167,7 +167,7 @@ TEST_F(HandMade, AnSloFloorAboveTheInRangeFigureWins) {
   EXPECT_FALSE(chosen[1].in_swept_range);
   EXPECT_DOUBLE_EQ(chosen[1].agents_per_mw, 8);
   EXPECT_NE(chosen[1].note.find("at least"), std::string::npos) << chosen[1].note;
-  EXPECT_EQ(chosen[1].runner_up, "tp=8");
+  EXPECT_EQ(chosen[1].runner_up, "1x(tp=8) on 8 GPUs");
   const std::vector<RunResult> range_wins = runs_at(1e5);  // tp=8: 20 agents per MW, above the floor
   const auto again = choose_plans(e, all_readoffs(e, range_wins));
   EXPECT_EQ(again[1].deployment, "1x(tp=8) on 8 GPUs");
