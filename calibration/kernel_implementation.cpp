@@ -11,7 +11,7 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool has(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+bool mentions(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
 }  // namespace
 
@@ -51,34 +51,34 @@ const KernelImplementation* find_kernel_implementation(const std::string& id) {
 std::string implementation_of(const std::string& file, const std::string& library) {
   const std::string l = lower(library);
   if (file == "custom_all_reduce.csv") {
-    if (has(l, "sgl-kernel")) return "custom-ar-sglang";
-    if (has(l, "rocm")) return "custom-ar-vllm-rocm";
-    if (has(l, "vllm")) return "custom-ar-vllm";
+    if (mentions(l, "sgl-kernel")) return "custom-ar-sglang";
+    if (mentions(l, "rocm")) return "custom-ar-vllm-rocm";
+    if (mentions(l, "vllm")) return "custom-ar-vllm";
     return "";
   }
-  if (has(l, "deepgemm")) return "deepgemm";
-  if (has(l, "trtllm-gen")) return "flashinfer-trtllm-gen";
-  if (has(l, "aiter")) return "aiter";
-  if (has(l, "hipblaslt")) return "hipblaslt";
-  if (has(l, "cublas")) return "cublas";  // cuBLASLt, torch.matmul (cuBLAS)
-  if (has(l, "vllm cutlass")) return "cutlass-vllm";
-  if (has(l, "vllm triton")) return "triton-vllm";
-  if (has(l, "flashmla")) return "flashmla";
-  if (has(l, "flashattention-3")) return "flash-attention-3";
-  if (has(l, "flashattention-2")) return "flash-attention-2";
-  if (has(l, "cudnn")) return "cudnn-attention";
-  if (has(l, "standard pytorch attention")) return "torch-attention";
+  if (mentions(l, "deepgemm")) return "deepgemm";
+  if (mentions(l, "trtllm-gen")) return "flashinfer-trtllm-gen";
+  if (mentions(l, "aiter")) return "aiter";
+  if (mentions(l, "hipblaslt")) return "hipblaslt";
+  if (mentions(l, "cublas")) return "cublas";  // cuBLASLt, torch.matmul (cuBLAS)
+  if (mentions(l, "vllm cutlass")) return "cutlass-vllm";
+  if (mentions(l, "vllm triton")) return "triton-vllm";
+  if (mentions(l, "flashmla")) return "flashmla";
+  if (mentions(l, "flashattention-3")) return "flash-attention-3";
+  if (mentions(l, "flashattention-2")) return "flash-attention-2";
+  if (mentions(l, "cudnn")) return "cudnn-attention";
+  if (mentions(l, "standard pytorch attention")) return "torch-attention";
   if (l == "triton") return "triton-attention";
   if (l.starts_with("rccl")) return "rccl";  // "NCCL ... via nccl-tests/rccl-tests" is NCCL
   if (l.starts_with("nccl")) return "nccl";
-  if (has(l, "babelstream")) return "babelstream";
+  if (mentions(l, "babelstream")) return "babelstream";
   return "";
 }
 
 std::string implementation_of_program(const std::string& program) {
-  if (has(program, "triton_moe_check")) return "triton-fused-moe";
-  if (has(program, "torch_gemm_check")) return "cublas";
-  if (has(program, "agentsim")) return "cuda-runtime";
+  if (mentions(program, "triton_moe_check")) return "triton-fused-moe";
+  if (mentions(program, "torch_gemm_check")) return "cublas";
+  if (mentions(program, "agentsim")) return "cuda-runtime";
   return "";
 }
 

@@ -10,13 +10,13 @@
 
 #include "calibration/measured_sources.hpp"
 #include "sim/core/error.hpp"
+#include "tests/calibration/measured_metric.hpp"
 
 namespace agentsim::calib {
 namespace {
 
 const std::string kSet = std::string(AGENTSIM_SOURCE_DIR) + "/experiments/validation/measured/mlperf-inference-v5.1";
 
-double metric(const MeasuredRun& r, std::string_view name) { return r.metrics[measured_metric_index(name)]; }
 
 const MeasuredRun* run(const MeasuredSet& s, const std::string& id) {
   for (const auto& r : s.runs) {
@@ -49,8 +49,8 @@ TEST(MeasuredMlperf, OfflineRowMapsToModelSystemLengthsEngineAndScenario) {
   EXPECT_EQ(r->kv_dtype, "fp8");
   EXPECT_TRUE(r->plan_smallest_fit);
   EXPECT_FALSE(r->trtllm_bench);
-  EXPECT_NEAR(metric(*r, "output_tok_s_per_gpu"), 27803.9 / 8, 1e-9);
-  EXPECT_TRUE(std::isnan(metric(*r, "wall_power_w_per_gpu")));
+  EXPECT_NEAR(test::metric_of(*r, "output_tok_s_per_gpu"), 27803.9 / 8, 1e-9);
+  EXPECT_TRUE(std::isnan(test::metric_of(*r, "wall_power_w_per_gpu")));
 }
 
 TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower) {
@@ -62,7 +62,7 @@ TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower)
   EXPECT_EQ(server->scenario, "server");
   EXPECT_DOUBLE_EQ(server->ttft_p99_limit_s, 2.0);
   EXPECT_DOUBLE_EQ(server->tpot_p99_limit_s, 0.2);
-  EXPECT_NEAR(metric(*server, "output_tok_s_per_gpu"), 24593.8 / 8, 1e-9);
+  EXPECT_NEAR(test::metric_of(*server, "output_tok_s_per_gpu"), 24593.8 / 8, 1e-9);
   // 5.1-0061,Lenovo,...,llama2-70b-99,Offline,1,8,NVIDIA B200-SXM-180GB,...,"TensorRT 10.8, CUDA 12.8",fp4,
   // 102909.0,Tokens/s,10400.9988793425,Watts,...
   const MeasuredRun* power = run(s, "5.1-0061:llama2-70b-99:Offline");
@@ -71,7 +71,7 @@ TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower)
   EXPECT_EQ(power->engine, "trtllm");  // NVIDIA's "TensorRT" LLM harness is TensorRT-LLM
   EXPECT_TRUE(power->trtllm_bench);
   EXPECT_EQ(power->experts_dtype, "nvfp4");
-  EXPECT_NEAR(metric(*power, "wall_power_w_per_gpu"), 10400.9988793425 / 8, 1e-9);
+  EXPECT_NEAR(test::metric_of(*power, "wall_power_w_per_gpu"), 10400.9988793425 / 8, 1e-9);
   // Its 99.9 twin reports the same 102909.0 tokens/s: the same run, listed once.
   const SkippedRow* twin = skipped(s, "5.1-0061:llama2-70b-99.9:Offline");
   ASSERT_NE(twin, nullptr);

@@ -13,22 +13,22 @@
 
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_client.hpp"
-#include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
+#include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_overlap_scheduler.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
 #include "calibration/measured_names.hpp"
 #include "calibration/measured_sources.hpp"
 #include "sim/core/error.hpp"
+#include "tests/calibration/measured_metric.hpp"
 
 namespace agentsim::calib {
 namespace {
 
 const std::string kDir = std::string(AGENTSIM_SOURCE_DIR) + "/tests/calibration/fixtures/measured";
 
-double metric(const MeasuredRun& r, std::string_view name) { return r.metrics[measured_metric_index(name)]; }
 
 const MeasuredRun* find(const std::vector<MeasuredRun>& runs, int line) {
   for (const auto& r : runs) {
@@ -109,11 +109,11 @@ TEST(MeasuredSources, ServingPointsRow) {
   EXPECT_EQ(r->concurrency, 8);
   EXPECT_FALSE(r->speculative);
   EXPECT_EQ(r->weights_dtype, "fp8");
-  EXPECT_DOUBLE_EQ(metric(*r, "output_tok_s_per_gpu"), 74.6);
-  EXPECT_DOUBLE_EQ(metric(*r, "total_tok_s_per_gpu"), 148.6);
-  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.3306);
-  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.0128);
-  EXPECT_TRUE(std::isnan(metric(*r, "tpot_s_median")));
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "output_tok_s_per_gpu"), 74.6);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "total_tok_s_per_gpu"), 148.6);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "ttft_s_mean"), 0.3306);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "tpot_s_mean"), 0.0128);
+  EXPECT_TRUE(std::isnan(test::metric_of(*r, "tpot_s_median")));
   EXPECT_EQ(r->stream_interval_tokens, 10);  // InferenceX (IX870), SGLang on H200: dsr1_fp8_h200.sh's interval
   EXPECT_DOUBLE_EQ(r->range_ratio, 0.8);     // and its client's --random-range-ratio
   EXPECT_EQ(r->prompts, 80);                 // and its --num-prompts, 10 x concurrency
@@ -140,13 +140,13 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_EQ(r->engine, "sglang");
   EXPECT_TRUE(r->speculative);
   EXPECT_EQ(r->concurrency, 16);
-  EXPECT_DOUBLE_EQ(metric(*r, "output_tok_s_per_gpu"), 119.76);
-  EXPECT_DOUBLE_EQ(metric(*r, "total_tok_s_per_gpu"), 240.795);
-  EXPECT_DOUBLE_EQ(metric(*r, "agent_output_tok_s"), 60.841);
-  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_mean"), 0.32327);
-  EXPECT_DOUBLE_EQ(metric(*r, "ttft_s_median"), 0.21237);  // the ttft_s_p50 column
-  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_mean"), 0.015929);
-  EXPECT_DOUBLE_EQ(metric(*r, "tpot_s_median"), 0.016436);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "output_tok_s_per_gpu"), 119.76);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "total_tok_s_per_gpu"), 240.795);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "agent_output_tok_s"), 60.841);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "ttft_s_mean"), 0.32327);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "ttft_s_median"), 0.21237);  // the ttft_s_p50 column
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "tpot_s_mean"), 0.015929);
+  EXPECT_DOUBLE_EQ(test::metric_of(*r, "tpot_s_median"), 0.016436);
   // Line 2: TensorRT-LLM, NVFP4 experts, TP4 EP1 on 4 GPUs.
   const MeasuredRun* t = find(set.runs, 2);
   ASSERT_NE(t, nullptr);
@@ -268,7 +268,7 @@ TEST(MeasuredSources, TrtllmPerfOverviewDenseRowsRunAsTheBenchmark) {
   EXPECT_DOUBLE_EQ(b.kv_free_memory_fraction, 0.95);
   EXPECT_TRUE(b.trtllm_bench);
   EXPECT_EQ(b.max_batch_tokens, 0);  // the tool's heuristic, applied where the model is known
-  EXPECT_DOUBLE_EQ(metric(b, "output_tok_s_per_gpu"), 6842);
+  EXPECT_DOUBLE_EQ(test::metric_of(b, "output_tok_s_per_gpu"), 6842);
   EXPECT_EQ(f.runs[1].prompts, 1500);
   EXPECT_EQ(f.runs[1].plan, "tp=2,ep=1");
   ASSERT_EQ(f.skipped.size(), 1u);

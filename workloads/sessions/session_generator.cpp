@@ -22,6 +22,16 @@ double sample_lognormal(const LogNormalSpec& spec, double u1, double u2) {
   return x;
 }
 
+namespace {
+// Two uniforms in a fixed order (the angle's first), never as two arguments of one call: the
+// order in which a compiler evaluates arguments is unspecified, and g++ and clang differ.
+double draw_lognormal(const LogNormalSpec& spec, core::RngStream& rng) {
+  const double u_angle = rng.uniform();
+  const double u_radius = rng.uniform();
+  return sample_lognormal(spec, u_radius, u_angle);
+}
+}  // namespace
+
 long long range_ratio_length(long long tokens, double ratio, double u) {
   if (!(ratio < 1.0)) return tokens;
   const auto lower = static_cast<long long>(std::floor(static_cast<double>(tokens) * std::max(0.0, ratio)));
@@ -31,7 +41,7 @@ long long range_ratio_length(long long tokens, double ratio, double u) {
 
 Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t seed) {
   core::RngStream rng(seed, "generator/sessions");
-  auto draw = [&](const LogNormalSpec& s) { return sample_lognormal(s, rng.uniform(), rng.uniform()); };
+  auto draw = [&](const LogNormalSpec& s) { return draw_lognormal(s, rng); };
   const auto bs = static_cast<long long>(cfg.block_size_tokens);
   const long long sys_blocks = cfg.shared_system_prompt_tokens / bs;
   const bool drop_oldest = cfg.truncation == Truncation::kDropOldest;
@@ -51,8 +61,7 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
   {
     core::RngStream repo_rng(seed, "generator/repositories");
     for (auto& r : repos) {
-      r.tokens = std::max<long long>(1, std::llround(sample_lognormal(cfg.repository_tokens, repo_rng.uniform(),
-                                                                      repo_rng.uniform())));
+      r.tokens = std::max<long long>(1, std::llround(draw_lognormal(cfg.repository_tokens, repo_rng)));
       const long long blocks = (cfg.shared_system_prompt_tokens + r.tokens) / bs - sys_blocks;
       r.first_id = next_id;
       next_id += static_cast<std::uint64_t>(std::max<long long>(0, blocks));

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "experiments/config/catalog.hpp"
+#include "tests/experiments/run/catalog_fixture.hpp"
 #include "experiments/run/profile_efficiency.hpp"
 #include "experiments/run/step_comparison.hpp"
 #include "hwmodels/power_model.hpp"
@@ -27,10 +28,6 @@ namespace {
 
 constexpr double kTol = 1e-9;  // relative: equal hardware prices equal times
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
 
 // a >= b on every peak b has, HBM bandwidth and capacity, scale-up bandwidth, and a's scale-up
 // latency <= b's; the same vendor and architecture (the same kernels run on both).
@@ -55,8 +52,8 @@ bool system_dominates(const hw::System& a, const hw::System& b) {
 
 std::vector<std::pair<const hw::Accelerator*, const hw::Accelerator*>> accelerator_pairs() {
   std::vector<std::pair<const hw::Accelerator*, const hw::Accelerator*>> out;
-  for (const auto& [na, a] : catalog().accelerators.entries()) {
-    for (const auto& [nb, b] : catalog().accelerators.entries()) {
+  for (const auto& [na, a] : test::repo_catalog().accelerators.entries()) {
+    for (const auto& [nb, b] : test::repo_catalog().accelerators.entries()) {
       if (dominates(a, b)) out.emplace_back(&a, &b);
     }
   }
@@ -65,15 +62,6 @@ std::vector<std::pair<const hw::Accelerator*, const hw::Accelerator*>> accelerat
 
 const char* kEngines[] = {"vllm", "sglang", "trtllm"};
 
-// explain's default plan on `s`, or none where the model fits no plan there.
-std::optional<wl::ParallelPlan> plan_on(const wl::ModelSpec& m, const hw::System& s) {
-  try {
-    wl::ParallelPlan p = default_plan(m, s);
-    if (serving::check_plan(m, s, p).ok) return p;
-  } catch (const core::Error&) {
-  }
-  return std::nullopt;
-}
 
 // One op's roofline time on `acc` with `eff`'s efficiencies.
 double op_time(const serving::KernelEfficiency& eff, const hw::Accelerator& acc, const serving::KernelShape& s) {
@@ -190,23 +178,23 @@ TEST(Dominance, TheDominantAcceleratorIsNeverSlowerOnAnyOp) {
 TEST(Dominance, TheDominantSystemIsNeverSlowerOnAWholeStepOfAnyModel) {
   std::vector<std::string> violations;
   std::size_t checked = 0, pairs = 0;
-  for (const auto& [na, sa] : catalog().systems.entries()) {
-    for (const auto& [nb, sb] : catalog().systems.entries()) {
+  for (const auto& [na, sa] : test::repo_catalog().systems.entries()) {
+    for (const auto& [nb, sb] : test::repo_catalog().systems.entries()) {
       if (!system_dominates(sa, sb)) continue;
       ++pairs;
       // Per provisioned MW too where a's system is provisioned no higher (the read-offs' denominator).
       const bool no_more_power = hw::provisioned_power_w(sa) <= hw::provisioned_power_w(sb) &&
                                  sa.accelerator.tdp_w <= sb.accelerator.tdp_w;
-      for (const auto& [name, model] : catalog().models.entries()) {
-        const std::optional<wl::ParallelPlan> plan_or = plan_on(model, sb);
+      for (const auto& [name, model] : test::repo_catalog().models.entries()) {
+        const std::optional<wl::ParallelPlan> plan_or = test::default_plan_if_valid(model, sb);
         if (!plan_or || !serving::check_plan(model, sa, *plan_or).ok) continue;  // the model does not fit
         const wl::ParallelPlan& plan = *plan_or;
         for (const char* engine_name : kEngines) {
           const serving::Engine engine = *core::from_name(serving::kEngineNames, engine_name);
           for (const char* batch_text : {"decode=64@4096", "decode=4@1024", "prefill=1x4096@0"}) {
             const serving::StepBatch batch = serving::parse_step_batch(batch_text);
-            const serving::StepCost ca = price_step(catalog(), AGENTSIM_SOURCE_DIR, model, sa, plan, batch, engine);
-            const serving::StepCost cb = price_step(catalog(), AGENTSIM_SOURCE_DIR, model, sb, plan, batch, engine);
+            const serving::StepCost ca = price_step(test::repo_catalog(), AGENTSIM_SOURCE_DIR, model, sa, plan, batch, engine);
+            const serving::StepCost cb = price_step(test::repo_catalog(), AGENTSIM_SOURCE_DIR, model, sb, plan, batch, engine);
             ++checked;
             const double per_mw_a = ca.breakdown.tokens_per_step / ca.total_s / hw::provisioned_power_w(sa);
             const double per_mw_b = cb.breakdown.tokens_per_step / cb.total_s / hw::provisioned_power_w(sb);

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "experiments/config/catalog.hpp"
+#include "tests/experiments/run/catalog_fixture.hpp"
 #include "experiments/run/step_comparison.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/batch_text.hpp"
@@ -19,20 +20,7 @@
 namespace agentsim::exp {
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(AGENTSIM_SOURCE_DIR);
-  return c;
-}
 
-// explain's default plan on `s`, or none where the model fits no plan there (explain exits 2).
-std::optional<wl::ParallelPlan> plan_on(const wl::ModelSpec& m, const hw::System& s) {
-  try {
-    wl::ParallelPlan p = default_plan(m, s);
-    if (serving::check_plan(m, s, p).ok) return p;
-  } catch (const core::Error&) {
-  }
-  return std::nullopt;
-}
 
 TEST(StepComparison, EveryPairOfCatalogSystemsOnEveryModelMatchesItsTwoSingleSteps) {
   const serving::StepBatch batch = serving::parse_step_batch("decode=4@1024");
@@ -41,21 +29,21 @@ TEST(StepComparison, EveryPairOfCatalogSystemsOnEveryModelMatchesItsTwoSingleSte
     const auto key = std::make_tuple(m.name, s.name, p.to_string());
     auto it = single.find(key);
     if (it == single.end())
-      it = single.emplace(key, price_step(catalog(), AGENTSIM_SOURCE_DIR, m, s, p, batch, serving::Engine::kVllm)).first;
+      it = single.emplace(key, price_step(test::repo_catalog(), AGENTSIM_SOURCE_DIR, m, s, p, batch, serving::Engine::kVllm)).first;
     return it->second;
   };
   std::size_t compared = 0;
-  for (const auto& [mname, model] : catalog().models.entries()) {
-    for (const auto& [na, sa] : catalog().systems.entries()) {
-      const std::optional<wl::ParallelPlan> pa_or = plan_on(model, sa);
+  for (const auto& [mname, model] : test::repo_catalog().models.entries()) {
+    for (const auto& [na, sa] : test::repo_catalog().systems.entries()) {
+      const std::optional<wl::ParallelPlan> pa_or = test::default_plan_if_valid(model, sa);
       if (!pa_or) continue;  // the model does not fit: explain exits 2
       const wl::ParallelPlan& pa = *pa_or;
-      for (const auto& [nb, sb] : catalog().systems.entries()) {
+      for (const auto& [nb, sb] : test::repo_catalog().systems.entries()) {
         if (na == nb) continue;
         // As explain --compare: A's plan where valid on B, else B's own.
         wl::ParallelPlan pb = pa;
         if (!serving::check_plan(model, sb, pb).ok) {
-          const std::optional<wl::ParallelPlan> own = plan_on(model, sb);
+          const std::optional<wl::ParallelPlan> own = test::default_plan_if_valid(model, sb);
           if (!own) continue;
           pb = *own;
         }

@@ -18,7 +18,6 @@
 namespace agentsim::serving {
 namespace {
 
-const test::FixtureCatalog& cat() { return test::fixture_catalog(); }
 
 StepCostOptions options(const hw::System& s, const std::string& plan, int micro_batches = 1) {
   StepCostOptions o;
@@ -32,7 +31,7 @@ StepCostOptions options(const hw::System& s, const std::string& plan, int micro_
 // hgx-h100: 8 NICs of 400 Gb/s = 50 GB/s, 5 us one-way through one leaf (catalog scale_out); the
 // rail-optimised fabric's spine adds one switch traversal (0.5 us). NVLink: 450 GB/s per GPU.
 TEST(MultiNodePlan, AllToAllSpanningTwoNodesIsPricedByTheNic) {
-  const hw::System& s = cat().systems.get("hgx-h100");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
   ASSERT_DOUBLE_EQ(s.scale_out.nic_bw_Bps, 50e9);
   ASSERT_DOUBLE_EQ(s.scale_out.latency_s, 5e-6);
   const CollectivePricer p(s, wl::parse_parallel_plan("dp=16,ep=16"));
@@ -45,7 +44,7 @@ TEST(MultiNodePlan, AllToAllSpanningTwoNodesIsPricedByTheNic) {
   EXPECT_NEAR(c.latency_s, 5.5e-6, 1e-15);
   EXPECT_NEAR(c.transfer_s, bytes / 2 / 50e9, 1e-15);
   // The same width within one NVL72 rack stays on NVLink: several times cheaper.
-  const CollectivePricer rack(cat().systems.get("gb300-nvl72"), wl::parse_parallel_plan("dp=16,ep=16"));
+  const CollectivePricer rack(test::fixture_catalog().systems.get("gb300-nvl72"), wl::parse_parallel_plan("dp=16,ep=16"));
   EXPECT_LT(rack.price(wl::CollectiveOp::kDispatch, bytes).total_s() * 4, c.total_s());
   // What explain prints: the EP group spans 2 systems, 8 of its 15 peers behind the NIC.
   const CollectiveGroup& ep = p.groups().at(1);
@@ -64,8 +63,8 @@ TEST(MultiNodePlan, AllToAllSpanningTwoNodesIsPricedByTheNic) {
 
 // The step's dispatch and combine rows carry that price (network efficiency 0.8 applied).
 TEST(MultiNodePlan, StepDispatchCrossesTheNic) {
-  const auto& m = cat().models.get("deepseek-v4-pro");
-  const hw::System& s = cat().systems.get("hgx-h100");
+  const auto& m = test::fixture_catalog().models.get("deepseek-v4-pro");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
   const StepCost c = step_cost(parse_step_batch("decode=64@4096"), m, s, options(s, "dp=16,ep=16"));
   int rows = 0;
   for (const CollectiveCostRow& r : c.breakdown.collectives) {
@@ -81,8 +80,8 @@ TEST(MultiNodePlan, StepDispatchCrossesTheNic) {
 // EP 72 over 384 experts (48 redundant) in one NVL72 rack: the routing skew loads the busiest
 // rank, its expert compute and memory and its all-to-all transfer, and nothing else.
 TEST(MultiNodePlan, ImbalanceLoadsTheBusiestRankOfAWideEp) {
-  const auto& m = cat().models.get("deepseek-v4-pro");
-  const hw::System& s = cat().systems.get("gb300-nvl72");
+  const auto& m = test::fixture_catalog().models.get("deepseek-v4-pro");
+  const hw::System& s = test::fixture_catalog().systems.get("gb300-nvl72");
   const StepBatch b = parse_step_batch("decode=256@4096");
   StepCostOptions o = options(s, "dp=72,ep=72");
   const StepCost even = step_cost(b, m, s, o);
@@ -109,8 +108,8 @@ TEST(MultiNodePlan, ImbalanceLoadsTheBusiestRankOfAWideEp) {
 
 // DeepSeek V4 Pro (~813 GB of weights) does not fit one 8 x 80 GB node; over two its weights split.
 TEST(MultiNodePlan, FootprintSplitsOverTheNodes) {
-  const auto& m = cat().models.get("deepseek-v4-pro");
-  const hw::System& s = cat().systems.get("hgx-h100");
+  const auto& m = test::fixture_catalog().models.get("deepseek-v4-pro");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
   EXPECT_FALSE(check_plan(m, s, wl::parse_parallel_plan("tp=8,ep=8")).ok);
   const PlanCheck pp2 = check_plan(m, s, wl::parse_parallel_plan("tp=8,ep=8,pp=2"));
   EXPECT_TRUE(pp2.ok) << pp2.reason;
@@ -134,8 +133,8 @@ TEST(MultiNodePlan, FootprintSplitsOverTheNodes) {
 // one leaf: 5 us), and each step pays (pp - 1) micro-batch times of bubble, a share
 // (pp - 1) / (micro + pp - 1) that more micro-batches shrink for a compute-bound prefill.
 TEST(MultiNodePlan, PipelineBubbleAndStageBoundaryArePriced) {
-  const auto& m = cat().models.get("deepseek-v4-pro");
-  const hw::System& s = cat().systems.get("hgx-h100");
+  const auto& m = test::fixture_catalog().models.get("deepseek-v4-pro");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
   const StepBatch prefill = parse_step_batch("prefill=8x4096@0");
   const StepCost m1 = step_cost(prefill, m, s, options(s, "tp=8,ep=8,pp=2", 1));
   const StepCost m4 = step_cost(prefill, m, s, options(s, "tp=8,ep=8,pp=2", 4));
@@ -158,8 +157,8 @@ TEST(MultiNodePlan, PipelineBubbleAndStageBoundaryArePriced) {
 }
 
 TEST(MultiNodePlan, PlansThatCannotBeLaidOnTheSystemsSayWhy) {
-  const auto& m = cat().models.get("deepseek-r1");
-  const hw::System& s = cat().systems.get("hgx-h200");
+  const auto& m = test::fixture_catalog().models.get("deepseek-r1");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h200");
   auto reason = [&](const std::string& p) { return check_plan(m, s, wl::parse_parallel_plan(p)).reason; };
   EXPECT_NE(reason("tp=4,dp=3,ep=12").find("needs 12 devices, more than the system's 8: a replica over several "
                                           "systems fills whole systems (a multiple of 8)"),

@@ -20,7 +20,6 @@
 namespace agentsim::serving {
 namespace {
 
-const serving::test::FixtureCatalog& cat() { return serving::test::fixture_catalog(); }
 
 using test::step_coster_cases::batches;
 using test::step_coster_cases::check;
@@ -33,11 +32,11 @@ TEST(StepCoster, BreakdownChangesNoTotalOverTheCatalog) {
   const std::vector<StepBatch> bs = batches();
   int priced = 0;
   for (const std::string sys : {"hgx-h200", "mi300x-8", "hgx-a100", "gb300-nvl72"}) {
-    const hw::System& s = cat().systems.get(sys);
+    const hw::System& s = test::fixture_catalog().systems.get(sys);
     for (const Variant& v : variants()) {
       const StepCostOptions o = make_options(s, v);
-      for (const std::string& name : cat().models.names()) {
-        const wl::ModelSpec& m = cat().models.get(name);
+      for (const std::string& name : test::fixture_catalog().models.names()) {
+        const wl::ModelSpec& m = test::fixture_catalog().models.get(name);
         for (std::size_t i = 0; i < bs.size(); ++i) {
           priced += check(bs[i], m, s, o, sys + " / " + v.name + " / " + name + " / batch " + std::to_string(i));
         }
@@ -45,14 +44,14 @@ TEST(StepCoster, BreakdownChangesNoTotalOverTheCatalog) {
     }
   }
   // 4 systems x 14 variants x 13 models x 6 batches, all priceable.
-  EXPECT_EQ(priced, 4 * static_cast<int>(variants().size()) * static_cast<int>(cat().models.size()) * 6);
+  EXPECT_EQ(priced, 4 * static_cast<int>(variants().size()) * static_cast<int>(test::fixture_catalog().models.size()) * 6);
 }
 
 // A coster is a value: copies and moves keep pricing the same, and the
 // options it keeps are its own (the caller's copy may change afterwards).
 TEST(StepCoster, OwnsItsOptions) {
-  const wl::ModelSpec& m = cat().models.get("deepseek-v3");
-  const hw::System& s = cat().systems.get("hgx-h200");
+  const wl::ModelSpec& m = test::fixture_catalog().models.get("deepseek-v3");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h200");
   StepCostOptions o = make_options(s, variants()[5]);
   const StepBatch b = batches()[4];
   const StepCost ref = step_cost(b, m, s, o);
@@ -72,8 +71,8 @@ TEST(StepCoster, OwnsItsOptions) {
 TEST(StepCoster, MemoReusesPricesBitForBitAcrossAReplicasSteps) {
   const std::vector<StepBatch> bs = batches();
   for (const std::string name : {"deepseek-v3", "gpt-oss-120b", "llama-3.1-8b"}) {
-    const wl::ModelSpec& m = cat().models.get(name);
-    const hw::System& s = cat().systems.get("hgx-h200");
+    const wl::ModelSpec& m = test::fixture_catalog().models.get(name);
+    const hw::System& s = test::fixture_catalog().systems.get("hgx-h200");
     for (const Variant& v : {variants()[3], variants()[5], variants()[9]}) {
       SCOPED_TRACE(name + " / " + v.name);
       const StepCoster coster(m, s, make_options(s, v));
@@ -95,8 +94,8 @@ TEST(StepCoster, MemoReusesPricesBitForBitAcrossAReplicasSteps) {
 // A memo keeps prices per coster: passed between two costers whose options differ (another
 // plan's collectives, another expert imbalance), each still prices as without a memo.
 TEST(StepCoster, MemoSharedByTwoCostersPricesEachAsItsOwn) {
-  const wl::ModelSpec& m = cat().models.get("deepseek-v3");
-  const hw::System& s = cat().systems.get("hgx-h200");
+  const wl::ModelSpec& m = test::fixture_catalog().models.get("deepseek-v3");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h200");
   StepCostOptions other = make_options(s, variants()[3]);
   other.ep_imbalance = 2.0;
   const StepCoster a(m, s, make_options(s, variants()[3])), b(m, s, other);
@@ -115,8 +114,8 @@ TEST(StepCoster, MemoSharedByTwoCostersPricesEachAsItsOwn) {
 // 64 decodes of `context` tokens of Llama-3.1-70B at TP 8 on an HGX H100, constant efficiencies
 // and no host time: the engine-host tests' step.
 struct HostTimeCase {
-  const wl::ModelSpec& m = cat().models.get("llama-3.1-70b");
-  const hw::System& s = cat().systems.get("hgx-h100");
+  const wl::ModelSpec& m = test::fixture_catalog().models.get("llama-3.1-70b");
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
   StepBatch b;
   StepCostOptions o{8, hw::Efficiency{0.7, 0.8, 0.8}, 0.0};
   explicit HostTimeCase(long long context) { b.decodes.assign(64, DecodeItem{context}); }
@@ -172,7 +171,7 @@ TEST(StepCoster, ProbeSeesTheOverlapKinkOnlyWithTheOverlapScheduler) {
 }
 
 TEST(StepCoster, EmptyBatchCostsNothing) {
-  const StepCoster c(cat().models.get("llama-3.1-8b"), cat().systems.get("hgx-h200"), StepCostOptions{});
+  const StepCoster c(test::fixture_catalog().models.get("llama-3.1-8b"), test::fixture_catalog().systems.get("hgx-h200"), StepCostOptions{});
   const StepCost z = c.price(StepBatch{});
   EXPECT_EQ(z.total_s, 0.0);
   EXPECT_EQ(z.flops, 0.0);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "tests/support/source_root.hpp"
 #include "workloads/sessions/context_limit.hpp"
 #include "workloads/sessions/session_generator.hpp"
 #include "workloads/sessions/tool_delay.hpp"
@@ -14,7 +15,7 @@
 namespace agentsim::wl {
 namespace {
 
-const std::string kSample = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv";
+using test_support::kTrace;
 
 // Every prompt's block list is as long as its tokens say and every link resolves.
 void expect_consistent(const Trace& t) {
@@ -84,7 +85,7 @@ TEST(ContextLimit, NoTurnOverTheLimitLeavesTheTraceAlone) {
 }
 
 TEST(ContextLimit, ClaudeCodeSampleAt131KStaysConsistentWithSubAgents) {
-  Trace t = load_trace("claude-code-csv", kSample);
+  Trace t = load_trace("claude-code-csv", kTrace);
   const TraceStats before = compute_stats(t);
   ASSERT_GT(before.input.max, 131072);
   const long long n = apply_context_limit(t, 131072, 0.5);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tests/support/source_root.hpp"
 #include "workloads/sessions/generator_fit.hpp"
 #include "workloads/sessions/session_generator.hpp"
 #include "workloads/sessions/trace_formats.hpp"
@@ -13,7 +14,7 @@
 namespace agentsim::wl {
 namespace {
 
-const std::string kSample = std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv";
+using test_support::kTrace;
 
 double rel_err(double got, double want) { return std::abs(got - want) / want; }
 
@@ -25,7 +26,7 @@ void expect_close(const char* what, const Distribution& got, const Distribution&
 }
 
 TEST(TraceGenerator, FittedGeneratorMatchesMediansAndP90sWithinTenPercent) {
-  const Trace trace = load_trace("claude-code-csv", kSample);
+  const Trace trace = load_trace("claude-code-csv", kTrace);
   const GeneratorTargets want = measure_targets(trace);
   const GeneratorConfig cfg = fit_generator(trace);
   const Trace gen = generate_sessions(cfg, 10000, 7);
@@ -60,7 +61,7 @@ void expect_per_turn_prompt_close(const std::string& format, const std::string& 
 }
 
 TEST(TraceGenerator, FittedGeneratorMatchesPerTurnPromptP50AndP90OfEachSessionTrace) {
-  expect_per_turn_prompt_close("claude-code-csv", kSample);
+  expect_per_turn_prompt_close("claude-code-csv", kTrace);
   expect_per_turn_prompt_close("claude-code-csv", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code/requests.csv");
 }
 
