@@ -32,7 +32,7 @@ constexpr std::array kWorkloadKeys = {
     OptionSpec{"mode", "string", "closed-loop", "replay mode: closed-loop, open-loop, poisson"},
     OptionSpec{"session_rates", "list of numbers", "", "poisson: session arrivals per second, one run each"},
     OptionSpec{"time_scales", "list of numbers", "[1]", "open-loop: recorded times x scale, one run each"},
-    OptionSpec{"random_start", "bool", "false", "closed-loop: first sessions start at a random turn"},
+    OptionSpec{"random_start", "bool", "false", "closed-loop: each agent starts at a turn drawn uniformly over the pool's turns (steady state)"},
     OptionSpec{"session_limit", "integer", "0",
                "closed-loop: a finite run of this many root sessions (agents stop when none are left; the window ends "
                "with the last answer, as a benchmark of N prompts measures); 0: agents cycle through the sessions"},

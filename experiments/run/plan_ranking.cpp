@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "experiments/config/deployment_name.hpp"
+#include "experiments/output/nice_ticks.hpp"
 #include "experiments/run/disagg_plans.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "hwmodels/topology.hpp"
@@ -96,8 +97,10 @@ WorkloadProfile workload_profile(const wl::Trace& sessions, double human_gap_cap
 }
 
 double bound_speed_tok_s(const Experiment& e) {
-  return e.readoff_speeds_tok_s.empty() ? 1.0
-                                        : *std::min_element(e.readoff_speeds_tok_s.begin(), e.readoff_speeds_tok_s.end());
+  if (!e.readoff_speeds_tok_s.empty()) return *std::min_element(e.readoff_speeds_tok_s.begin(), e.readoff_speeds_tok_s.end());
+  double slowest = 0;  // no speed read-off: the slowest SLO tier (the search ranks by the first tier then)
+  for (const SloTier& t : e.slo_tiers) slowest = slowest > 0 ? std::min(slowest, t.agent_tok_s) : t.agent_tok_s;
+  return slowest > 0 ? slowest : 1.0;
 }
 
 PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_tokens, double agent_tok_s,
@@ -228,7 +231,10 @@ double system_bound(const Experiment& e, const Plan& plan, const ReplicaBound& d
     miss = 0.5 * (miss + want);  // damped: more misses lower the throughput and the agents
     tok_s = at_miss(miss);
   }
-  return tok_s;
+  // Per system: a replica over n systems is ranked against single-system plans by its nth.
+  const long long per_system = std::max(1, e.systems.at(static_cast<std::size_t>(plan.system)).accelerators);
+  const long long systems = std::max(1LL, (deployment_gpus(e, plan) + per_system - 1) / per_system);
+  return tok_s / static_cast<double>(systems);
 }
 
 void rank_plans(Experiment& e, const wl::Trace& sessions) {
@@ -293,11 +299,11 @@ void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& al
     p.held_back = true;
     char buf[640];
     std::snprintf(buf, sizeof buf,
-                  "search: auto ranks it %zu of %zu by the analytic bound, %.4g output tok/s per system (at %g tok/s "
+                  "search: auto ranks it %zu of %zu by the analytic bound, %s output tok/s per system (at %g tok/s "
                   "per agent, decode at the workload's contexts, prefill of %.3g computed input tokens per output "
-                  "token) against %.4g for %s; simulated only if the search goes this far down the ranking",
-                  i + 1, ranked.size(), p.bound_tok_s, speed, computed_input_per_output, e.plans[top].bound_tok_s,
-                  top_name.c_str());
+                  "token) against %s for %s; simulated only if the search goes this far down the ranking",
+                  i + 1, ranked.size(), readable_number(p.bound_tok_s, 4).c_str(), speed, computed_input_per_output,
+                  readable_number(e.plans[top].bound_tok_s, 4).c_str(), top_name.c_str());
     p.pruned = buf;
   }
 }

@@ -69,7 +69,7 @@ struct ReplicaBound {
 ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int system, const WorkloadProfile& w,
                            double agent_tok_s, long long trace_block_tokens);
 
-// Output tok/s of one system for `plan` (aggregated: replicas x aggregated_tok_s; split: the
+// Output tok/s per system of `plan` (a replica over n systems: its output over n; aggregated: replicas x aggregated_tok_s; split: the
 // least of the decode pool, the prefill pool over the computed input per output token, and the
 // KV each output token brings over the per-GPU route between the pools). The prefix cache holds
 // only what the prefilling replicas' HBM holds: at throughput T the agents it takes (T over one
@@ -87,7 +87,7 @@ void rank_plans(Experiment& e, const wl::Trace& sessions);
 void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& also_simulated,
                    double computed_input_per_output);
 
-// The slowest read-off speed (what the bound holds every agent to).
+// The slowest read-off speed, else the slowest SLO tier's speed (what the bound holds every agent to).
 double bound_speed_tok_s(const Experiment& e);
 
 }  // namespace agentsim::exp

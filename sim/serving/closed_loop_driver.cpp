@@ -24,12 +24,26 @@ ClosedLoopDriver::ClosedLoopDriver(core::Simulator& sim, RequestSink& sink, cons
 
 void ClosedLoopDriver::start() {
   core::RngStream turn_rng(opt_.seed, "closed-loop/start-turn");
+  // random_start: each agent's first turn is uniform over every turn of the pool (a session in
+  // proportion to its turns, then a turn of it): the closed loop's steady state, so requests from
+  // the start carry the pool's per-request contexts rather than early turns' short ones.
+  std::vector<std::uint64_t> turns_before;  // turns of order_[0..i)
+  if (opt_.random_start) {
+    turns_before.reserve(order_.size() + 1);
+    turns_before.push_back(0);
+    for (const std::size_t s : order_) turns_before.push_back(turns_before.back() + trace_.sessions[s].turns.size());
+  }
   for (int a = 0; a < opt_.agents; ++a) {
-    const std::size_t s = next_session();
+    std::size_t s = next_session();
     if (s == kNone) break;  // fewer sessions than agents
     ++playing_;
-    const std::size_t first =
-        opt_.random_start ? static_cast<std::size_t>(turn_rng.uniform_index(trace_.sessions[s].turns.size())) : 0;
+    std::size_t first = 0;
+    if (opt_.random_start) {
+      const std::uint64_t t = turn_rng.uniform_index(turns_before.back());
+      const auto i = static_cast<std::size_t>(std::upper_bound(turns_before.begin(), turns_before.end(), t) - turns_before.begin()) - 1;
+      s = order_[i];
+      first = static_cast<std::size_t>(t - turns_before[i]);
+    }
     const double offset = opt_.start_spread_s > 0 ? start_rng_.uniform() * opt_.start_spread_s : 0.0;
     sim_.after(core::to_ticks(offset), [this, a, s, first] { play(a, s, first); });
   }

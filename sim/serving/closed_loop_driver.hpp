@@ -22,7 +22,7 @@ struct ClosedLoopOptions {
   std::uint64_t seed = 1;
   long long max_context_tokens = 0;  // prompts are truncated to fit (0 = no limit)
   double start_spread_s = 0;         // agents start uniformly in [0, spread)
-  bool random_start = false;         // each agent's first session starts at a uniform turn
+  bool random_start = false;         // each agent's first turn is uniform over the pool's turns
   GapCaps gap_caps;                  // recorded gaps cut to these (< 0 = as recorded)
   long long session_limit = 0;       // > 0: root sessions begun in all, then agents stop
 };

@@ -3,14 +3,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 
 #include "experiments/config/deployment_name.hpp"
 #include "experiments/config/experiment.hpp"
+#include "experiments/run/disagg_plans.hpp"
 #include "experiments/run/plan_ranking.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "experiments/run/runner.hpp"
+#include "experiments/run/sweep_outcome.hpp"
+#include "experiments/run/sweep_ranks.hpp"
 #include "tests/support/source_root.hpp"
 
 namespace agentsim::exp {
@@ -58,6 +63,74 @@ TEST_F(DisaggSearch, SplitsAreRankedWithTheirGpusAndBound) {
     EXPECT_EQ(resolve_run(e, p).accelerators(), gpus);
   }
   EXPECT_GT(splits, 0);
+}
+
+// The P:D search against brute force, on a fixed workload: llama-3.1-8b on hgx-h200 with one
+// plan (tp=1) for both pools, so the candidate splits are the pod shapes of one-GPU replicas that
+// fit 8 GPUs. Brute force simulates every shape; search: auto simulates what its bound ranking and
+// its deeper simulation choose. Both pick their best split by the same simulated read-off (agents
+// per MW at the SLO tier: a starved prefill pool fails it on TTFT, a starved decode pool on speed),
+// and each run's seed is its level's, so a shape simulated by both scores the same in both.
+TEST_F(DisaggSearch, SearchFindsTheRatioABruteForceSweepOfTheSameRatiosFinds) {
+  const fs::path path = dir / "pd.yaml";
+  std::ofstream(path) << "name: pd\nseed: 3\nmodel: llama-3.1-8b\nsystem: hgx-h200\nsearch: auto\n"
+                      << "serving:\n  step_overhead: \"2ms\"\n  router: session_affinity\n"
+                      << "slo: {tiers: [40], speed_percentile: 10, ttft: \"3s\", ttft_percentile: 90}\n"
+                      << "workload:\n  profile: agentperf\n  sessions: 400\n"
+                      << "  concurrency: [8, 16, 32, 64, 128, 256, 512]\n  random_start: true\n  start_spread: \"10s\"\n"
+                      << "  warmup: \"30s\"\n  window: \"30s\"\n";
+  Experiment base = load_experiment(path.string(), kRoot);
+  std::erase_if(base.plans, [](const Plan& p) { return p.label != "tp=1" || !p.pruned.empty(); });
+  ASSERT_EQ(base.plans.size(), 1u);
+  base.readoff_speeds_tok_s.clear();  // ranked by the SLO tier alone
+  const wl::Trace sessions = load_sessions(base);
+  const SweepRanks ranks;
+  auto best_split = [](const Experiment& e, const SweepOutcome& out) {
+    std::string best;
+    double score = -1;
+    for (std::size_t p = 0; p < e.plans.size(); ++p) {
+      if (e.plans[p].prefill_replicas <= 0 || !e.plans[p].pruned.empty()) continue;
+      const double v = simulated_score(e, static_cast<int>(p), out.plan_readoffs);
+      if (v > score) score = v, best = e.plans[p].label;
+    }
+    return std::make_pair(best, score);
+  };
+
+  Experiment searched = base;
+  rank_plans(searched, sessions);
+  const SweepOutcome found = run_experiment(searched, sessions, ExecOptions{}, ranks);
+
+  // Brute force: every pod shape of tp=1 prefill and decode replicas the search enumerates.
+  Experiment brute = base;
+  brute.search_auto = false;
+  const Plan agg = base.plans.front();
+  brute.plans.clear();
+  for (int b = 1; b <= kMaxPodDecodeReplicas; ++b) {
+    for (int a = 1; a <= kMaxPodPrefillReplicas; ++a) {
+      const int pods = std::gcd(a, b) == 1 ? pods_that_fit(8, a, 1, b, 1) : 0;
+      if (pods == 0) continue;
+      Plan s = agg;
+      s.prefill = agg.deployment;
+      s.prefill_label = agg.label;
+      s.prefill_replicas = a * pods;
+      s.decode_replicas = b * pods;
+      s.label = pools_text(s.decode_replicas, agg.label, s.prefill_replicas, agg.label);
+      brute.plans.push_back(s);
+    }
+  }
+  ASSERT_GE(brute.plans.size(), 4u);
+  const SweepOutcome all = run_experiment(brute, sessions, ExecOptions{}, ranks);
+
+  const auto [brute_best, brute_score] = best_split(brute, all);
+  const auto [search_best, search_score] = best_split(searched, found);
+  for (std::size_t p = 0; p < brute.plans.size(); ++p) {
+    std::printf("brute force %-36s read-off %.4g\n", brute.plans[p].label.c_str(),
+                simulated_score(brute, static_cast<int>(p), all.plan_readoffs));
+  }
+  std::printf("search: best split %s (%.4g)\n", search_best.c_str(), search_score);
+  ASSERT_GT(brute_score, 0) << "the SLO tier is bracketed for some ratio";
+  EXPECT_EQ(search_best, brute_best);
+  EXPECT_DOUBLE_EQ(search_score, brute_score);
 }
 
 TEST_F(DisaggSearch, ASplitLargerThanItsSystemsIsAnInputError) {
