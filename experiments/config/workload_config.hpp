@@ -36,9 +36,9 @@ struct WorkloadConfig {
   std::string profile;           // named session profile (workloads/catalog/profiles/<name>.yaml); empty = none
   wl::GeneratorConfig generator;
   int generated_sessions = 1000;
-  // Trace replay under a context limit: -1 = none beyond the driver's cut at the model's limit;
-  // 0 = the model's limit; > 0 = tokens. Turns over it are truncated as a harness does.
-  long long max_context_tokens = -1;
+  // Trace replay under a context limit: 0 = the model's limit (the default); > 0 = tokens. Turns
+  // over it are truncated as a harness does. Generated sessions keep their generator's limit.
+  long long max_context_tokens = 0;
   double truncated_context_fraction = 0.5;  // prompt after a truncation, share of the limit
   core::SourceLocation max_context_at;      // where max_context was given, for errors found at load
   wl::ToolDelay tool_delay;                 // trace replay: recorded, scaled or drawn tool delays

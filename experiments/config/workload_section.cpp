@@ -43,9 +43,9 @@ constexpr std::array kWorkloadKeys = {
     OptionSpec{"profile", "string", "none",
                "named session profile (workloads/catalog/profiles/): agentperf = the agentic benchmark's published "
                "session shape (docs/workload-profile.md); generator keys given beside it override the profile's"},
-    OptionSpec{"max_context", "integer or model", "none",
+    OptionSpec{"max_context", "integer or model", "model",
                "trace replay: context limit; a turn over it drops its oldest turns as a harness does (prefix broken); "
-               "model = the model's limit; absent = prompts cut at the model's limit, prefix kept"},
+               "model = the model's limit"},
     OptionSpec{"truncated_context_fraction", "number", "0.5", "max_context: prompt after a truncation, share of the limit"},
     OptionSpec{"tool_delay", "recorded, {scaled: x} or {median, p90}", "recorded",
                "trace replay: tool delays as recorded, recorded x scale, or drawn from a log-normal (seconds)"},
@@ -86,7 +86,7 @@ wl::ToolDelay decode_tool_delay(const YamlNode& n) {
 }  // namespace
 
 void apply_replay_rules(wl::Trace& trace, const WorkloadConfig& w, long long model_max_context, std::uint64_t seed) {
-  if (w.max_context_tokens >= 0) {
+  if (!w.use_generator) {
     const long long limit = w.max_context_tokens > 0 ? w.max_context_tokens : model_max_context;
     const long long shortest = wl::shortest_prompt_tokens(trace);
     if (limit > 0 && limit <= shortest) {
@@ -202,7 +202,7 @@ WorkloadConfig decode_workload(const YamlNode& wl, const std::string& path) {
     }
   }
   if (wl.has("truncated_context_fraction")) {
-    if (!wl.has("max_context")) throw wl.at("truncated_context_fraction").error("applies with max_context only");
+    if (w.use_generator) throw wl.at("truncated_context_fraction").error("applies to a replayed trace; a generator or profile sets its own");
     w.truncated_context_fraction = fraction(wl, "truncated_context_fraction", 0.5);
   }
   if (auto td = wl.find("tool_delay")) w.tool_delay = decode_tool_delay(*td);

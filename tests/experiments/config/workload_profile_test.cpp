@@ -144,5 +144,24 @@ TEST_F(ProfileErrors, MaxContextBelowTheShortestPromptIsAnErrorAtItsKey) {
   EXPECT_NEAR(st.tool_gap.p50, 1.0, 0.1);
 }
 
+// Without the key a replayed trace is held to the model's context limit, as an agent harness
+// holds it: Llama 3.1's 131,072 tokens cut the Claude Code sample's longer turns.
+TEST_F(ProfileErrors, ReplayedTraceDefaultsToTheModelsContextLimit) {
+  const std::string p = write("e.yaml", "name: t\nmodel: llama-3.1-70b\nsystem: hgx-h200\ndeployment:\n  tp: 8\n"
+                                        "workload:\n  trace: " + kTrace + "\n"
+                                        "  concurrency: [1]\n  warmup: 1s\n  window: 10s\n");
+  const Experiment e = load_experiment(p, kRoot);
+  EXPECT_EQ(e.workload.max_context_tokens, 0) << "0: the model's limit";
+  wl::Trace trace = wl::load_trace("claude-code-csv", kTrace);
+  const double longest = wl::compute_stats(trace).input.max;
+  ASSERT_GT(longest, static_cast<double>(e.model.max_context)) << "the sample has turns above the limit";
+  apply_replay_rules(trace, e.workload, e.model.max_context, 1);
+  const wl::TraceStats st = wl::compute_stats(trace);
+  EXPECT_GT(st.truncated, 0);
+  for (const auto& s : trace.sessions) {
+    for (const auto& t : s.turns) ASSERT_LE(t.input_tokens + t.output_tokens, e.model.max_context);
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::exp
