@@ -65,6 +65,10 @@ stage_readoffs() {
   $gen compare "$run_dir/default/readoffs.csv" "$run_dir/v4-pro/readoffs.csv" \
     --command "agentsim run experiments/examples/v4-pro-vs-v4.1-flash.yaml --out out-pro --baseline out" \
     --out docs/results/readoffs-v4-pro.md
+  local cols=(--column "V4.1 Flash, agentperf profile (default)|$run_dir/default/readoffs.csv")
+  [[ -f "$run_dir/claude-code/readoffs.csv" ]] && cols+=(--column "V4.1 Flash, Claude Code trace|$run_dir/claude-code/readoffs.csv")
+  cols+=(--column "V4 Pro, agentperf profile|$run_dir/v4-pro/readoffs.csv")
+  $gen headline "${cols[@]}" --command "the three runs above" --out docs/results/readoffs-side-by-side.md
 }
 
 stage_validation() {

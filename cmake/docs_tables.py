@@ -193,6 +193,42 @@ def cmd_compare(a):
     write(a.out, text)
 
 
+def cmd_headline(a):
+    """Side by side: per system, each experiment's winner and runner-up at its first speed target."""
+    cols = []
+    for spec in a.column:
+        title, path = spec.split("|", 1)
+        rows = read_csv(path)
+        speed = {}
+        for r in rows:
+            if r["target_kind"] == "speed" and r["system"] not in speed:
+                speed[r["system"]] = r
+        cols.append((title, speed, rows))
+    systems = list(dict.fromkeys(r["system"] for _, _, rows in cols for r in rows))
+    target = None
+    body = []
+    for s in systems:
+        line = [s]
+        for _, speed, _ in cols:
+            r = speed.get(s)
+            v = fnum(r, "total_tok_s_per_mw") if r else None
+            if target is None and r:
+                target = fnum(r, "target_agent_tok_s")
+            if v is None:
+                line.append("– (" + ((r or {}).get("note", "") or "no plan fits") + ")")
+                continue
+            cell = f"**{fmt_mega(v)}** {r.get('deployment', '')}"
+            if r.get("runner_up"):
+                cell += f"; runner-up {r['runner_up']}"
+            line.append(cell)
+        body.append(line)
+    text = ("# Read-offs side by side\n\n" + stamp("readoffs", a.command) + "\n"
+            f"Total tok/s per MW at {target or 100:g} tok/s per agent: each system's winning deployment "
+            "(the read-off) and the runner-up the search simulated, per experiment.\n\n"
+            + table(["system"] + [t for t, _, _ in cols], body))
+    write(a.out, text)
+
+
 # ---- validation ------------------------------------------------------------------------------
 
 def pct(x):
@@ -498,6 +534,10 @@ def main():
     c.add_argument("other")
     c.add_argument("--command", required=True)
     c.add_argument("--out", required=True)
+    h = sub.add_parser("headline")
+    h.add_argument("--column", action="append", required=True, help="TITLE|readoffs.csv")
+    h.add_argument("--command", required=True)
+    h.add_argument("--out", required=True)
     v = sub.add_parser("validation")
     v.add_argument("json")
     v.add_argument("--command", required=True)
@@ -516,7 +556,7 @@ def main():
     o.add_argument("--command", required=True)
     o.add_argument("--out", required=True)
     a = p.parse_args()
-    {"readoffs": cmd_readoffs, "compare": cmd_compare, "validation": cmd_validation,
+    {"readoffs": cmd_readoffs, "compare": cmd_compare, "headline": cmd_headline, "validation": cmd_validation,
      "performance": cmd_performance, "readme": cmd_readme, "options": cmd_options}[a.cmd](a)
 
 

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 BIN="${1:-build}/agentsim"
 SYSTEMS="${SYSTEMS:-[hgx-b200, gb300-nvl72]}"
 WARMUP="${WARMUP:-60s}"
-WINDOW="${WINDOW:-120s}"
+WINDOW="${WINDOW:-150s}"
 JOBS="${JOBS:-2}"
 OUT_MD="${OUT_MD:-docs/results/sensitivity.md}"
 if [ -n "${REUSE_WORK:-}" ]; then  # resume: keep the folder, skip runs that finished there
