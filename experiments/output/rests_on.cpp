@@ -115,9 +115,8 @@ std::string rests_on_html(const Experiment& e, const std::string& root) {
     for (const auto& id : ids) list += (list.empty() ? "" : ", ") + html_escape(id);
     h += "<p class=\"validation\">Measured points exist for " + html_escape(e.model.name) + " here: " + list +
          ". Their errors (the band) come from <code>agentsim validate experiments/validation/validate.yaml "
-         "--measured experiments/validation/measured_runs.csv</code>; the figures shipped today are in the "
-         "README's "
-         "validation table.</p>\n";
+         "--measured experiments/validation/</code>; the current figures are in "
+         "<code>docs/results/validation.md</code>.</p>\n";
   }
   return h;
 }
