@@ -146,11 +146,9 @@ DisaggregatedPlan map_disaggregated(std::string_view text) {
     d.plan = no("prefill " + prefill.reason);
   } else if (!decode.ok()) {
     d.plan = no("decode " + decode.reason);
-  } else if (prefill.value != decode.value) {
-    d.plan = no("prefill/decode-disaggregated plan '" + t + "' runs " + prefill.value + " prefill and " + decode.value +
-                " decode replicas (validate runs one plan for both roles)");
   } else {
-    d.plan = prefill;
+    d.plan = decode;
+    d.prefill_plan = prefill.value;
     d.prefill_replicas = digits_to_int(m[1].str());
     d.decode_replicas = digits_to_int(m[3].str());
     if (d.prefill_replicas < 1 || d.decode_replicas < 1) {

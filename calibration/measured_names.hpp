@@ -23,10 +23,11 @@ Mapped map_hardware(std::string_view text);
 // "TP8 attention, MoE TP4 EP2" -> tp=8,ep=2. Disaggregated (map_disaggregated) and free-text plans
 // are unmapped.
 Mapped map_plan(std::string_view text);
-// "disagg P 1x(TP8 EP1) + D 2x(TP8 EP1)" -> each replica's plan (tp=8,ep=1) and the prefill and decode
-// replica counts. A row whose roles run different plans, or that states none, is unmapped.
+// "disagg P 1x(TP4 EP4 DPA) + D 2x(TP8 EP8)" -> the decode replicas' plan (dp=4,ep=4 prefill,
+// tp=8,ep=8 decode) and each role's replica count. A row that states no plan for a role is unmapped.
 struct DisaggregatedPlan {
-  Mapped plan;
+  Mapped plan;               // the decode replicas' plan
+  std::string prefill_plan;  // the prefill replicas' plan (canonical)
   int prefill_replicas = 0, decode_replicas = 0;
 };
 DisaggregatedPlan map_disaggregated(std::string_view text);

@@ -98,10 +98,11 @@ struct MeasuredRun {
   // answer (a finite run: its burst and drain are in the measured rates); 0 = not stated, the
   // steady state is predicted. InferenceX rows: 10 x concurrency (inferencex_client.hpp).
   long long prompts = 0;
-  // A prefill/decode-disaggregated deployment: that many prefill and decode replicas, each running
-  // `plan`, every prompt's KV crossing from the first to the second (serving.disaggregation); 0 =
-  // unified replicas, gpus / plan devices of them.
+  // A prefill/decode-disaggregated deployment: that many prefill replicas running `prefill_plan`
+  // ("" = `plan`) and decode replicas running `plan`, every prompt's KV crossing from the first to
+  // the second; 0 = unified replicas, gpus / plan devices of them.
   int prefill_replicas = 0, decode_replicas = 0;
+  std::string prefill_plan;
   // How the load was offered (docs/validation-sets.md): "" = closed loop at `concurrency`;
   // "offline" = every query at once, the saturated steady state (MLPerf Offline); "server" = Poisson
   // arrivals, predicted as the highest rate meeting the p99 limits below (MLPerf Server).

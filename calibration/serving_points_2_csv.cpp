@@ -40,6 +40,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       const DisaggregatedPlan d = map_disaggregated(plan);
       r.plan = take(d.plan, why);
       r.prefill_replicas = d.prefill_replicas, r.decode_replicas = d.decode_replicas;
+      if (d.prefill_plan != r.plan) r.prefill_plan = d.prefill_plan;
     } else {
       r.plan = take(map_plan(plan), why);
     }

@@ -186,8 +186,8 @@ TEST(MeasuredSources, ServingPoints2RowsAndSkips) {
   EXPECT_NE(set.skipped[0].reason.find("has no catalog entry"), std::string::npos) << set.skipped[0].reason;
 }
 
-// A disaggregated plan maps when both roles run one plan: the plan and the replica counts; other
-// forms are unmapped with their reason.
+// A disaggregated plan maps each role's plan (the decode replicas' as `plan`) and the replica
+// counts; other forms are unmapped with their reason.
 TEST(MeasuredNames, DisaggregatedPlans) {
   const DisaggregatedPlan same = map_disaggregated("disagg P 2x(TP8 EP8) + D 3x(TP8 EP8)");
   ASSERT_TRUE(same.plan.ok()) << same.plan.reason;
@@ -195,11 +195,13 @@ TEST(MeasuredNames, DisaggregatedPlans) {
   EXPECT_EQ(same.prefill_replicas, 2);
   EXPECT_EQ(same.decode_replicas, 3);
   EXPECT_EQ(map_disaggregated("disagg P 1x(TP8 EP8 DPA) + D 1x(DEP8)").plan.value, "tp=1,ep=8,dp=8");
+  EXPECT_EQ(same.prefill_plan, "tp=8,ep=8");
   const DisaggregatedPlan mixed = map_disaggregated("disagg P 1x(TP4 EP4 DPA) + D 5x(TP8 EP8)");
-  EXPECT_FALSE(mixed.plan.ok());
-  EXPECT_NE(mixed.plan.reason.find("runs tp=1,ep=4,dp=4 prefill and tp=8,ep=8 decode replicas"), std::string::npos)
-      << mixed.plan.reason;
-  EXPECT_EQ(mixed.prefill_replicas, 0);
+  ASSERT_TRUE(mixed.plan.ok()) << mixed.plan.reason;
+  EXPECT_EQ(mixed.plan.value, "tp=8,ep=8");
+  EXPECT_EQ(mixed.prefill_plan, "tp=1,ep=4,dp=4");
+  EXPECT_EQ(mixed.prefill_replicas, 1);
+  EXPECT_EQ(mixed.decode_replicas, 5);
   EXPECT_NE(map_disaggregated("disagg 3x DEP4 prefill + 3x TEP4 decode").plan.reason.find("is not 'disagg P"),
             std::string::npos);
   EXPECT_NE(map_disaggregated("disagg P 1x(MLA TP8) + D 1x(TP8)").plan.reason.find("prefill plan"), std::string::npos);
