@@ -106,7 +106,8 @@ def readoff_cells(rows):
         elif kind == "slo":
             title = f"SLO {target:g} tok/s: plan, agents per MW"
             v = fnum(r, "agents_per_mw")
-            cell = f"{plan}: {fmt_int(v)}" if v is not None else f"{plan}: – (not met)"
+            floor = r.get("in_swept_range", "1") not in ("1", "true", "yes")  # met at the largest swept
+            cell = (f"{plan}: {'≥ ' if floor else ''}{fmt_int(v)}" if v is not None else f"{plan}: – (not met)")
         elif kind == "single_agent":
             title = "single agent: plan, tok/s [band]"
             v = fnum(r, "agent_tok_s") if "agent_tok_s" in r else None
@@ -130,7 +131,7 @@ def cmd_readoffs(a):
     text = (f"# Read-offs: {a.title}\n\n" + stamp("readoffs", a.command) + "\n"
             "Each system's best plan at each target; in brackets the 10th–90th percentile band of the "
             "cross-validated error of the run's regime (docs/validation.md); agents: the interpolated "
-            "concurrency at the target. Columns and notes as `readoffs.csv` writes them "
+            "concurrency at the target; ≥: the SLO tier is still met at the largest swept concurrency, a floor. Columns and notes as `readoffs.csv` writes them "
             "(docs/user-guide.md, \"Reading the outputs\").\n\n" + body)
     def target(r):
         t = fnum(r, "target_agent_tok_s")
