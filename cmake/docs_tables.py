@@ -249,6 +249,7 @@ METRIC_NAMES = {
     "tpot_s_mean": "mean TPOT",
     "tpot_s_median": "median TPOT",
     "power_w_per_gpu": "GPU power per GPU",
+    "wall_power_w_per_gpu": "system wall power per GPU",
 }
 
 
@@ -292,6 +293,25 @@ def cmd_validation(a):
                  pct(100 * m["cv_mape"] if m.get("cv_mape") is not None else None)] for n, m in cc.items()]
         out.append(f"\n## Without the {len(suspect)} rows that fail their own closed-loop check\n\n"
                    + table(["metric", "rows", "MAPE in-sample", "MAPE CV"], rows))
+    scenarios = j.get("scenarios", [])
+    if scenarios:
+        rows = []
+        for sc in scenarios:
+            o = by_metric(sc.get("mape", []), "output_tok_s_per_gpu")
+            t = by_metric(sc.get("mape", []), "tpot_s_median")
+            rows.append([sc["scenario"], fmt_int(sc["rows"]),
+                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
+                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–"])
+        out.append("\n## Per scenario\n\n"
+                   + table(["how the load was offered", "rows", "output tok/s per GPU: MAPE in-sample / CV",
+                            "median TPOT: MAPE in-sample / CV"], rows))
+    power = j.get("power", [])
+    if power:
+        rows = [[p["system"], metric_name(p["metric"]), fmt_int(p["rows"]),
+                 f"{pct(p.get('mape_in_sample_pct'))} / {pct(p.get('mape_cv_pct'))}",
+                 signed(p.get("mean_error_cv_pct") if cv else p.get("mean_error_in_sample_pct"))] for p in power]
+        out.append("\n## Power per system\n\n" + (j.get("power_basis", "") + "\n\n" if j.get("power_basis") else "")
+                   + table(["system", "metric", "rows", "MAPE in-sample / CV", "mean error"], rows))
     groups = j.get("groups", [])
     if groups:
         key = "mape_cv_pct" if cv else "mape_in_sample_pct"
