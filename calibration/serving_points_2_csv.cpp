@@ -34,7 +34,7 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       // The wide-EP set (measured/wide-ep/): one role's nodes measured alone, its replica spanning
       // several nodes ("4 nodes EP32", "9 nodes EP72").
       why = "a " + plan.substr(0, plan.find(':')) + " measurement of one replica spanning nodes ('" + plan +
-            "'): replicas spanning systems are not expressible";
+            "'): one role measured alone is not predicted (validate simulates whole deployments)";
     }
     if (plan.rfind("disagg", 0) == 0) {
       const DisaggregatedPlan d = map_disaggregated(plan);
