@@ -27,6 +27,15 @@ struct KvTransfer : ::testing::Test {
     hc.systems = systems;
     return hw::build_topology(hc);
   }
+  // One prefill replica of `prefill_devices` GPUs and two decode replicas of 8.
+  static ClusterOptions one_prefill_two_decode(int prefill_devices) {
+    ClusterOptions co;
+    co.prefill_replicas = 1;
+    co.decode_replicas = 2;
+    co.devices_per_replica = 8;
+    co.prefill_devices_per_replica = prefill_devices;
+    return co;
+  }
 };
 
 // Two transfers booked at once from one prefill replica (both over its GPUs' NICs) finish after
@@ -35,10 +44,7 @@ TEST_F(KvTransfer, TransfersSharingANicShareItsBandwidth) {
   core::Simulator sim;
   metrics::Recorder rec;
   const hw::Topology topo = topology(3);
-  ClusterOptions co;
-  co.prefill_replicas = 1;
-  co.decode_replicas = 2;
-  co.devices_per_replica = 8;
+  const ClusterOptions co = one_prefill_two_decode(8);
   Cluster cluster(sim, model, system, options(8), co, rec, &topo);
   const long long tokens = 32768;
   const hw::Route to1 = topo.gpu_route(0, 8), to2 = topo.gpu_route(0, 16);
@@ -63,11 +69,7 @@ TEST_F(KvTransfer, ADisaggregatedRunConservesTokensAndKvBytes) {
   core::Simulator sim;
   metrics::Recorder rec;
   const hw::Topology topo = topology(3);
-  ClusterOptions co;
-  co.prefill_replicas = 1;
-  co.decode_replicas = 2;
-  co.devices_per_replica = 8;
-  co.prefill_devices_per_replica = 4;
+  const ClusterOptions co = one_prefill_two_decode(4);
   const ReplicaOptions prefill = options(4);
   Cluster cluster(sim, model, system, options(8), co, rec, &topo, &prefill);
   EXPECT_EQ(cluster.first_device(0), 0);
