@@ -33,20 +33,6 @@ RngStream::RngStream(std::uint64_t seed, std::string_view name) {
   for (auto& w : s_) w = splitmix64(x);
 }
 
-std::uint64_t RngStream::next_u64() {
-  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-  const std::uint64_t t = s_[1] << 17;
-  s_[2] ^= s_[0];
-  s_[3] ^= s_[1];
-  s_[1] ^= s_[2];
-  s_[0] ^= s_[3];
-  s_[2] ^= t;
-  s_[3] = rotl(s_[3], 45);
-  return result;
-}
-
-double RngStream::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
-
 std::uint64_t RngStream::uniform_index(std::uint64_t n) {
   u128 m = static_cast<u128>(next_u64()) * n;
   auto low = static_cast<std::uint64_t>(m);

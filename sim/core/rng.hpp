@@ -19,9 +19,20 @@ class RngStream {
 
   RngStream(std::uint64_t seed, std::string_view name);
 
-  std::uint64_t next_u64();
+  // xoshiro256** (inline: the simulator draws one per speculative token).
+  std::uint64_t next_u64() {
+    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+    const std::uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = rotl(s_[3], 45);
+    return result;
+  }
   // Uniform in [0, 1) with 53 random bits.
-  double uniform();
+  double uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
   // Uniform integer in [0, n); n must be > 0. Unbiased (Lemire's method).
   std::uint64_t uniform_index(std::uint64_t n);
   // Exponential with the given mean (> 0).
@@ -33,6 +44,7 @@ class RngStream {
   result_type operator()() { return next_u64(); }
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::array<std::uint64_t, 4> s_{};
 };
 

@@ -173,16 +173,28 @@ void KvBlockCache::make_room(int tier, long long blocks) {
 
 std::optional<KvBlockCache::Acquired> KvBlockCache::acquire(std::span<const BlockKey> keys,
                                                              long long anonymous_blocks,
-                                                             std::vector<std::uint32_t>* entries) {
+                                                             std::vector<std::uint32_t>* entries,
+                                                             std::span<const std::uint32_t> hints) {
+  // Each key's entry: its hint where that entry is live and holds the key (keys are unique
+  // in the cache, so it is the one find() would give), else looked up, every lookup's miss
+  // started at once (kGone marks "look up" here).
+  found_.resize(keys.size());
+  for (std::size_t j = 0; j < keys.size(); ++j) {
+    const std::uint32_t h = j < hints.size() ? hints[j] : kNil;
+    if (h < pool_.size() && pool_[h].live && pool_[h].key == keys[j]) {
+      found_[j] = h;
+    } else {
+      found_[j] = kGone;
+      __builtin_prefetch(&index_[home(hash(keys[j]))]);
+    }
+  }
   // Feasibility first, so a refusal changes nothing: count the HBM blocks this
   // needs and the unreferenced HBM blocks it would pin (those cannot be evicted for it).
   long long need_new = anonymous_blocks;
   long long pin_evictable_hbm = 0;
-  prefetch(keys);
-  found_.resize(keys.size());
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    const std::uint32_t i = find(keys[j]);
-    found_[j] = i;
+    if (found_[j] == kGone) found_[j] = find(keys[j]);
+    const std::uint32_t i = found_[j];
     if (i == kNil || pool_[i].tier != 0) {
       ++need_new;
     } else if (pool_[i].refs == 0) {

@@ -74,8 +74,11 @@ class KvBlockCache {
   // Returns nullopt and changes nothing if HBM cannot hold them without
   // evicting referenced blocks. `entries`, when given, receives each key's block
   // entry on success (pinned blocks never move: release can skip the lookups).
+  // `hints[j]`, when given, is a guess at keys[j]'s entry (an earlier acquire's): used
+  // when it still holds that key, looked up otherwise, so the result never depends on it.
   std::optional<Acquired> acquire(std::span<const BlockKey> keys, long long anonymous_blocks,
-                                  std::vector<std::uint32_t>* entries = nullptr);
+                                  std::vector<std::uint32_t>* entries = nullptr,
+                                  std::span<const std::uint32_t> hints = {});
   // Unpins what acquire pinned. The first `holding` keyed blocks (default: all) stay cached
   // (evictable); a later one no other sequence references holds no KV (allocated, never
   // computed) and leaves the cache. `entries`: what acquire gave for `keys`, or empty to look

@@ -143,7 +143,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   keys.reserve(n_units);
   const std::uint64_t seed = prefix_seed(ns);
   for (std::size_t j = 0; j < n_units; ++j) keys.push_back(prefix_key(seed, j < ends.size() ? ends[j] : digest));
-  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends), digest};
+  if (mine) *mine = ChainMemo{&tr, ns, r.turn, length, std::move(ends), digest, std::move(mine->entries)};
   return keys;
 }
 
@@ -160,8 +160,16 @@ std::optional<KvAdmission> KvManager::admit(const Request& r, long long total_to
 std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
                                             KvHold& hold) {
   const long long anon = std::max(0LL, units_for(total_tokens) - static_cast<long long>(keys.size()));
-  auto got = cache_.acquire(keys, anon, &hold.entries);
+  // The agent's previous prompt's entries: its next prompt extends it, so they name most keys.
+  ChainMemo* memo = nullptr;
+  if (!keys.empty()) {
+    const std::uint32_t i = chain_index_.find(static_cast<std::uint64_t>(static_cast<std::int64_t>(r.agent)));
+    if (i != core::FlatIndex::kAbsent) memo = &chains_[i];
+  }
+  auto got = cache_.acquire(keys, anon, &hold.entries, memo ? std::span<const std::uint32_t>(memo->entries)
+                                                            : std::span<const std::uint32_t>());
   if (!got) return std::nullopt;
+  if (memo) memo->entries = hold.entries;
   KvAdmission a;
   // At least one prompt token is computed, as engines do, so the first token can be sampled.
   a.cached_tokens = std::min(got->prefix_blocks * opt_.unit_tokens, r.input_tokens - 1);

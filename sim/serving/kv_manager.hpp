@@ -114,6 +114,7 @@ class KvManager {
     std::size_t length = 0;                   // prompt blocks
     std::vector<std::uint64_t> unit_digests;  // digest after blocks m, 2m, ... (m trace blocks per unit)
     std::uint64_t tail = 0;                   // digest after all `length` blocks
+    std::vector<std::uint32_t> entries;       // the cache entries of its last admitted prompt's keys (acquire's hints)
   };
   std::vector<BlockKey> keys_for(const Request& r, bool remember) const;
   mutable core::FlatIndex chain_index_;  // agent -> index into chains_

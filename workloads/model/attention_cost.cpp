@@ -1,6 +1,8 @@
 #include "workloads/model/attention_cost.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 namespace agentsim::wl {
 
@@ -95,6 +97,7 @@ PreparedAttention::PreparedAttention(const ModelSpec& m, LayerAttention a, Phase
   kda_state_ = kda_state_bytes(m);
   window_entry_ = a == LayerAttention::kGqaSliding ? gqa_entry_ : v4_entry_;
   closed_ = closed_form();
+  last_ = last_piece();
 }
 
 double PreparedAttention::whole_bytes(double end) const {
@@ -194,6 +197,84 @@ bool PreparedAttention::add_exact_sum(long long n, long long ctx_sum, long long 
     return false;
   }
   acc = out;
+  return true;
+}
+
+namespace {
+// The finest unit at()'s values are handled in: 2^-16.
+constexpr double kFinestUnit = 65536.0;
+// The longest run consecutive_sum adds in closed form.
+constexpr long long kMaxRun = 64;
+// A multiple of 2^-16 below 2^36: products of a few of them with integer contexts stay exact doubles.
+bool dyadic(double x) {
+  const double scaled = std::fabs(x) * 65536.0;
+  return scaled < 4503599627370496.0 && scaled == std::floor(scaled);
+}
+// Dividing by a power of two (or by 1) is exact.
+bool power_of_two(double r) {
+  int e = 0;
+  return r > 0 && std::frexp(r, &e) == 0.5;
+}
+}  // namespace
+
+PreparedAttention::LastPiece PreparedAttention::last_piece() const {
+  LastPiece p;
+  // at() evaluates exactly at integer contexts when every constant it multiplies or adds is a
+  // short dyadic and every ratio it divides by a power of two; then three samples past the last
+  // kink give the piece's coefficients, and integral ones make every term an integer.
+  for (double c : {growth_, sparse_topk_, window_, four_h_hd_, gqa_entry_, mla_per_, mla_entry_, two_ni_di_,
+                   indexer_entry_, indexer_head_dim_, kv_elem_, v4_entry_, kda_core_, kda_state_}) {
+    if (!dyadic(c)) return p;
+  }
+  const bool divides = a_ == LayerAttention::kV4Csa || a_ == LayerAttention::kV4Hca || a_ == LayerAttention::kV41Csa2;
+  if (divides && (!power_of_two(csa_ratio_) || !power_of_two(hca_ratio_))) return p;
+  std::vector<double> kinks;
+  append_kinks(kinks);
+  double from = 1;
+  for (double k : kinks) from = std::max(from, std::ceil(k));
+  if (!integral(from) || from > 1e12) return p;
+  auto parts = [](const AttentionCost& c) {
+    return std::array<double, 4>{c.core_flops, c.indexer_flops, c.kv_read_bytes, c.kv_write_bytes};
+  };
+  const auto v0 = parts(at(from)), v1 = parts(at(from + 1)), v2 = parts(at(from + 2));
+  constexpr double kLimit = 9007199254740992.0;  // 2^53
+  double max_ctx_sum = 1e18;
+  for (std::size_t j = 0; j < 4; ++j) {
+    // The coarsest unit 2^-k (k <= 16) in which the three samples are integers.
+    double unit = 1;
+    while (unit < kFinestUnit && !(integral(v0[j] * unit) && integral(v1[j] * unit) && integral(v2[j] * unit))) unit *= 2;
+    const double s0 = v0[j] * unit, s1 = v1[j] * unit, s2 = v2[j] * unit;  // exact: powers of two
+    if (!integral(s0) || !integral(s1) || !integral(s2) || s2 - s1 != s1 - s0) return p;
+    p.b[j] = static_cast<long long>(s1) - static_cast<long long>(s0);
+    p.a[j] = static_cast<long long>(s0) - p.b[j] * static_cast<long long>(from);
+    p.unit[j] = 1.0 / unit;
+    // No component falls with context; with b >= 0 every term from `from` on is at least
+    // term(from) >= 0, and n <= kMaxRun terms whose contexts sum to at most max_ctx_sum
+    // stay below 2^53 units.
+    if (p.b[j] < 0) return p;
+    const double room = kLimit - 1 - kMaxRun * std::fabs(static_cast<double>(p.a[j]));
+    if (room <= 0) return p;
+    if (p.b[j] > 0) max_ctx_sum = std::min(max_ctx_sum, std::floor(room / static_cast<double>(p.b[j])));
+  }
+  p.from = static_cast<long long>(from);
+  p.max_ctx_sum = static_cast<long long>(max_ctx_sum);
+  p.ok = true;
+  return p;
+}
+
+bool PreparedAttention::consecutive_sum(long long first, long long n, AttentionCost& out) const {
+  const LastPiece& p = last_;
+  if (!p.ok || first < p.from || first > (1LL << 36) || n < 1 || n > kMaxRun) return false;
+  const long long ctx_sum = (2 * first + n - 1) * n / 2;  // below 2^43
+  if (ctx_sum > p.max_ctx_sum) return false;
+  // Terms (a + b x ctx) units for ctx in [first, first + n): each at least 0 and their sum below
+  // 2^53 units (last_piece's bounds), so adding them one by one in doubles is exact and equals this.
+  auto total = [&](std::size_t j) { return static_cast<double>(n * p.a[j] + p.b[j] * ctx_sum) * p.unit[j]; };
+  out = AttentionCost{};
+  out.core_flops = total(0);
+  out.indexer_flops = total(1);
+  out.kv_read_bytes = total(2);
+  out.kv_write_bytes = total(3);
   return true;
 }
 

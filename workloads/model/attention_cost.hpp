@@ -98,6 +98,12 @@ class PreparedAttention {
   // is exact, i.e. bit-identical to adding them one by one: every term and partial sum an
   // integer below 2^53. Returns false, `acc` untouched, otherwise.
   bool add_exact_sum(long long n, long long ctx_sum, long long capped_sum, AttentionCost& acc) const;
+  // at(first) + at(first + 1) + ... over `n` contexts, added one by one from zero, into `out`, in
+  // closed form when that is bit-identical: the contexts lie past every kink, on a piece whose
+  // coefficients are multiples of 2^-16 at the finest, so every term and partial sum is a multiple
+  // of that unit below 2^53 of them
+  // (a speculative verify chunk's queries). Returns false, `out` untouched, otherwise.
+  bool consecutive_sum(long long first, long long n, AttentionCost& out) const;
 
  private:
   LayerAttention a_;
@@ -111,6 +117,16 @@ class PreparedAttention {
   };
   ClosedForm closed_form() const;
   ClosedForm closed_;
+  // at() past its last kink, term = (a + b x ctx) x unit, for core, indexer, read and write.
+  struct LastPiece {
+    bool ok = false;
+    long long from = 0;         // the first integer context on the piece
+    long long max_ctx_sum = 0;  // a run's contexts may sum to this before a total could round
+    long long a[4] = {0, 0, 0, 0}, b[4] = {0, 0, 0, 0};
+    double unit[4] = {1, 1, 1, 1};  // a power of two, 2^-16 at the finest
+  };
+  LastPiece last_piece() const;
+  LastPiece last_;
 };
 
 }  // namespace agentsim::wl

@@ -42,13 +42,19 @@ AttentionCost chunk_attention(const PreparedAttention& a, const PrefillShape& c)
   AttentionCost sum;
   const double slices = std::min(16.0, std::max(1.0, c.new_tokens));
   const double per = c.new_tokens / slices;
-  for (int s = 0; s < static_cast<int>(slices); ++s) {
-    const double ctx = c.cached_tokens + per * s + (per + 1.0) / 2.0;
-    const AttentionCost x = a.at(ctx);
-    sum.core_flops += per * x.core_flops;
-    sum.indexer_flops += per * x.indexer_flops;
-    sum.kv_read_bytes += per * x.kv_read_bytes;
-    sum.kv_write_bytes += per * x.kv_write_bytes;
+  // One query per slice at an integer offset (a verify chunk): slice s sits at cached + s + 1,
+  // and the closed form, where it applies, is the loop's sum to the bit.
+  const bool consecutive = per == 1.0 && c.cached_tokens >= 0 && c.cached_tokens < 1e12 &&
+                           c.cached_tokens == static_cast<double>(static_cast<long long>(c.cached_tokens));
+  if (!consecutive || !a.consecutive_sum(static_cast<long long>(c.cached_tokens) + 1, static_cast<long long>(slices), sum)) {
+    for (int s = 0; s < static_cast<int>(slices); ++s) {
+      const double ctx = c.cached_tokens + per * s + (per + 1.0) / 2.0;
+      const AttentionCost x = a.at(ctx);
+      sum.core_flops += per * x.core_flops;
+      sum.indexer_flops += per * x.indexer_flops;
+      sum.kv_read_bytes += per * x.kv_read_bytes;
+      sum.kv_write_bytes += per * x.kv_write_bytes;
+    }
   }
   // A chunk streams each cached entry once (tiled attention), however many of
   // its queries attend to it.

@@ -122,5 +122,40 @@ TEST(KvBlockCache, BlocksNeverComputedLeaveTheCacheOnRelease) {
   }
 }
 
+// Hints are only guesses: a cache given right, stale (the entry since dropped and reused for
+// another block) or nonsense hints ends every acquire exactly as one given none, in its result,
+// its entries, its stats and what it holds.
+TEST(KvBlockCache, HintsNeverChangeWhatAcquireDoes) {
+  KvBlockCache plain({{"hbm", 6}, {"host", 3}});
+  KvBlockCache hinted({{"hbm", 6}, {"host", 3}});
+  std::vector<std::uint32_t> last;  // the hinted cache's entries from its previous acquire
+  const std::vector<std::vector<std::uint64_t>> turns = {
+      {1, 2, 3}, {1, 2, 3, 4}, {7, 8, 9, 10, 11}, {1, 2, 3, 4, 5}, {7, 8, 9}, {20, 21, 22, 23}, {1, 2}};
+  int stale = 0;
+  for (std::size_t t = 0; t < turns.size(); ++t) {
+    const auto k = keys(1, turns[t]);
+    std::vector<std::uint32_t> hints = last;
+    if (t == 5) hints = {0, 1, 2, 999999, 0xffffffffU};  // nonsense
+    for (std::size_t j = 0; j < hints.size() && j < k.size(); ++j) stale += hints[j] != 0xffffffffU;
+    std::vector<std::uint32_t> e_plain, e_hinted;
+    const auto a = plain.acquire(k, 1, &e_plain);
+    const auto b = hinted.acquire(k, 1, &e_hinted, hints);
+    ASSERT_EQ(a.has_value(), b.has_value()) << "turn " << t;
+    if (!a) continue;
+    EXPECT_EQ(a->prefix_blocks, b->prefix_blocks) << "turn " << t;
+    EXPECT_EQ(a->prefix_blocks_per_tier, b->prefix_blocks_per_tier) << "turn " << t;
+    EXPECT_EQ(e_plain, e_hinted) << "turn " << t;
+    EXPECT_EQ(plain.stats().miss_blocks, hinted.stats().miss_blocks) << "turn " << t;
+    EXPECT_EQ(plain.stats().tiers[1].hit_blocks, hinted.stats().tiers[1].hit_blocks) << "turn " << t;
+    EXPECT_EQ(plain.used_blocks(0), hinted.used_blocks(0)) << "turn " << t;
+    EXPECT_EQ(plain.used_blocks(1), hinted.used_blocks(1)) << "turn " << t;
+    plain.release(k, 1, e_plain);
+    hinted.release(k, 1, e_hinted);
+    last = e_hinted;
+  }
+  EXPECT_GT(stale, 10) << "the sequence must exercise hints";
+  EXPECT_GT(hinted.stats().tiers[0].dropped + hinted.stats().tiers[1].dropped, 0) << "and entries dropped and reused";
+}
+
 }  // namespace
 }  // namespace agentsim::serving

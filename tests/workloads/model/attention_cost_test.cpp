@@ -265,5 +265,60 @@ TEST(AttentionExactSum, RefusesWhereAddingOneByOneWouldRound) {
   EXPECT_FALSE(v4.add_exact_sum(2, 200000, 200000, v));
 }
 
+// A speculative verify chunk's queries sit at consecutive contexts: past every kink the closed
+// form must give, to the bit, what adding at() one context at a time from zero gives, for every
+// variant and phase of the catalog's attention (V4.1's FP4 latents make its terms quarter-integers),
+// and refuse inside or below the kinks rather than give a different sum.
+TEST(AttentionConsecutiveSum, ClosedFormEqualsOneByOnePastEveryKink) {
+  const struct {
+    const char* model;
+    LayerAttention a;
+  } cases[] = {{"llama-3.1-70b", LayerAttention::kGqaFull},   {"gpt-oss-120b", LayerAttention::kGqaSliding},
+               {"deepseek-v3", LayerAttention::kMla},         {"deepseek-v3.2", LayerAttention::kMlaSparse},
+               {"deepseek-v4-pro", LayerAttention::kV4Csa},   {"deepseek-v4-pro", LayerAttention::kV4Hca},
+               {"deepseek-v4-pro", LayerAttention::kV4Swa},   {"deepseek-v4.1-flash", LayerAttention::kV41Csa2}};
+  int closed_forms = 0;
+  for (const auto& c : cases) {
+    for (Phase phase : {Phase::kDecode, Phase::kPrefill}) {
+      const PreparedAttention a(model(c.model), c.a, phase);
+      std::vector<double> kinks;
+      a.append_kinks(kinks);
+      const double last_kink = kinks.empty() ? 0.0 : *std::max_element(kinks.begin(), kinks.end());
+      for (long long first : {1LL, 100LL, 127LL, 2040LL, 2049LL, 27000LL, 131000LL}) {
+        for (long long n : {1LL, 2LL, 6LL, 16LL}) {
+          std::vector<long long> contexts;
+          for (long long s = 0; s < n; ++s) contexts.push_back(first + s);
+          AttentionCost closed;
+          closed.core_flops = -1;  // untouched on refusal
+          if (!a.consecutive_sum(first, n, closed)) {
+            EXPECT_EQ(closed.core_flops, -1) << c.model;
+            // Past the kinks it refuses only for a reason: here, every catalog variant qualifies.
+            EXPECT_LT(static_cast<double>(first), last_kink) << c.model << " first " << first;
+            continue;
+          }
+          ++closed_forms;
+          EXPECT_GE(static_cast<double>(first), last_kink) << c.model << " first " << first;
+          const AttentionCost want = one_by_one(a, contexts, AttentionCost{});
+          EXPECT_EQ(closed.core_flops, want.core_flops) << c.model << " first " << first << " n " << n;
+          EXPECT_EQ(closed.indexer_flops, want.indexer_flops) << c.model << " first " << first << " n " << n;
+          EXPECT_EQ(closed.kv_read_bytes, want.kv_read_bytes) << c.model << " first " << first << " n " << n;
+          EXPECT_EQ(closed.kv_write_bytes, want.kv_write_bytes) << c.model << " first " << first << " n " << n;
+        }
+      }
+    }
+  }
+  EXPECT_GT(closed_forms, 150);
+}
+
+// Where a term is not a short dyadic (a running sum would round), the closed form refuses.
+TEST(AttentionConsecutiveSum, RefusesRunsThatAreTooLongOrStartBeforeThePiece) {
+  const PreparedAttention a(model("deepseek-v4.1-flash"), LayerAttention::kV41Csa2, Phase::kDecode);
+  AttentionCost out;
+  EXPECT_FALSE(a.consecutive_sum(27000, 65, out));  // longer than a verify chunk
+  EXPECT_FALSE(a.consecutive_sum(27000, 0, out));
+  EXPECT_FALSE(a.consecutive_sum(100, 6, out));     // below the kinks (the window, the top-k)
+  EXPECT_TRUE(a.consecutive_sum(27000, 6, out));
+}
+
 }  // namespace
 }  // namespace agentsim::wl
