@@ -27,6 +27,7 @@ std::vector<Plan> split_plans(const Experiment& e, int system, const std::vector
     s.decode_replicas = b * pods;
     s.label = pools_text(s.decode_replicas, d.label, s.prefill_replicas, p.label);
     s.bound_tok_s = system_bound(e, s, unit[static_cast<std::size_t>(decode)], &unit[static_cast<std::size_t>(prefill)], w, link_Bps);
+    s.bound_prefill_tok_s = static_cast<double>(s.prefill_replicas) * unit[static_cast<std::size_t>(prefill)].prefill_tok_s;
     return s;
   };
   constexpr std::size_t kKeep = 3;  // per decode plan: the simulation decides between neighbouring shapes
@@ -46,9 +47,11 @@ std::vector<Plan> split_plans(const Experiment& e, int system, const std::vector
         }
       }
     }
-    // Highest bound first; ties keep the fewer GPUs and then enumeration order (deterministic).
+    // Highest bound first; ties (the same decode pool binds) go to the larger prefill pool (its
+    // prompts queue less), then the fewer GPUs, then enumeration order (deterministic).
     std::stable_sort(best.begin(), best.end(), [&](const Plan& x, const Plan& y) {
       if (x.bound_tok_s != y.bound_tok_s) return x.bound_tok_s > y.bound_tok_s;
+      if (x.bound_prefill_tok_s != y.bound_prefill_tok_s) return x.bound_prefill_tok_s > y.bound_prefill_tok_s;
       return deployment_gpus(e, x) < deployment_gpus(e, y);
     });
     for (std::size_t i = 0; i < best.size() && i < kKeep; ++i) out.push_back(std::move(best[i]));

@@ -260,17 +260,23 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
       const double link_Bps = topo.gpu_route(0, one.system.accelerators - 1).bottleneck_Bps;
       for (Plan& split : split_plans(e, static_cast<int>(sys), valid, unit, w, link_Bps)) e.plans.push_back(std::move(split));
     }
-    std::size_t fastest = e.plans.size(), best_split = e.plans.size();
+    // The leader of each family by the bound (split and aggregated: the bound prices them by
+    // different physics, so one family's leader is simulated however the other ranks) and the
+    // fastest single agent.
+    std::size_t fastest = e.plans.size(), best_split = e.plans.size(), best_aggregated = e.plans.size();
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (e.plans[p].system != static_cast<int>(sys) || !e.plans[p].pruned.empty()) continue;
       if (e.plans[p].prefill_replicas > 0) {
         if (best_split == e.plans.size() || e.plans[p].bound_tok_s > e.plans[best_split].bound_tok_s) best_split = p;
-      } else if (fastest == e.plans.size() || unit[p].single_agent_tok_s > unit[fastest].single_agent_tok_s) {
-        fastest = p;
+        continue;
+      }
+      if (fastest == e.plans.size() || unit[p].single_agent_tok_s > unit[fastest].single_agent_tok_s) fastest = p;
+      if (best_aggregated == e.plans.size() || e.plans[p].bound_tok_s > e.plans[best_aggregated].bound_tok_s) {
+        best_aggregated = p;
       }
     }
     std::vector<std::size_t> also;
-    for (const std::size_t p : {fastest, best_split}) {
+    for (const std::size_t p : {fastest, best_split, best_aggregated}) {
       if (p < e.plans.size()) also.push_back(p);
     }
     rank_by_bound(e, static_cast<int>(sys), also, w.computed_input_per_output);
@@ -284,9 +290,14 @@ void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& al
     if (e.plans[p].system == system && e.plans[p].pruned.empty()) ranked.push_back(p);
   }
   if (ranked.empty()) return;
-  // Highest bound first; ties keep the plan order (fewer devices first, splits last).
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [&](std::size_t a, std::size_t b) { return e.plans[a].bound_tok_s > e.plans[b].bound_tok_s; });
+  // Highest bound first; between equal bounds the larger prefill pool (splits whose decode pool
+  // binds alike), else the plan order (fewer devices first, splits last).
+  std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
+    const Plan& x = e.plans[a];
+    const Plan& y = e.plans[b];
+    if (x.bound_tok_s != y.bound_tok_s) return x.bound_tok_s > y.bound_tok_s;
+    return x.bound_prefill_tok_s > y.bound_prefill_tok_s;
+  });
   const std::size_t top = ranked.front();
   const std::string top_name = deployment_name(e, e.plans[top]);
   const double speed = bound_speed_tok_s(e);

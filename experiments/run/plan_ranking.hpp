@@ -14,7 +14,8 @@
 namespace agentsim::exp {
 
 // Plans search: auto simulates at first per system: the best kAutoSearchKeep bounds, the best
-// split (when one is ranked) and the plan with the best single-agent bound; then, while the best
+// split (when one is ranked), the best aggregated plan and the plan with the best single-agent
+// bound; between equal bounds the larger prefill pool ranks first; then, while the best
 // simulated plan is the lowest-ranked of those simulated by rank, the next one down the ranking,
 // at most kAutoSearchDeeper more.
 inline constexpr int kAutoSearchKeep = 2;

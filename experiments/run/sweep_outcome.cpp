@@ -221,9 +221,9 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
       }
     }
     if (ranked[sys].empty()) continue;
-    std::vector<double> bound, score;
+    std::vector<double> bound, score;  // bound: the ranking the search acts on (ties broken), best highest
     for (const int p : sim) {
-      bound.push_back(e.plans[static_cast<std::size_t>(p)].bound_tok_s);
+      bound.push_back(-static_cast<double>(e.plans[static_cast<std::size_t>(p)].bound_rank));
       score.push_back(simulated_score(e, p, plan_readoffs));
     }
     const std::vector<double> sim_rank = descending_ranks(score);

@@ -122,7 +122,8 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
       from = c * m;
     }
   }
-  ends.reserve(length / m);
+  // Grown geometrically: an agent's prompt grows every turn, and the memo's buffer goes with it.
+  if (ends.capacity() < length / m) ends.reserve(std::max(length / m, 2 * ends.capacity()));
   std::uint64_t position = from;
   auto step = [&](std::uint64_t id) {
     digest += prefix_term(id, position++);  // independent of the previous term: no serial chain

@@ -102,6 +102,10 @@ TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestBounds) {
     EXPECT_EQ(ranked[i]->bound_rank, static_cast<int>(i) + 1);
     if (i > 0) {
       EXPECT_LE(ranked[i]->bound_tok_s, ranked[i - 1]->bound_tok_s);
+      // Equal bounds (the same decode pool binds): the larger prefill pool first.
+      if (ranked[i]->bound_tok_s == ranked[i - 1]->bound_tok_s) {
+        EXPECT_LE(ranked[i]->bound_prefill_tok_s, ranked[i - 1]->bound_prefill_tok_s) << ranked[i]->label;
+      }
     }
     if (static_cast<int>(i) < kAutoSearchKeep) {
       EXPECT_EQ(ranked[i]->pruned, "") << ranked[i]->label;
@@ -111,13 +115,20 @@ TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestBounds) {
       EXPECT_NE(ranked[i]->pruned.find("analytic bound"), std::string::npos);
     }
   }
-  // Also simulated: the best split and the aggregated plan fastest for one agent.
+  // Also simulated: the best split, the best aggregated plan (each family's leader, however the
+  // other ranks) and the aggregated plan fastest for one agent.
   const Plan* best_split = nullptr;
+  const Plan* best_aggregated = nullptr;
   for (const Plan* p : ranked) {
     if (p->prefill_replicas > 0 && (!best_split || p->bound_tok_s > best_split->bound_tok_s)) best_split = p;
+    if (p->prefill_replicas == 0 && (!best_aggregated || p->bound_tok_s > best_aggregated->bound_tok_s)) best_aggregated = p;
   }
   ASSERT_NE(best_split, nullptr);
   EXPECT_EQ(best_split->pruned, "");
+  ASSERT_NE(best_aggregated, nullptr);
+  EXPECT_EQ(best_aggregated->pruned, "");
+  EXPECT_TRUE(std::any_of(ranked.begin(), ranked.end(), [](const Plan* p) { return p->held_back; }))
+      << "the rest wait down the ranking";
   const WorkloadProfile w = workload_profile(sessions);
   const Plan* fastest = nullptr;
   double fastest_tok_s = 0;
