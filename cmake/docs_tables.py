@@ -261,6 +261,16 @@ def by_metric(lst, metric):
     return next((m for m in lst if m.get("metric") == metric), {})
 
 
+def in_sample_and_cv(m):
+    """A MAPE entry's "in-sample / CV" cell, "–" when absent."""
+    return f"{pct(m.get('mape_in_sample_pct'))} / {pct(m.get('mape_cv_pct'))}" if m else "–"
+
+
+def mape_pair_cells(mape):
+    """Output tok/s per GPU and median TPOT: their "in-sample / CV" cells."""
+    return [in_sample_and_cv(by_metric(mape, "output_tok_s_per_gpu")), in_sample_and_cv(by_metric(mape, "tpot_s_median"))]
+
+
 def seconds(x):
     return "–" if x is None else (f"{x * 1e3:.2f} ms" if x < 1 else f"{x:.3f} s")
 
@@ -297,11 +307,7 @@ def cmd_validation(a):
     if scenarios:
         rows = []
         for sc in scenarios:
-            o = by_metric(sc.get("mape", []), "output_tok_s_per_gpu")
-            t = by_metric(sc.get("mape", []), "tpot_s_median")
-            rows.append([sc["scenario"], fmt_int(sc["rows"]),
-                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
-                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–"])
+            rows.append([sc["scenario"], fmt_int(sc["rows"])] + mape_pair_cells(sc.get("mape", [])))
         out.append("\n## Per scenario\n\n"
                    + table(["how the load was offered", "rows", "output tok/s per GPU: MAPE in-sample / CV",
                             "median TPOT: MAPE in-sample / CV"], rows))
@@ -321,11 +327,7 @@ def cmd_validation(a):
         ranked = sorted(groups, key=lambda g: -(gerr(g) if gerr(g) is not None else -1))
         rows = []
         for g in ranked:
-            o = by_metric(g["mape"], "output_tok_s_per_gpu")
-            t = by_metric(g["mape"], "tpot_s_median")
-            rows.append([g["group"], fmt_int(g["rows"]),
-                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
-                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–"])
+            rows.append([g["group"], fmt_int(g["rows"])] + mape_pair_cells(g["mape"]))
         out.append("\n## Per (system, model) group, worst first\n\n"
                    + table(["group", "rows", "output tok/s per GPU: MAPE in-sample / CV", "median TPOT: MAPE in-sample / CV"],
                            rows))
@@ -337,9 +339,9 @@ def cmd_validation(a):
             t = by_metric(p.get("mape", []), "tpot_s_median")
             ecv = "mean_error_cv_pct" if cv else "mean_error_in_sample_pct"
             rows.append([p["period"], fmt_int(p["rows"]),
-                         f"{pct(o.get('mape_in_sample_pct'))} / {pct(o.get('mape_cv_pct'))}" if o else "–",
+                         in_sample_and_cv(o),
                          signed(o.get(ecv)) if o else "–",
-                         f"{pct(t.get('mape_in_sample_pct'))} / {pct(t.get('mape_cv_pct'))}" if t else "–",
+                         in_sample_and_cv(t),
                          signed(t.get(ecv)) if t else "–"])
         out.append("\n## By the quarter the rows were measured in\n\n"
                    + table(["measured in", "rows", "output tok/s per GPU: MAPE in-sample / CV", "mean error",
