@@ -33,7 +33,7 @@ constexpr std::array kKeys = {
                "first prompts and outputs uniform in [ratio x draw, draw] (benchmark_serving --random-range-ratio)"},
     OptionSpec{"reasoning_fraction", "number", "0", "share of turns drawing reasoning_output_tokens (long reasoning turns)"},
     OptionSpec{"reasoning_output_tokens", "{median, p90}", "", "answer tokens of a reasoning turn"},
-    OptionSpec{"repositories", "integer", "0", "repositories sessions work on; each session shares its repository's prefix"},
+    OptionSpec{"repositories", "integer", "0", "code repositories the generated agents work in; the agents in one share its prompt prefix"},
     OptionSpec{"repository_tokens", "{median, p90}", "", "repository prefix after the system prompt, tokens"},
     OptionSpec{"truncation", "string", "clip",
                "a prompt over max_context_tokens: clip (cut, prefix kept) or drop_oldest (oldest turns dropped, prefix broken)"},

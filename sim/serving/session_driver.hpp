@@ -19,7 +19,7 @@ class SessionDriver {
   virtual void start() = 0;
   virtual long long turns_sent() const = 0;
   virtual long long turns_truncated() const = 0;
-  // A finite replay (closed loop with a session limit): when its last session finished, in
+  // A finite replay (closed loop with a session limit): the time its last agent stopped, in
   // seconds; negative while it runs or when it never ends.
   virtual double finished_at_s() const { return -1; }
 };

@@ -134,7 +134,7 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
       if (auto sp = j.find("spawn"); sp != j.end()) {
         // Only an earlier session can be a parent: this rules out dangling and cyclic links.
         key = "spawn.parent";
-        if (index == 0) throw fail("expected no spawn link on the first session (no earlier session to be its parent)");
+        if (index == 0) throw fail("expected no spawn link on the trace's first record (a parent must come before it)");
         s.spawn.parent_session = static_cast<std::int32_t>(integer(field(*sp, "parent"), 0, index - 1));
         key = "spawn.after_turn";
         const auto parent_turns = static_cast<long long>(blocks_of[static_cast<std::size_t>(s.spawn.parent_session)].size());

@@ -272,7 +272,7 @@ std::vector<Row> rows() {
        {{"t.jsonl", kTraceHead + R"({"id": "a", "spawn": {"parent": 1, "after_turn": 0}, "turns": [{"in": 10, "out": 5}]})" "\n" +
                         R"({"id": "b", "spawn": {"parent": 0, "after_turn": 0}, "turns": [{"in": 10, "out": 5}]})" "\n"}},
        "trace stats t.jsonl",
-       "t.jsonl:2: spawn.parent: expected no spawn link on the first session (no earlier session to be its parent)"},
+       "t.jsonl:2: spawn.parent: expected no spawn link on the trace's first record (a parent must come before it)"},
       {"TracePrefixTurnMissing", "dangling reference",
        {{"t.jsonl", kTraceHead + R"({"id": "a", "turns": [{"in": 128, "out": 5, "new": [[0, 2]]}]})" "\n" +
                         R"({"id": "b", "turns": [{"in": 128, "out": 5, "prefix": [0, 3, 2]}]})" "\n"}},

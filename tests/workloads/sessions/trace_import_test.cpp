@@ -266,7 +266,7 @@ TEST(TraceImport, NativeLinksMustPointBackwardsAndFitThePrompt) {
   EXPECT_EQ(native_error(R"({"id": "a", "root": 5, "turns": [{"in": 100, "out": 1}]})"),
             "n.jsonl:2: root: expected an integer in [0, 0], found 5");
   EXPECT_EQ(native_error(R"({"id": "a", "spawn": {"parent": 9, "after_turn": 3}, "turns": [{"in": 100, "out": 1}]})"),
-            "n.jsonl:2: spawn.parent: expected no spawn link on the first session (no earlier session to be its parent)");
+            "n.jsonl:2: spawn.parent: expected no spawn link on the trace's first record (a parent must come before it)");
   // A root must itself be a root: session 1 belongs to tree 0, so session 2 cannot name 1 as its root.
   EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}]})" "\n"
                          R"({"id": "b", "root": 0, "turns": [{"in": 100, "out": 1, "new": [[2, 2]]}]})" "\n"
