@@ -19,7 +19,7 @@ class RngStream {
 
   RngStream(std::uint64_t seed, std::string_view name);
 
-  // xoshiro256** (inline: the simulator draws one per speculative token).
+  // xoshiro256** (inline: hot loops draw one per event).
   std::uint64_t next_u64() {
     const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
     const std::uint64_t t = s_[1] << 17;
