@@ -161,6 +161,43 @@ DisaggregatedPlan map_disaggregated(std::string_view text) {
   return d;
 }
 
+RoleRun map_role_run(std::string_view plan_text, std::string_view notes) {
+  const std::string t(plan_text), n(notes);
+  RoleRun out;
+  out.scenario = t.rfind("prefill-only", 0) == 0 ? "prefill-only" : t.rfind("decode-only", 0) == 0 ? "decode-only" : "";
+  static const std::regex kNodesEp(R"((\d+) nodes EP(\d+))");
+  static const std::regex kPrefillBatch(R"((\d+) tokens/device batch)");
+  static const std::regex kDecodeBatch(R"(Batch size (\d+) per device)", std::regex::icase);
+  std::smatch m;
+  const std::string where = "a " + (out.scenario.empty() ? std::string("one-role") : out.scenario) +
+                            " measurement of one role ('" + t + "')";
+  if (out.scenario.empty()) {
+    out.reason = where + ": not prefill-only or decode-only";
+  } else if (!std::regex_search(t, m, kNodesEp)) {
+    out.reason = where + ": states no 'N nodes EPm' (its replica's EP degree over nodes)";
+  } else if (t.find("DP attention") == std::string::npos) {
+    out.reason = where + ": states no DP attention (the attention's degrees beside EP)";
+  } else {
+    const int ep = digits_to_int(m[2].str());
+    std::smatch b;
+    const bool prefill = out.scenario == "prefill-only";
+    if (!std::regex_search(n, b, prefill ? kPrefillBatch : kDecodeBatch)) {
+      out.reason = where + ": the notes state no batch per device ('" +
+                   (prefill ? std::string("N tokens/device batch") : std::string("Batch size N per device")) + "')";
+    } else if (ep < 1 || ep > 1'000'000) {
+      out.reason = where + ": EP degree out of range";
+    } else {
+      out.plan = "tp=1,ep=" + std::to_string(ep) + ",dp=" + std::to_string(ep);
+      out.batch_per_device = digits_to_int(b[1].str());
+      static const std::regex kTbo(R"(\bTBO\b)");
+      out.two_batch_overlap = std::regex_search(t, kTbo);
+      if (out.batch_per_device < 1) out.reason = where + ": batch per device out of range";
+    }
+  }
+  if (!out.reason.empty()) out.plan.clear(), out.batch_per_device = 0;
+  return out;
+}
+
 Mapped map_engine(std::string_view text) {
   const std::string t = lower(text);
   if (has(t, "sglang")) return yes("sglang");

@@ -31,6 +31,17 @@ struct DisaggregatedPlan {
   int prefill_replicas = 0, decode_replicas = 0;
 };
 DisaggregatedPlan map_disaggregated(std::string_view text);
+// One role's replica measured alone (the wide-EP set): "prefill-only: 4 nodes EP32, DP attention,
+// ... TBO" with "16384 tokens/device batch" in the notes -> plan tp=1,ep=32,dp=32, scenario
+// "prefill-only", 16384 tokens per device a step, two-batch overlap; "decode-only: 9 nodes EP72 ..."
+// with "Batch size 256 per device" -> "decode-only", 256 sequences per device. `reason` when the
+// text states no EP degree over nodes, no DP attention or no batch per device.
+struct RoleRun {
+  std::string plan, scenario, reason;
+  long long batch_per_device = 0;
+  bool two_batch_overlap = false;
+};
+RoleRun map_role_run(std::string_view plan_text, std::string_view notes);
 // "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
 std::string canonical_plan(std::string_view text);
 // The degrees a plan's "tp=.., ep=.., dp=.., pp=.." text names; 1 for each it leaves out.

@@ -105,8 +105,13 @@ struct MeasuredRun {
   std::string prefill_plan;
   // How the load was offered (docs/validation-sets.md): "" = closed loop at `concurrency`;
   // "offline" = every query at once, the saturated steady state (MLPerf Offline); "server" = Poisson
-  // arrivals, predicted as the highest rate meeting the p99 limits below (MLPerf Server).
+  // arrivals, predicted as the highest rate meeting the p99 limits below (MLPerf Server);
+  // "prefill-only" / "decode-only" = one role's replica measured alone at a fixed batch (the wide-EP
+  // set), predicted as that role's steady step: `role_batch_per_device` prompt tokens (prefill) or
+  // sequences at isl tokens of context (decode) on every device, `two_batch_overlap` as stated.
   std::string scenario;
+  long long role_batch_per_device = 0;
+  bool two_batch_overlap = false;
   double ttft_p99_limit_s = 0, tpot_p99_limit_s = 0;  // "server": the benchmark's latency limits
   // The source states no plan: the smallest one whose weights and KV fit (dense: tp; MoE: dp = ep),
   // replicated over the row's GPUs (experiments/run/validation_runner.cpp, smallest_fitting_plan).

@@ -1,4 +1,6 @@
 // Adapter: experiments/validation/measured/serving-points-2/serving_points.csv (PROVENANCE.md there).
+#include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "calibration/inferencex_client.hpp"
@@ -30,13 +32,24 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
                                       : map_hardware(system),
                     why);
     const std::string& plan = csv.field(col("plan(tp/ep/dp)"));
-    if (plan.rfind("prefill-only", 0) == 0 || plan.rfind("decode-only", 0) == 0) {
-      // The wide-EP set (measured/wide-ep/): one role's nodes measured alone, its replica spanning
-      // several nodes ("4 nodes EP32", "9 nodes EP72").
-      why = "a " + plan.substr(0, plan.find(':')) + " measurement of one replica spanning nodes ('" + plan +
-            "'): one role measured alone is not predicted (validate simulates whole deployments)";
-    }
-    if (plan.rfind("disagg", 0) == 0) {
+    const bool role = plan.rfind("prefill-only", 0) == 0 || plan.rfind("decode-only", 0) == 0;
+    if (role) {
+      // The wide-EP set (measured/wide-ep/): one role's replica measured alone at a stated batch.
+      const RoleRun rr = map_role_run(plan, csv.field(col("notes")));
+      const std::string& spec_text = csv.field(col("spec_method"));
+      if (why.empty() && spec_text.find("simulated") != std::string::npos) {
+        // The source's "simulated MTP" decode: doubled batch and slowed attention, not a run with a drafter.
+        why = "spec_method '" + spec_text + "': a simulated speculative run (the source's approximation), not a measurement";
+      } else if (why.empty() && !spec_text.empty()) {
+        why = "spec_method '" + spec_text + "': a one-role row's steady step is predicted without speculation";
+      } else if (why.empty()) {
+        why = rr.reason;
+      }
+      r.plan = rr.plan;
+      r.scenario = rr.scenario;
+      r.role_batch_per_device = rr.batch_per_device;
+      r.two_batch_overlap = rr.two_batch_overlap;
+    } else if (plan.rfind("disagg", 0) == 0) {
       const DisaggregatedPlan d = map_disaggregated(plan);
       r.plan = take(d.plan, why);
       r.prefill_replicas = d.prefill_replicas, r.decode_replicas = d.decode_replicas;
@@ -45,7 +58,9 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       r.plan = take(map_plan(plan), why);
     }
     r.engine = take(map_engine(csv.field(col("engine_version"))), why);
-    const Mapped spec = map_speculative(csv.field(col("spec_method")));
+    // The wide-EP set states no method where none ran (its one speculative row is simulated, above).
+    const std::string& spec_text = csv.field(col("spec_method"));
+    const Mapped spec = role && spec_text.empty() ? Mapped{"0", ""} : map_speculative(spec_text);
     r.speculative = take(spec, why) == "1";
     if (r.speculative) {
       r.accept_len = optional_positive(csv, col("accept_len"), 1, why);
@@ -58,8 +73,16 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;
     r.gpus = static_cast<int>(required_count(csv, col("gpus"), why));
     r.isl = required_count(csv, col("isl"), why);
-    r.osl = required_count(csv, col("osl"), why);
-    r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
+    if (role) {
+      // One step's batch, not a client: each prompt yields its first token (prefill), each
+      // sequence one token a step (decode); the stated batch is the concurrency.
+      r.osl = 1;
+      r.concurrency = static_cast<double>(r.role_batch_per_device) * r.gpus;
+      if (r.scenario == "prefill-only") r.concurrency = std::ceil(r.concurrency / std::max(1.0, static_cast<double>(r.isl)));
+    } else {
+      r.osl = required_count(csv, col("osl"), why);
+      r.concurrency = static_cast<double>(required_count(csv, col("concurrency"), why));
+    }
     // "InferenceX CI run YYYY-MM-DD" in the notes: when the run was measured.
     static const std::regex kRunDate(R"(CI run (\d{4}-\d{2}-\d{2}))");
     if (std::smatch m; std::regex_search(csv.field(col("notes")), m, kRunDate)) {

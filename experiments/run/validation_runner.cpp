@@ -15,6 +15,7 @@
 #include "sim/serving/first_chunk.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/spec_decode.hpp"
+#include "sim/serving/step_coster.hpp"
 #include "workloads/model/parallel_plan.hpp"
 #include "workloads/sessions/session_generator.hpp"
 
@@ -84,6 +85,8 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     throw core::Error(at("spec_method"), "model " + e.model.name + " ships no drafter to speculate with");
   }
   plan.deployment.spec_mode = row.speculative ? SpecMode::kAuto : SpecMode::kOff;
+  // SGLang's two-batch overlap where the row states it (the wide-EP set's "TBO").
+  if (row.two_batch_overlap) plan.deployment.overlap = serving::Overlap::kTwoBatch;
   // The server's draft tokens where the row states them (fewer than the card's: its first
   // positions); a stated acceptance length is the row's dataset's: that drafter scaled to it.
   if (row.speculative && (row.draft_tokens > 0 || std::isfinite(row.accept_len))) {
@@ -347,6 +350,43 @@ ServerPoint server_run(const ValidationRow& row, Experiment e, double rate_per_s
   return out;
 }
 
+bool one_role(const calib::MeasuredRun& r) { return r.scenario == "prefill-only" || r.scenario == "decode-only"; }
+
+// A row measuring one role's replica alone at a fixed batch (calib::MeasuredRun::
+// role_batch_per_device): its steady step, priced by the step-cost engine every simulated step
+// uses (resolve_run's options: the row's plan, engine, overlap, CUDA graphs). Prefill: the
+// replica's token budget filled with whole isl-token prompts and one partial chunk, reported as
+// prompt tokens/s per GPU (the measured input rate, in total_tok_s_per_gpu); decode: that many
+// sequences at isl tokens of context, one token each a step.
+std::vector<double> role_step_predictions(const Experiment& e, const calib::MeasuredRun& run) {
+  const RunSpec spec = resolve_run(e, e.plans[0]);
+  const int devices = spec.devices_per_replica();
+  const long long batch = run.role_batch_per_device * devices;
+  serving::StepBatch b;
+  if (run.scenario == "prefill-only") {
+    for (long long left = batch; left > 0;) {
+      const long long chunk = std::min(left, run.isl);
+      b.prefills.push_back(serving::PrefillChunk{chunk, 0, chunk == run.isl});
+      left -= chunk;
+    }
+  } else {
+    b.decodes.assign(static_cast<std::size_t>(batch), serving::DecodeItem{run.isl});
+  }
+  const serving::StepCost c = serving::StepCoster::price_once(b, e.model, spec.system, spec.replica.cost, false);
+  std::vector<double> p(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
+  if (!(c.total_s > 0)) return p;
+  const double per_gpu_s = c.total_s * static_cast<double>(devices);
+  if (run.scenario == "prefill-only") {
+    p[calib::measured_metric_index("total_tok_s_per_gpu")] = static_cast<double>(batch) / per_gpu_s;
+  } else {
+    p[calib::measured_metric_index("output_tok_s_per_gpu")] = static_cast<double>(batch) / per_gpu_s;
+    p[calib::measured_metric_index("agent_output_tok_s")] = 1.0 / c.total_s;
+    p[calib::measured_metric_index("tpot_s_mean")] = c.total_s;
+    p[calib::measured_metric_index("tpot_s_median")] = c.total_s;
+  }
+  return p;
+}
+
 }  // namespace
 
 ServerPoint server_probe(const ValidationRow& row, const serving::EngineOverhead& engine, double rate_per_s) {
@@ -414,6 +454,7 @@ PreparedRows prepare_rows(const Experiment& base, const Catalog& catalog, const 
 std::vector<double> predict_row(const ValidationRow& row, const serving::EngineOverhead& engine,
                                 double tokens_per_step) {
   Experiment e = priced(row, engine, tokens_per_step);
+  if (one_role(row.run)) return role_step_predictions(e, row.run);
   const wl::Trace trace = wl::generate_sessions(e.workload.generator, e.workload.generated_sessions, e.seed);
   RunResult r = run_point(e, trace, e.workload.levels[0]);
   // A slow prediction (e.g. a fit trying a large host time) can outlast the window sized for

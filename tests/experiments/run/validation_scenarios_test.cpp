@@ -89,5 +89,58 @@ TEST(ValidationScenarios, NonServerRowsRefuseTheServerProbe) {
   EXPECT_THROW(server_probe(row, row.experiment.serving.engine_overhead, 1.0), core::Error);
 }
 
+// A wide-EP row measuring one role alone: DeepSeek-V3 with DP attention, EP16 over two HGX nodes
+// (`gpus` 16) or EP8 in one (8; hgx-h200: V3 does not fit eight H100s).
+calib::MeasuredRun one_role_row(const std::string& scenario, const std::string& system, long long isl, int gpus = 16) {
+  calib::MeasuredRun r = small_row(scenario);
+  r.model = "deepseek-v3";
+  r.system = system;
+  r.engine = "sglang";
+  r.plan = "tp=1,ep=" + std::to_string(gpus) + ",dp=" + std::to_string(gpus);
+  r.plan_smallest_fit = false;
+  r.gpus = gpus;
+  r.isl = isl;
+  r.osl = 1;
+  r.two_batch_overlap = true;
+  r.role_batch_per_device = scenario == "prefill-only" ? 8192 : 64;
+  return r;
+}
+
+double predicted(const calib::MeasuredRun& r, const char* metric) {
+  const ValidationRow row = prepared(r);
+  return predict_row(row, row.experiment.serving.engine_overhead)[calib::measured_metric_index(metric)];
+}
+
+TEST(ValidationScenarios, OneRoleRowsPredictTheirRolesRateOnly) {
+  const double pre = predicted(one_role_row("prefill-only", "hgx-h100", 2000), "total_tok_s_per_gpu");
+  EXPECT_GT(pre, 100);
+  EXPECT_TRUE(std::isnan(predicted(one_role_row("prefill-only", "hgx-h100", 2000), "output_tok_s_per_gpu")));
+  const double dec = predicted(one_role_row("decode-only", "hgx-h100", 2000), "output_tok_s_per_gpu");
+  EXPECT_GT(dec, 10);
+  EXPECT_TRUE(std::isnan(predicted(one_role_row("decode-only", "hgx-h100", 2000), "total_tok_s_per_gpu")));
+  // 64 sequences a device, one token each a step: the per-GPU rate is 64 x the per-sequence speed.
+  EXPECT_NEAR(dec, 64 * predicted(one_role_row("decode-only", "hgx-h100", 2000), "agent_output_tok_s"), 1e-9 * dec);
+}
+
+TEST(ValidationScenarios, OneRoleRowsSlowWithContextAndNeverLoseToADominatingSystem) {
+  // In one node (the all-to-all on NVLink, the step not bound by the NICs): longer prompts of the
+  // same tokens a step do more attention, so the prompt rate falls; longer contexts read more KV.
+  EXPECT_LT(predicted(one_role_row("prefill-only", "hgx-h200", 8000, 8), "total_tok_s_per_gpu"),
+            predicted(one_role_row("prefill-only", "hgx-h200", 1000, 8), "total_tok_s_per_gpu"));
+  EXPECT_LT(predicted(one_role_row("decode-only", "hgx-h200", 8000, 8), "output_tok_s_per_gpu"),
+            predicted(one_role_row("decode-only", "hgx-h200", 1000, 8), "output_tok_s_per_gpu"));
+  // Over two nodes the EP16 prefill step waits on the NICs: the all-to-all's bytes, not the prompt
+  // length, set it, and the node's rate is below what one node's NVLink allows.
+  EXPECT_LT(predicted(one_role_row("prefill-only", "hgx-h200", 2000, 16), "total_tok_s_per_gpu"),
+            predicted(one_role_row("prefill-only", "hgx-h200", 2000, 8), "total_tok_s_per_gpu"));
+  // H200: the H100's die with more HBM bandwidth, the same NICs.
+  for (const char* role : {"prefill-only", "decode-only"}) {
+    const char* metric = std::string(role) == "prefill-only" ? "total_tok_s_per_gpu" : "output_tok_s_per_gpu";
+    EXPECT_GE(predicted(one_role_row(role, "hgx-h200", 2000), metric),
+              predicted(one_role_row(role, "hgx-h100", 2000), metric))
+        << role;
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::exp
