@@ -363,7 +363,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       for (std::size_t i = 0; i < n; ++i) {
         const exp::Experiment& ex = prep.rows[i].experiment;
         // Sequences a decoding replica holds (a disaggregated row's prefill replicas decode none).
-        const int decoding = ex.serving.prefill_replicas > 0 ? ex.serving.decode_replicas : ex.serving.replicas;
+        const int decoding = ex.plans[0].prefill_replicas > 0 ? ex.plans[0].decode_replicas : ex.serving.replicas;
         const double per_replica = runs[i].concurrency / std::max(1, decoding);
         for (const std::string& regime : exp::band_regimes(ex.model, ex.systems[0], per_replica)) {
           for (std::string_view metric : calib::kBandMetrics) {

@@ -149,16 +149,19 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   const serving::PlanCheck check = serving::check_plan(e.model, system, plan.deployment.plan, e.serving.memory_fraction);
   if (!check.ok) throw core::Error(at("plan"), check.reason);
   const int devices = plan.deployment.plan.devices();
-  if (row.prefill_replicas > 0 && !row.prefill_plan.empty()) {
-    // Disaggregated with a plan per role: the prefill replicas run theirs, the decode replicas
-    // `plan` (the split the search builds, experiments/run/disagg_plans.hpp).
+  if (row.prefill_replicas > 0) {
+    // Disaggregated: the prefill replicas run theirs (`prefill_plan`, or `plan` when the row states
+    // one for both roles), the decode replicas `plan`, every prompt's KV crossing between them: the
+    // split the search builds (experiments/run/disagg_plans.hpp).
     DeploymentConfig pre = plan.deployment;
-    try {
-      pre.plan = wl::parse_parallel_plan(row.prefill_plan);
-    } catch (const core::Error& err) {
-      throw core::Error(at("plan"), "prefill " + err.detail());
+    if (!row.prefill_plan.empty()) {
+      try {
+        pre.plan = wl::parse_parallel_plan(row.prefill_plan);
+      } catch (const core::Error& err) {
+        throw core::Error(at("plan"), "prefill " + err.detail());
+      }
+      pre.plan.engram_on_host = e.model.engram.host_resident;
     }
-    pre.plan.engram_on_host = e.model.engram.host_resident;
     const serving::PlanCheck pc = serving::check_plan(e.model, system, pre.plan, e.serving.memory_fraction);
     if (!pc.ok) throw core::Error(at("plan"), "prefill " + pc.reason);
     const long long gpus = static_cast<long long>(row.prefill_replicas) * pre.plan.devices() +
@@ -181,17 +184,6 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   e.plans = {plan};
   // As many replicas as the measurement's GPUs hold (not the system filled: a 1-GPU row is one GPU).
   e.serving.replicas = std::max(1, row.gpus / std::max(1, devices));
-  if (row.prefill_replicas > 0 && row.prefill_plan.empty()) {
-    // Disaggregated: the stated prefill and decode replicas, every prompt's KV crossing between them.
-    const long long replicas = static_cast<long long>(row.prefill_replicas) + row.decode_replicas;
-    if (replicas * devices != row.gpus) {
-      throw core::Error(at("gpus"), std::to_string(row.gpus) + " GPUs are not " + std::to_string(row.prefill_replicas) +
-                                        " prefill + " + std::to_string(row.decode_replicas) + " decode replicas of " +
-                                        std::to_string(devices) + " GPUs");
-    }
-    e.serving.prefill_replicas = row.prefill_replicas;
-    e.serving.decode_replicas = row.decode_replicas;
-  }
   // One-turn sessions of isl tokens in, osl out (each uniform down to range_ratio of it, as the
   // row's client drew them), sent back to back.
   WorkloadConfig& w = e.workload;

@@ -437,11 +437,17 @@ TEST(ValidationRows, DisaggregatedRowsRunTheirPrefillAndDecodeReplicas) {
   const PreparedRows rows = prepared({r, wrong});
   ASSERT_EQ(rows.rows.size(), 1u);
   const ServingConfig& s = rows.rows[0].experiment.serving;
-  EXPECT_EQ(s.prefill_replicas, 1);
-  EXPECT_EQ(s.decode_replicas, 2);
+  // The split a search builds (one path for both kinds of disaggregated row): each pool's replicas
+  // on the plan, the prefill pool's the same as the decode pool's when the row states one.
+  const Plan& plan = rows.rows[0].experiment.plans.at(0);
+  EXPECT_EQ(plan.prefill_replicas, 1);
+  EXPECT_EQ(plan.decode_replicas, 2);
+  EXPECT_EQ(plan.prefill.plan.to_string(), plan.deployment.plan.to_string());
+  EXPECT_EQ(s.prefill_replicas, 0) << "not the hand-written serving.disaggregation";
   ASSERT_EQ(rows.skipped.size(), 1u);
   EXPECT_EQ(rows.skipped[0].id, "wrong");
-  EXPECT_NE(rows.skipped[0].reason.find("4 GPUs are not 1 prefill + 2 decode replicas of 1 GPUs"), std::string::npos)
+  EXPECT_NE(rows.skipped[0].reason.find("4 GPUs are not 1 prefill replicas of 1 GPUs + 2 decode replicas of 1"),
+            std::string::npos)
       << rows.skipped[0].reason;
   // Predicted as a disaggregated run: every prompt answered (the decode replicas only decode).
   const std::vector<double> p = predict_row(rows.rows[0], s.engine_overhead);
