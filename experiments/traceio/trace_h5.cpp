@@ -77,6 +77,10 @@ std::string read_string_attribute(const H5::H5Object& obj, const char* name) {
   return value;
 }
 
+void write_u64_attribute(H5::H5Object& obj, const char* name, std::uint64_t value) {
+  obj.createAttribute(name, H5::PredType::NATIVE_UINT64, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_UINT64, &value);
+}
+
 int read_int_attribute(const H5::H5Object& obj, const char* name) {
   int value = 0;
   obj.openAttribute(name).read(H5::PredType::NATIVE_INT, &value);
@@ -90,6 +94,9 @@ void write_file(const wl::Trace& trace, const std::string& path) {
   write_string_attribute(f, "name", trace.name);
   write_int_attribute(f, "block_size", trace.block_size_tokens);
   write_string_attribute(f, "block_ids", trace.global_block_ids ? "global" : "per-tree");
+  if (trace.global_block_ids && trace.replay_block_ids_from != wl::Trace::kAllBlockIdsShared) {
+    write_u64_attribute(f, "replay_block_ids_from", trace.replay_block_ids_from);
+  }
 
   std::vector<std::uint8_t> id_chars;
   std::vector<std::uint64_t> id_end, turn_end, run_end;
@@ -203,6 +210,10 @@ wl::Trace read_trace_h5(const std::string& path) {
     trace.block_size_tokens = read_int_attribute(f, "block_size");
     current = "block_ids";
     trace.global_block_ids = read_string_attribute(f, "block_ids") == "global";
+    current = "replay_block_ids_from";
+    if (trace.global_block_ids && f.attrExists("replay_block_ids_from")) {
+      f.openAttribute("replay_block_ids_from").read(H5::PredType::NATIVE_UINT64, &trace.replay_block_ids_from);
+    }
 
     const H5::Group sg = f.openGroup("sessions");
     const auto id_chars = read_column<std::uint8_t>(sg, "/sessions", "id_chars", current);

@@ -77,9 +77,13 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   const auto& session = tr.sessions[static_cast<std::size_t>(r.turn.session)];
   // Local ids compare only within one replay of a session tree: two agents replaying the
   // same recorded session do not share its prefix.
+  // With global ids, a session's own ids (Trace::replay_block_ids_from up) are still the replay's:
+  // each is keyed with the replay's namespace, the shared ones (system prompt, repositories) as they are.
   const std::uint64_t root = static_cast<std::uint64_t>(session.root >= 0 ? session.root : r.turn.session);
-  const std::uint64_t ns =
-      tr.global_block_ids ? 0 : (root << 32) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent));
+  const std::uint64_t replay = (root << 32) ^ static_cast<std::uint64_t>(static_cast<std::uint32_t>(r.agent));
+  const std::uint64_t ns = tr.global_block_ids ? 0 : replay;
+  const std::uint64_t own_from = tr.global_block_ids ? tr.replay_block_ids_from : wl::Trace::kAllBlockIdsShared;
+  const std::uint64_t replay_salt = mix64(replay ^ 0x7265706c61796964ULL);
   const auto m = static_cast<std::size_t>(opt_.unit_tokens / tr.block_size_tokens);
   const wl::Turn& turn = session.turns[static_cast<std::size_t>(r.turn.turn)];
   const std::size_t length = tr.prompt_blocks(r.turn);
@@ -126,6 +130,7 @@ std::vector<BlockKey> KvManager::keys_for(const Request& r, bool remember) const
   if (ends.capacity() < length / m) ends.reserve(std::max(length / m, 2 * ends.capacity()));
   std::uint64_t position = from;
   auto step = [&](std::uint64_t id) {
+    if (id >= own_from) id = mix64(id ^ replay_salt);
     digest += prefix_term(id, position++);  // independent of the previous term: no serial chain
     if (--left == 0) {
       ends.push_back(digest);

@@ -86,6 +86,12 @@ struct Trace {
   std::string name;
   int block_size_tokens = 0;          // 0 = no block data
   bool global_block_ids = false;      // ids compare across session trees (else only within one)
+  // With global ids: ids from here up are a session's own (a generated session's turns), which
+  // compare only within one replay of its tree, so two agents replaying one session do not share
+  // them; ids below are shared by every replay (a generator's system prompt and repositories).
+  // The largest id (the default): every id shared, as in a trace of real requests (Mooncake).
+  std::uint64_t replay_block_ids_from = kAllBlockIdsShared;
+  static constexpr std::uint64_t kAllBlockIdsShared = ~std::uint64_t{0};
   std::vector<Session> sessions;
 
   std::size_t turn_count() const;

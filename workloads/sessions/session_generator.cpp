@@ -67,6 +67,8 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
       next_id += static_cast<std::uint64_t>(std::max<long long>(0, blocks));
     }
   }
+  // Every id from here on is one session's own: agents replaying the same session each have theirs.
+  trace.replay_block_ids_from = next_id;
   // Output cap so a prompt of at least one block still fits with its answer.
   const long long output_cap = drop_oldest ? std::max<long long>(1, cfg.max_context_tokens / 2) : 0;
   for (int i = 0; i < sessions; ++i) {

@@ -31,6 +31,9 @@ GapKind parse_gap(const std::string& s) {
 void write_trace_jsonl(const Trace& trace, std::ostream& out) {
   json h = {{"format", "agentsim-trace"}, {"version", 1}, {"name", trace.name},
             {"block_size", trace.block_size_tokens}, {"block_ids", trace.global_block_ids ? "global" : "per-tree"}};
+  if (trace.global_block_ids && trace.replay_block_ids_from != Trace::kAllBlockIdsShared) {
+    h["replay_block_ids_from"] = trace.replay_block_ids_from;
+  }
   out << dump_line(h) << '\n';
   for (const auto& s : trace.sessions) {
     json turns = json::array();
@@ -110,6 +113,12 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
         key = "block_size";
         if (j.contains("block_size")) trace.block_size_tokens = static_cast<int>(integer(j["block_size"], 0, kMaxBlockSizeTokens));
         trace.global_block_ids = j.value("block_ids", "per-tree") == "global";
+        key = "replay_block_ids_from";
+        if (j.contains("replay_block_ids_from")) {
+          if (!trace.global_block_ids) throw fail("expected only with \"block_ids\": \"global\"");
+          trace.replay_block_ids_from =
+              static_cast<std::uint64_t>(integer(j["replay_block_ids_from"], 0, std::numeric_limits<long long>::max()));
+        }
         header = true;
         continue;
       }

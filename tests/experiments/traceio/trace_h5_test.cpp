@@ -10,6 +10,7 @@
 #include "experiments/traceio/trace_files.hpp"
 #include "experiments/traceio/trace_h5.hpp"
 #include "sim/core/error.hpp"
+#include "workloads/sessions/session_generator.hpp"
 #include "workloads/sessions/trace_formats.hpp"
 
 namespace agentsim::exp {
@@ -22,6 +23,7 @@ void expect_same(const wl::Trace& a, const wl::Trace& b) {
   EXPECT_EQ(a.name, b.name);
   EXPECT_EQ(a.block_size_tokens, b.block_size_tokens);
   EXPECT_EQ(a.global_block_ids, b.global_block_ids);
+  EXPECT_EQ(a.replay_block_ids_from, b.replay_block_ids_from);
   ASSERT_EQ(a.sessions.size(), b.sessions.size());
   for (std::size_t i = 0; i < a.sessions.size(); ++i) {
     const wl::Session& x = a.sessions[i];
@@ -66,7 +68,9 @@ struct TraceH5 : ::testing::Test {
   // Imports `path`, writes both forms, reads each back (timed) and compares. HDF5 has a
   // fixed cost of ~2 kB per dataset, so only large sets (`large`) must come out smaller.
   void round_trip(const std::string& format, const std::string& path, bool large) {
-    const wl::Trace imported = load_trace_file(format, path);
+    round_trip(load_trace_file(format, path), path, large);
+  }
+  void round_trip(const wl::Trace& imported, const std::string& path, bool large) {
     const std::string jsonl = (dir / "t.jsonl").string();
     const std::string h5 = (dir / "t.h5").string();
     save_trace_file(imported, jsonl);
@@ -106,6 +110,21 @@ TEST_F(TraceH5, MooncakeRoundTripsThroughJsonlAndHdf5) {
 
 TEST_F(TraceH5, RawJsonWithSubagentsRoundTrips) {
   round_trip("claude-code-json", kData + "/claude-code-raw-sample/trace_0291.json", false);
+}
+
+// A generated trace keeps where its sessions' own block ids start (Trace::replay_block_ids_from).
+TEST_F(TraceH5, GeneratedTraceKeepsItsSharedAndOwnBlockIds) {
+  wl::GeneratorConfig g;
+  g.turns = {3, 5};
+  g.initial_context_tokens = {2000, 3000};
+  g.shared_system_prompt_tokens = 1024;
+  g.repositories = 3;
+  g.repository_tokens = {512, 600};
+  const wl::Trace t = wl::generate_sessions(g, 5, 3);
+  ASSERT_TRUE(t.global_block_ids);
+  ASSERT_GT(t.replay_block_ids_from, 0u);
+  ASSERT_LT(t.replay_block_ids_from, wl::Trace::kAllBlockIdsShared);
+  round_trip(t, "generated", false);
 }
 
 TEST_F(TraceH5, NonTraceHdf5AndTruncatedFilesAreErrors) {

@@ -10,6 +10,7 @@
 #include "sim/core/simulator.hpp"
 #include "sim/serving/kv_block_cache.hpp"
 #include "sim/serving/kv_manager.hpp"
+#include "workloads/sessions/session_generator.hpp"
 #include "workloads/sessions/trace_formats.hpp"
 #include "workloads/sessions/trace_stats.hpp"
 

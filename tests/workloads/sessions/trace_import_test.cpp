@@ -237,6 +237,27 @@ TEST(TraceImport, MalformedNativeLineNamesTheField) {
   }
 }
 
+// replay_block_ids_from splits global ids into shared and per-replay ones; per-tree ids have no
+// shared part, so the key there is an error naming it.
+TEST(TraceImport, ReplayBlockIdsFromIsReadWithGlobalIdsOnly) {
+  std::istringstream ok(
+      "{\"format\": \"agentsim-trace\", \"version\": 1, \"block_size\": 64, \"block_ids\": \"global\", "
+      "\"replay_block_ids_from\": 40}\n"
+      "{\"id\": \"s\", \"turns\": [{\"in\": 10, \"out\": 1}]}\n");
+  EXPECT_EQ(read_trace_jsonl(ok, "g.jsonl").replay_block_ids_from, 40u);
+  std::istringstream absent("{\"format\": \"agentsim-trace\", \"version\": 1, \"block_ids\": \"global\"}\n"
+                            "{\"id\": \"s\", \"turns\": [{\"in\": 10, \"out\": 1}]}\n");
+  EXPECT_EQ(read_trace_jsonl(absent, "g.jsonl").replay_block_ids_from, Trace::kAllBlockIdsShared);
+  std::istringstream bad(
+      "{\"format\": \"agentsim-trace\", \"version\": 1, \"block_ids\": \"per-tree\", \"replay_block_ids_from\": 4}\n");
+  try {
+    read_trace_jsonl(bad, "p.jsonl");
+    FAIL() << "expected an error";
+  } catch (const core::Error& e) {
+    EXPECT_STREQ(e.what(), "p.jsonl:1: replay_block_ids_from: expected only with \"block_ids\": \"global\"");
+  }
+}
+
 // Found by fuzz_trace_jsonl (inputs in tests/fuzz/regressions/trace_jsonl/): links that point
 // at the turn itself, at a negative or later session, or runs larger than the prompt were
 // accepted; replay then recursed forever in Trace::block_ids, expanded 4e9 ids, or silently
