@@ -29,11 +29,12 @@ class AutoConcurrency : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  fs::path run(const std::string& concurrency, const std::string& name) {
+  fs::path run(const std::string& concurrency, const std::string& name, const std::string& plans = "deployment: {tp: 8}\n",
+               const std::string& slo = "") {
     const fs::path p = dir / (name + ".yaml");
-    std::ofstream(p) << "name: auto\nseed: 3\nmodel: llama-3.1-70b\nsystem: hgx-h200\ndeployment: {tp: 8}\n"
-                        "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
-                        "readoffs: {agent_speeds: [30]}\n"
+    std::ofstream(p) << "name: auto\nseed: 3\nmodel: llama-3.1-70b\nsystem: hgx-h200\n" << plans
+                     << "serving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
+                        "readoffs: {agent_speeds: [30]}\n" << slo <<
                         "workload:\n  trace: " + kRoot + "/workloads/traces/claude-code-sample/requests.csv\n"
                         "  concurrency: " + concurrency + "\n  warmup: \"10s\"\n  window: \"120s\"\n  start_spread: \"5s\"\n";
     const auto r = agentsim::test_support::run("run " + p.string() + " -j 2 --out " + (dir / name).string());
@@ -96,6 +97,61 @@ TEST_F(AutoConcurrency, BracketsATargetAFixedListMisses) {
   EXPECT_NE(aut[0].f.at("note").find("between concurrency " + std::to_string(good) + " and " + std::to_string(bad)),
             std::string::npos)
       << aut[0].f.at("note");
+}
+
+// An SLO read-off on the ladder is its bracket's floor, so a plan met at 2 and not at 4 agents can
+// beat one met at 4 and not at 8 once narrowed: every plan whose bracket's best case (its first
+// failing level over its last meeting run's power) exceeds the best floor is narrowed, not only the
+// plan the ladder chose.
+TEST_F(AutoConcurrency, EveryPlanThatCouldWinAnSloTierIsNarrowed) {
+  const fs::path out = run("auto", "slo", "search: {tp: [2, 4, 8]}\n",
+                           "slo: {tiers: [30], speed_percentile: 10, ttft: \"1000s\", ttft_percentile: 90}\n");
+  struct Point {
+    long long c = 0;
+    double p10 = 0, power_w = 0;
+    bool probe = false;
+  };
+  std::map<std::string, std::vector<Point>> by_plan;
+  std::ifstream in(out / "summary.csv");
+  CsvReader csv(in, "summary.csv");
+  while (csv.next()) {
+    by_plan[csv.field(csv.column("deployment"))].push_back(
+        {csv.integer(csv.column("concurrency")), csv.number(csv.column("agent_output_tok_s_p10")),
+         csv.number(csv.column("power_w")), csv.integer(csv.column("bisection")) != 0});
+  }
+  ASSERT_EQ(by_plan.size(), 3u);
+  struct Bracket {
+    long long lo = 0, hi = 0;
+    double floor_per_mw = 0, best_per_mw = 0;
+  };
+  std::map<std::string, Bracket> brackets;
+  double best_floor = 0;
+  for (const auto& [plan, points] : by_plan) {
+    std::vector<Point> ladder;
+    for (const Point& p : points) {
+      if (!p.probe) ladder.push_back(p);
+    }
+    for (std::size_t i = 1; i < ladder.size(); ++i) {
+      if (ladder[i - 1].p10 >= 30 && ladder[i].p10 < 30) {
+        const double mw = ladder[i - 1].power_w / 1e6;
+        brackets[plan] = {ladder[i - 1].c, ladder[i].c, static_cast<double>(ladder[i - 1].c) / mw,
+                          static_cast<double>(ladder[i].c) / mw};
+        best_floor = std::max(best_floor, brackets[plan].floor_per_mw);
+        break;
+      }
+    }
+  }
+  ASSERT_GE(brackets.size(), 2u);
+  int narrowed = 0;
+  for (const auto& [plan, b] : brackets) {
+    if (!(b.best_per_mw > best_floor) || b.hi - b.lo <= 1) continue;
+    bool probed = false;
+    for (const Point& p : by_plan[plan]) probed = probed || (p.probe && p.c > b.lo && p.c < b.hi);
+    EXPECT_TRUE(probed) << plan << ": met at " << b.lo << ", not at " << b.hi << " could beat " << best_floor
+                        << " agents per MW";
+    ++narrowed;
+  }
+  EXPECT_GE(narrowed, 2) << "the case has a plan besides the ladder's choice that could win";
 }
 
 TEST_F(AutoConcurrency, SingleAgentIsTheConcurrencyOneSpeed) {

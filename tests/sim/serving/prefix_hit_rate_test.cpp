@@ -191,4 +191,61 @@ TEST(PrefixKeys, ExtendingThePreviousTurnEqualsRehashing) {
   }
 }
 
+// Agents replaying one generated session at once share its system prompt and repository (ids
+// below Trace::replay_block_ids_from) and nothing of its own turns: each replay is its own, as a
+// recorded trace's is. The same agent replaying the same turn keys it the same.
+TEST(PrefixKeys, AgentsReplayingOneGeneratedSessionShareOnlyTheSharedPrefix) {
+  wl::GeneratorConfig g;
+  g.turns = {4, 6};
+  g.initial_context_tokens = {2000, 3000};
+  g.shared_system_prompt_tokens = 1024;
+  g.repositories = 2;
+  g.repository_tokens = {512, 600};
+  g.block_size_tokens = 64;
+  const wl::Trace t = wl::generate_sessions(g, 4, 7);
+  ASSERT_TRUE(t.global_block_ids);
+  ASSERT_LT(t.replay_block_ids_from, wl::Trace::kAllBlockIdsShared);
+  core::Simulator sim;
+  KvManagerOptions o;
+  o.unit_tokens = 64;
+  o.tiers.push_back(KvTierSpec{"hbm", "local", 1000000, 0, 0});
+  KvManager kv(sim, o, [] {});
+  for (std::int32_t k = 0; k < static_cast<std::int32_t>(t.sessions[0].turns.size()); ++k) {
+    const wl::TurnRef ref{0, k};
+    Request a, b;
+    a.trace = b.trace = &t;
+    a.turn = b.turn = ref;
+    a.input_tokens = b.input_tokens = t.sessions[0].turns[static_cast<std::size_t>(k)].input_tokens;
+    a.agent = 1;
+    b.agent = 2;
+    const auto ka = kv.keys_for(a), kb = kv.keys_for(b);
+    ASSERT_EQ(ka.size(), kb.size());
+    const auto ids = t.block_ids(ref);
+    std::size_t shared = 0;
+    while (shared < ids.size() && ids[shared] < t.replay_block_ids_from) ++shared;
+    ASSERT_GE(shared, 16u) << "the system prompt's 16 blocks at least";
+    ASSERT_LT(shared, ka.size()) << "the session's own turns follow";
+    for (std::size_t j = 0; j < ka.size(); ++j) {
+      if (j < shared) {
+        EXPECT_EQ(ka[j], kb[j]) << "turn " << k << " block " << j;
+      } else {
+        EXPECT_NE(ka[j], kb[j]) << "turn " << k << " block " << j;
+      }
+    }
+    EXPECT_EQ(kv.keys_for(a), ka);
+  }
+  // Another session shares at least the system prompt with the first.
+  Request a0, c;
+  a0.trace = c.trace = &t;
+  a0.agent = c.agent = 1;
+  a0.turn = wl::TurnRef{0, 0};
+  a0.input_tokens = t.sessions[0].turns[0].input_tokens;
+  c.turn = wl::TurnRef{1, 0};
+  c.input_tokens = t.sessions[1].turns[0].input_tokens;
+  const auto k0 = kv.keys_for(a0), k1 = kv.keys_for(c);
+  ASSERT_GE(k0.size(), 16u);
+  ASSERT_GE(k1.size(), 16u);
+  for (std::size_t j = 0; j < 16; ++j) EXPECT_EQ(k0[j], k1[j]) << j;
+}
+
 }  // namespace agentsim::serving
