@@ -307,10 +307,26 @@ def cmd_validation(a):
     if scenarios:
         rows = []
         for sc in scenarios:
-            rows.append([sc["scenario"], fmt_int(sc["rows"])] + mape_pair_cells(sc.get("mape", [])))
+            mape = sc.get("mape", [])
+            rows.append([sc["scenario"], fmt_int(sc["rows"])] + mape_pair_cells(mape)
+                        + [in_sample_and_cv(by_metric(mape, "total_tok_s_per_gpu"))])
         out.append("\n## Per scenario\n\n"
                    + table(["how the load was offered", "rows", "output tok/s per GPU: MAPE in-sample / CV",
-                            "median TPOT: MAPE in-sample / CV"], rows))
+                            "median TPOT: MAPE in-sample / CV", "total tok/s per GPU: MAPE in-sample / CV"], rows))
+    # Rows measuring one role alone (the wide-EP set): few enough to list each.
+    alone = [r for r in j.get("rows", []) if r.get("scenario") in ("prefill-only", "decode-only")]
+    if alone:
+        rows = []
+        for r in alone:
+            for m in r.get("metrics", []):
+                rows.append([f"`{r['id']}`", r["scenario"], f"`{r['plan']}`", fmt_int(r["gpus"]), fmt_int(r["isl"]),
+                             metric_name(m["metric"]), fmt_int(m["measured"]),
+                             fmt_int(m["predicted_cv"] if cv else m["predicted_in_sample"]),
+                             signed(m["error_cv_pct"] if cv else m["error_in_sample_pct"])])
+        out.append("\n## Rows measuring one role alone\n\nEach row's steady step at its stated batch "
+                   "(docs/validation-sets.md, scenarios).\n\n"
+                   + table(["row", "role", "plan", "GPUs", "prompt tokens", "metric", "measured", "predicted",
+                            "error"], rows))
     power = j.get("power", [])
     if power:
         rows = [[p["system"], metric_name(p["metric"]), fmt_int(p["rows"]),

@@ -414,6 +414,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       scenario_idx[!sc.empty() ? sc : runs[i].prefill_replicas > 0 ? "closed-loop disaggregated" : "closed-loop"].push_back(i);
     }
     std::vector<std::pair<std::string, std::vector<MetricRow>>> scenarios;
+    scenarios.reserve(scenario_idx.size());
     for (const auto& [sc, idx] : scenario_idx) scenarios.emplace_back(sc, metric_table(runs, idx, in, cvp));
     // Power per system: every row reporting a measured power (board power per GPU, wall power per GPU).
     struct PowerRow {
