@@ -36,6 +36,10 @@ struct Plan {
   // read-off speed; the plan's place in its system's ranking (1 = best; 0 = not ranked); and
   // whether it is held back, pruned unless the sweep goes on down the ranking to it.
   double bound_tok_s = 0;
+  // Facility power of one occupied system at the bound: its busy GPUs at their memory-bound
+  // decode draw, idle ones at idle (hw::system_power). The ranking is by bound_tok_s over it, the
+  // read-offs' per-MW terms.
+  double bound_power_w = 0;
   double bound_prefill_tok_s = 0;  // a split's prefill pool, prompt tok/s: the tie-break between equal bounds
   int bound_rank = 0;
   bool held_back = false;

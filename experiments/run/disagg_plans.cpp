@@ -27,6 +27,7 @@ std::vector<Plan> split_plans(const Experiment& e, int system, const std::vector
     s.decode_replicas = b * pods;
     s.label = pools_text(s.decode_replicas, d.label, s.prefill_replicas, p.label);
     s.bound_tok_s = system_bound(e, s, unit[static_cast<std::size_t>(decode)], &unit[static_cast<std::size_t>(prefill)], w, link_Bps);
+    s.bound_power_w = bound_power_w(e, s);
     s.bound_prefill_tok_s = static_cast<double>(s.prefill_replicas) * unit[static_cast<std::size_t>(prefill)].prefill_tok_s;
     return s;
   };
@@ -47,12 +48,11 @@ std::vector<Plan> split_plans(const Experiment& e, int system, const std::vector
         }
       }
     }
-    // Highest bound first; ties (the same decode pool binds) go to the larger prefill pool (its
-    // prompts queue less), then the fewer GPUs, then enumeration order (deterministic).
+    // Highest bound per watt first, ties (the same decode pool binds) to the larger prefill pool
+    // (its prompts queue less), then enumeration order (deterministic); as rank_by_bound orders them.
     std::stable_sort(best.begin(), best.end(), [&](const Plan& x, const Plan& y) {
-      if (x.bound_tok_s != y.bound_tok_s) return x.bound_tok_s > y.bound_tok_s;
-      if (x.bound_prefill_tok_s != y.bound_prefill_tok_s) return x.bound_prefill_tok_s > y.bound_prefill_tok_s;
-      return deployment_gpus(e, x) < deployment_gpus(e, y);
+      if (bound_per_w(x) != bound_per_w(y)) return bound_per_w(x) > bound_per_w(y);
+      return x.bound_prefill_tok_s > y.bound_prefill_tok_s;
     });
     for (std::size_t i = 0; i < best.size() && i < kKeep; ++i) out.push_back(std::move(best[i]));
   }

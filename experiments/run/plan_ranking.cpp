@@ -10,6 +10,7 @@
 #include "experiments/output/nice_ticks.hpp"
 #include "experiments/run/disagg_plans.hpp"
 #include "experiments/run/resolve_run.hpp"
+#include "hwmodels/power_model.hpp"
 #include "hwmodels/topology.hpp"
 #include "sim/serving/step_coster.hpp"
 
@@ -237,6 +238,19 @@ double system_bound(const Experiment& e, const Plan& plan, const ReplicaBound& d
   return tok_s / static_cast<double>(systems);
 }
 
+double bound_power_w(const Experiment& e, const Plan& plan) {
+  const hw::System& s = e.systems.at(static_cast<std::size_t>(plan.system));
+  const long long per_system = std::max(1, s.accelerators);
+  const long long gpus = deployment_gpus(e, plan);
+  const long long systems = std::max(1LL, (gpus + per_system - 1) / per_system);
+  const double busy_w = hw::accelerator_power_w(s.accelerator, s.accelerator.decode_power_fraction);
+  const auto slots = static_cast<double>(systems * per_system);
+  const double mean_w = (static_cast<double>(gpus) * busy_w + (slots - static_cast<double>(gpus)) * s.accelerator.idle_w) / slots;
+  return hw::system_power(s, mean_w, e.power).facility_w;
+}
+
+double bound_per_w(const Plan& plan) { return plan.bound_power_w > 0 ? plan.bound_tok_s / plan.bound_power_w : 0.0; }
+
 void rank_plans(Experiment& e, const wl::Trace& sessions) {
   if (!e.search_auto) return;
   const WorkloadProfile w = workload_profile(sessions, e.workload.human_gap_cap_s, e.workload.tool_gap_cap_s);
@@ -249,6 +263,7 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
       if (plan.system != static_cast<int>(sys) || !plan.pruned.empty()) continue;
       unit[p] = replica_bound(e, plan.deployment, plan.system, w, speed, sessions.block_size_tokens);
       plan.bound_tok_s = system_bound(e, plan, unit[p], nullptr, w, 0);
+      plan.bound_power_w = bound_power_w(e, plan);
       valid.push_back(static_cast<int>(p));
     }
     if (valid.empty()) continue;
@@ -267,11 +282,11 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (e.plans[p].system != static_cast<int>(sys) || !e.plans[p].pruned.empty()) continue;
       if (e.plans[p].prefill_replicas > 0) {
-        if (best_split == e.plans.size() || e.plans[p].bound_tok_s > e.plans[best_split].bound_tok_s) best_split = p;
+        if (best_split == e.plans.size() || bound_per_w(e.plans[p]) > bound_per_w(e.plans[best_split])) best_split = p;
         continue;
       }
       if (fastest == e.plans.size() || unit[p].single_agent_tok_s > unit[fastest].single_agent_tok_s) fastest = p;
-      if (best_aggregated == e.plans.size() || e.plans[p].bound_tok_s > e.plans[best_aggregated].bound_tok_s) {
+      if (best_aggregated == e.plans.size() || bound_per_w(e.plans[p]) > bound_per_w(e.plans[best_aggregated])) {
         best_aggregated = p;
       }
     }
@@ -290,12 +305,13 @@ void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& al
     if (e.plans[p].system == system && e.plans[p].pruned.empty()) ranked.push_back(p);
   }
   if (ranked.empty()) return;
-  // Highest bound first; between equal bounds the larger prefill pool (splits whose decode pool
-  // binds alike), else the plan order (fewer devices first, splits last).
+  // Highest bound per watt first (the read-offs are per MW: a plan leaving GPUs idle draws less);
+  // between equal ones (splits whose decode pool binds alike) the larger prefill pool (its
+  // prompts queue less), else the plan order (fewer devices first, splits last).
   std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
     const Plan& x = e.plans[a];
     const Plan& y = e.plans[b];
-    if (x.bound_tok_s != y.bound_tok_s) return x.bound_tok_s > y.bound_tok_s;
+    if (bound_per_w(x) != bound_per_w(y)) return bound_per_w(x) > bound_per_w(y);
     return x.bound_prefill_tok_s > y.bound_prefill_tok_s;
   });
   const std::size_t top = ranked.front();
@@ -310,7 +326,7 @@ void rank_by_bound(Experiment& e, int system, const std::vector<std::size_t>& al
     p.held_back = true;
     char buf[640];
     std::snprintf(buf, sizeof buf,
-                  "search: auto ranks it %zu of %zu by the analytic bound, %s output tok/s per system (at %g tok/s "
+                  "search: auto ranks it %zu of %zu by the analytic bound per MW, %s output tok/s per system (at %g tok/s "
                   "per agent, decode at the workload's contexts, prefill of %.3g computed input tokens per output "
                   "token) against %s for %s; simulated only if the search goes this far down the ranking",
                   i + 1, ranked.size(), readable_number(p.bound_tok_s, 4).c_str(), speed, computed_input_per_output,

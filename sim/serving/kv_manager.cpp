@@ -195,6 +195,15 @@ std::optional<KvAdmission> KvManager::admit(const Request& r, std::vector<BlockK
   return a;
 }
 
+void KvManager::warm(const Request& r, long long tokens) {
+  std::vector<BlockKey> keys = keys_for(r, false);
+  keys.resize(std::min(keys.size(), static_cast<std::size_t>(std::max(0LL, tokens) / opt_.unit_tokens)));
+  if (keys.empty()) return;
+  std::vector<std::uint32_t> entries;
+  if (!cache_.acquire(keys, 0, &entries)) return;
+  cache_.release(keys, 0, entries);  // every block holds KV: all stay cached
+}
+
 bool KvManager::admit_anonymous(long long tokens, KvHold& hold) {
   const long long u = units_for(tokens);
   if (!cache_.reserve(u)) return false;

@@ -78,6 +78,10 @@ class KvManager {
   // attempts); on success they move into `hold`.
   std::optional<KvAdmission> admit(const Request& r, std::vector<BlockKey>& keys, long long total_tokens,
                                    KvHold& hold);
+  // Caches the first `tokens` of r's prompt as computed KV, evictable, without counting a lookup
+  // (what earlier turns not replayed would have left: Request::warm_prefix_tokens); no change
+  // when HBM cannot hold them.
+  void warm(const Request& r, long long tokens);
   // Admits `tokens` of unkeyed KV (a transferred or swapped-in context).
   bool admit_anonymous(long long tokens, KvHold& hold);
   // One more unit for decode growth; false when HBM is full of referenced blocks.

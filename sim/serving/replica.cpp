@@ -64,6 +64,7 @@ void Replica::submit(const Request& r, CompletionFn done) {
   a.rec.arrival_s = r.sent_s >= 0 ? r.sent_s : sim_.now_s();
   a.prompt = r.input_tokens;
   seed_spec(a);
+  if (r.warm_prefix_tokens > 0) kv_->warm(r, r.warm_prefix_tokens);
   const long long need = opt_.role == ReplicaRole::kPrefill ? r.input_tokens : r.input_tokens + r.output_tokens;
   if (kv_->units_for(need) > kv_->capacity_units()) {
     // It could never be admitted: reject now rather than block the queue forever.

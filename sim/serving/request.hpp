@@ -17,6 +17,10 @@ struct Request {
   // When the client sent it, if that was before it reached the engine (RequestPath); < 0: on
   // arrival. The record's arrival_s, from which its TTFT counts.
   double sent_s = -1;
+  // A run starting mid-session (closed-loop random_start): the part of the prompt the agent's
+  // earlier turns, not replayed, would have left in the prefix cache (its previous prompt), which
+  // the replica caches before admitting it, as in the steady state; 0 otherwise.
+  long long warm_prefix_tokens = 0;
 };
 
 // Called once when a request finished (or was rejected), with its record.

@@ -73,15 +73,26 @@ std::size_t SessionTreePlayer::new_run(std::size_t session, std::size_t turn, in
 }
 
 void SessionTreePlayer::play(std::size_t session, std::size_t first_turn, int agent, std::function<void()> done) {
-  send(new_run(session, first_turn, agent, kNone, std::move(done)));
+  const std::size_t run = new_run(session, first_turn, agent, kNone, std::move(done));
+  runs_[run].warm = first_turn > 0;
+  send(run);
 }
 
 void SessionTreePlayer::send(std::size_t run) {
   const Run& r = runs_[run];
   bool truncated = false;
   const wl::TurnRef ref{static_cast<std::int32_t>(r.session), static_cast<std::int32_t>(r.turn)};
-  const Request req = turn_request(trace_, ref, r.agent, max_context_tokens_, truncated);
+  Request req = turn_request(trace_, ref, r.agent, max_context_tokens_, truncated);
   truncated_ += truncated ? 1 : 0;
+  if (r.warm) {
+    // Its previous prompt, which the turn extends (the blocks it shares with its prefix parent).
+    const wl::Turn& t = trace_.sessions[r.session].turns[r.turn];
+    if (t.prefix_parent.valid() && !truncated) {
+      req.warm_prefix_tokens =
+          std::min(req.input_tokens - 1, static_cast<long long>(t.prefix_blocks) * trace_.block_size_tokens);
+    }
+    runs_[run].warm = false;
+  }
   ++sent_;
   sink_.submit(req, [this, run](const metrics::RequestRecord&) { on_answer(run); });
 }

@@ -53,7 +53,8 @@ class SessionTreePlayer {
   SessionTreePlayer(core::Simulator& sim, RequestSink& sink, const wl::Trace& trace, long long max_context_tokens,
                     GapCaps gap_caps);
   // Starts `session` at `first_turn` now (children of earlier turns are skipped);
-  // `done` fires when it finished.
+  // `done` fires when it finished. Started past its first turn, the first request carries
+  // its previous prompt as warm (Request::warm_prefix_tokens).
   void play(std::size_t session, std::size_t first_turn, int agent, std::function<void()> done);
 
   long long turns_sent() const { return sent_; }
@@ -70,6 +71,7 @@ class SessionTreePlayer {
     bool last_done = false;    // the last turn's answer arrived
     std::size_t parent = kNone;  // run to notify when this one finishes (kNone: none)
     std::function<void()> done;
+    bool warm = false;  // started mid-session: the next request's previous prompt is warm
   };
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 

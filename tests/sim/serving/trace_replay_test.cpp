@@ -3,6 +3,8 @@
 // Poisson arrivals are deterministic per seed.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "tests/sim/serving/catalog_fixtures.hpp"
 #include "sim/serving/closed_loop_driver.hpp"
 #include "sim/serving/replica.hpp"
@@ -20,10 +22,12 @@ struct Replay : ::testing::Test {
   const wl::Trace pool_trace =
       wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
   const wl::Trace& trace() const { return pool_trace; }
+  long long cache_unit_tokens = 1;  // 64 (the trace's block): prefix caching on
   ReplicaOptions options() const {
     ReplicaOptions o;
     o.cost = StepCostOptions{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
     o.kv_capacity_tokens = kv_capacity_tokens(model, system, 8, 0.9);
+    o.kv.unit_tokens = cache_unit_tokens;
     return o;
   }
   // A closed loop over `pool` on one replica, simulated until `until_s`.
@@ -69,6 +73,35 @@ TEST_F(Replay, ClosedLoopIsDeterministicPerSeed) {
   EXPECT_TRUE(same(a, b)) << "same seed, same records";
   EXPECT_FALSE(same(a, c)) << "another seed picks other sessions";
   EXPECT_FALSE(same(a, closed(5, false))) << "random start points change the first prompts";
+}
+
+// An agent started mid-session (random_start) begins in the steady state: its first prompt finds
+// its previous prompt cached (Request::warm_prefix_tokens), as its earlier turns, not replayed,
+// would have left it; started at a session's first turn, nothing is cached (Claude Code's block
+// ids are per conversation, so no other agent's prompt matches).
+TEST_F(Replay, RandomStartBeginsWithThePreviousPromptCached) {
+  cache_unit_tokens = 64;
+  for (const bool random_start : {true, false}) {
+    const auto records = closed(5, random_start);
+    std::map<int, const metrics::RequestRecord*> first;
+    for (const auto& r : records) {
+      auto [it, fresh] = first.try_emplace(r.agent, &r);
+      if (!fresh && r.arrival_s < it->second->arrival_s) it->second = &r;
+    }
+    ASSERT_EQ(first.size(), 8u);
+    int warm = 0;
+    for (const auto& [agent, r] : first) {
+      if (r->cached_tokens > 0) ++warm;
+      if (random_start && r->cached_tokens > 0) {
+        EXPECT_GT(r->cached_tokens, r->input_tokens / 2) << "agent " << agent << ": most of a later turn's prompt";
+      }
+    }
+    if (random_start) {
+      EXPECT_GE(warm, 2) << "agents started past a turn that extends the one before";
+    } else {
+      EXPECT_EQ(warm, 0);
+    }
+  }
 }
 
 // A finite run (session_limit): exactly that many root sessions begin, each agent stops when none
