@@ -51,7 +51,7 @@ long long apply_context_limit(Trace& trace, long long limit, double keep_fractio
     Session& s = trace.sessions[si];
     auto& d = drafts[si];
     d.resize(s.turns.size());
-    long long drop_blocks = 0, drop_tokens = 0;  // carried from the last truncation of this session
+    long long drop_blocks = 0, drop_tokens = 0;  // carried from the session's last truncation
     long long head_blocks = 0;                   // the first prompt's blocks a drop keeps
     long long kept_blocks = 0;                   // leading blocks the last truncation kept
     for (std::size_t k = 0; k < s.turns.size(); ++k) {

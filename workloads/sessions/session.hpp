@@ -71,7 +71,7 @@ struct Session {
   std::vector<Turn> turns;
   std::vector<BlockRun> block_runs;  // new-block id runs of every turn, in turn order
   SpawnLink spawn;                   // parent link for sub-agents
-  std::int32_t root = -1;            // index of this session tree's root (itself for roots)
+  std::int32_t root = -1;            // index of the root of the session's tree (its own index for a root)
   double start_s = 0;                // recorded arrival of the first turn (open-loop replay)
 
   long long new_blocks(const Turn& t) const {

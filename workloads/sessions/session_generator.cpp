@@ -50,7 +50,7 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
   trace.block_size_tokens = cfg.block_size_tokens;
   trace.global_block_ids = true;
   std::uint64_t next_id = static_cast<std::uint64_t>(sys_blocks);  // ids [0, sys_blocks) = system prompt
-  // Repositories: prefix tokens, first block id and the first session that used each
+  // Repositories: prefix tokens, first block id and the earliest session using each
   // (drawn from their own stream, so sessions draw the same numbers with or without them).
   struct Repo {
     long long tokens = 0;
@@ -137,7 +137,7 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
         t.stop = StopReason::kEndTurn;
       }
       t.prefix_break = k > 0 && (t.truncated || 2 * context < s.turns.back().input_tokens);
-      // Prefix links are known by construction: the previous turn of this session, or for a
+      // Prefix links are known by construction: the session's previous turn, or for a
       // first prompt the shared prefix of an earlier session (system prompt, repository).
       const long long want = context / bs;
       kept = std::min(kept, want);

@@ -134,7 +134,7 @@ Trace read_trace_jsonl(std::istream& in, const std::string& file, const ImportOp
       key = "root";
       s.root = j.contains("root") ? static_cast<std::int32_t>(integer(j["root"], 0, index)) : index;
       if (s.root < index && trace.sessions[static_cast<std::size_t>(s.root)].root != s.root) {
-        throw fail("expected the index of this session or of an earlier root session");
+        throw fail("expected the index of the record itself or of an earlier root record");
       }
       key = "start_s";
       s.start_s = j.value("start_s", 0.0);

@@ -292,7 +292,7 @@ TEST(TraceImport, NativeLinksMustPointBackwardsAndFitThePrompt) {
   EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}]})" "\n"
                          R"({"id": "b", "root": 0, "turns": [{"in": 100, "out": 1, "new": [[2, 2]]}]})" "\n"
                          R"({"id": "c", "root": 1, "turns": [{"in": 100, "out": 1, "new": [[4, 2]]}]})"),
-            "n.jsonl:4: root: expected the index of this session or of an earlier root session");
+            "n.jsonl:4: root: expected the index of the record itself or of an earlier root record");
   // The second turn may share the first turn's 2 blocks, not 3.
   EXPECT_EQ(native_error(R"({"id": "a", "turns": [{"in": 100, "out": 1, "new": [[0, 2]]}, )"
                          R"({"in": 200, "out": 1, "prefix": [0, 0, 3]}]})"),
