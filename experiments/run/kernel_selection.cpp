@@ -41,13 +41,42 @@ bool is_op_table(const std::string& name) {
 
 }  // namespace
 
-std::map<std::string, std::map<std::string, KernelSelection>> load_kernel_selections(const std::string& path) {
+std::map<std::string, EngineKernels> load_kernel_selections(const std::string& path) {
   const core::YamlNode top = core::YamlNode::load_file(path);
   if (!top.is_map()) throw top.error("expected a mapping with the key 'engines'");
   for (const std::string& k : top.keys()) {
     if (k != "engines") throw top.at(k).error("unknown key '" + k + "'; expected: engines");
   }
-  std::map<std::string, std::map<std::string, KernelSelection>> out;
+  // An architecture's mapping of op table to implementation.
+  // `engine_level`: a key beside the architectures, where ep_across_systems may stand too.
+  auto selection = [](const std::string& arch, const core::YamlNode& a, bool engine_level) {
+    const auto vendor = architecture_vendors().find(arch);
+    if (vendor == architecture_vendors().end()) {
+      std::vector<std::string> expected = keys_of(architecture_vendors());
+      if (engine_level) expected.push_back("ep_across_systems");
+      throw a.error(core::unknown_name_message("architecture", arch, expected));
+    }
+    if (!a.is_map()) throw a.error("expected a mapping of op table (e.g. grouped_gemm_fp8) to implementation");
+    KernelSelection sel;
+    for (const std::string& table : a.keys()) {
+      const core::YamlNode v = a.at(table);
+      if (!is_op_table(table))
+        throw v.error("'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
+      const std::string id = v.as_string();
+      const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
+      if (impl == nullptr) {
+        std::vector<std::string> ids;
+        for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
+        throw v.error(core::unknown_name_message("implementation", id, ids));
+      }
+      if (!impl->vendor.empty() && impl->vendor != vendor->second)
+        throw v.error("implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + arch + " (" +
+                      vendor->second + ")");
+      sel[table] = id;
+    }
+    return sel;
+  };
+  std::map<std::string, EngineKernels> out;
   const core::YamlNode engines = top.at("engines");
   if (!engines.is_map()) throw engines.error("expected a mapping of serving engine to architectures");
   for (const std::string& engine : engines.keys()) {
@@ -55,49 +84,42 @@ std::map<std::string, std::map<std::string, KernelSelection>> load_kernel_select
     if (!core::from_name(serving::kEngineNames, engine))
       throw e.error(core::unknown_name_message("engine", engine, core::names_of(serving::kEngineNames)));
     if (!e.is_map()) throw e.error("expected a mapping of accelerator architecture to op tables");
+    EngineKernels& k = out[engine];
     for (const std::string& arch : e.keys()) {
       const core::YamlNode a = e.at(arch);
-      const auto vendor = architecture_vendors().find(arch);
-      if (vendor == architecture_vendors().end())
-        throw a.error(core::unknown_name_message("architecture", arch, keys_of(architecture_vendors())));
-      if (!a.is_map()) throw a.error("expected a mapping of op table (e.g. grouped_gemm_fp8) to implementation");
-      KernelSelection& sel = out[engine][arch];
-      for (const std::string& table : a.keys()) {
-        const core::YamlNode v = a.at(table);
-        if (!is_op_table(table))
-          throw v.error("'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
-        const std::string id = v.as_string();
-        const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
-        if (impl == nullptr) {
-          std::vector<std::string> ids;
-          for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
-          throw v.error(core::unknown_name_message("implementation", id, ids));
-        }
-        if (!impl->vendor.empty() && impl->vendor != vendor->second)
-          throw v.error("implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + arch + " (" +
-                        vendor->second + ")");
-        sel[table] = id;
+      if (arch != "ep_across_systems") {
+        k.by_architecture[arch] = selection(arch, a, true);
+        continue;
       }
+      if (!a.is_map()) throw a.error("expected a mapping of accelerator architecture to op tables");
+      for (const std::string& over : a.keys()) k.ep_across_systems[over] = selection(over, a.at(over), false);
     }
   }
   return out;
 }
 
-KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc) {
+KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc,
+                                 bool ep_across_systems) {
   const std::string path = (std::filesystem::path(root) / "experiments/catalog/kernel_implementations.yaml").string();
   static std::mutex mu;
-  static std::map<std::string, std::map<std::string, std::map<std::string, KernelSelection>>> cache;
+  static std::map<std::string, std::map<std::string, EngineKernels>> cache;
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(path);
   if (it == cache.end()) {
-    std::map<std::string, std::map<std::string, KernelSelection>> loaded;
+    std::map<std::string, EngineKernels> loaded;
     if (std::filesystem::exists(path)) loaded = load_kernel_selections(path);
     it = cache.emplace(path, std::move(loaded)).first;
   }
   const auto e = it->second.find(engine);
   if (e == it->second.end()) return {};
-  const auto a = e->second.find(acc.architecture);
-  return a == e->second.end() ? KernelSelection{} : a->second;
+  KernelSelection out;
+  if (const auto a = e->second.by_architecture.find(acc.architecture); a != e->second.by_architecture.end()) out = a->second;
+  if (ep_across_systems) {
+    if (const auto o = e->second.ep_across_systems.find(acc.architecture); o != e->second.ep_across_systems.end()) {
+      for (const auto& [table, id] : o->second) out[table] = id;
+    }
+  }
+  return out;
 }
 
 }  // namespace agentsim::exp

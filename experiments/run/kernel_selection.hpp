@@ -14,13 +14,21 @@ namespace agentsim::exp {
 // Op table ("gemm_fp8", "grouped_gemm_fp8", "attention_prefill") -> implementation id.
 using KernelSelection = std::map<std::string, std::string>;
 
-// engine -> architecture -> selection, decoded from `path` (strict: an unknown engine,
-// architecture, table or implementation, or one of another vendor, is an error naming file,
-// line and key).
-std::map<std::string, std::map<std::string, KernelSelection>> load_kernel_selections(const std::string& path);
+// One engine's choices: per architecture, and the overrides where the plan's expert-parallel
+// group spans systems (the all-to-all then runs another library, which brings its own MoE runner).
+struct EngineKernels {
+  std::map<std::string, KernelSelection> by_architecture;
+  std::map<std::string, KernelSelection> ep_across_systems;
+};
+
+// engine -> its choices, decoded from `path` (strict: an unknown engine, key, architecture,
+// table or implementation, or one of another vendor, is an error naming file, line and key).
+std::map<std::string, EngineKernels> load_kernel_selections(const std::string& path);
 
 // The selection for `engine` on `acc`'s architecture from <root>/experiments/catalog/
-// kernel_implementations.yaml (read once per path); empty where the file or the entry is absent.
-KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc);
+// kernel_implementations.yaml (read once per path), with the engine's ep_across_systems
+// overrides applied when `ep_across_systems`; empty where the file or the entry is absent.
+KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc,
+                                 bool ep_across_systems = false);
 
 }  // namespace agentsim::exp

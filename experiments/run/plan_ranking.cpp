@@ -276,9 +276,12 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
       for (Plan& split : split_plans(e, static_cast<int>(sys), valid, unit, w, link_Bps)) e.plans.push_back(std::move(split));
     }
     // The leader of each family by the bound (split and aggregated: the bound prices them by
-    // different physics, so one family's leader is simulated however the other ranks) and the
+    // different physics, so one family's leader is simulated however the other ranks), the
+    // aggregated plan of the highest bound per system (per watt, a plan leaving GPUs idle can
+    // rank above one that fills the system; the simulation decides between them) and the
     // fastest single agent.
     std::size_t fastest = e.plans.size(), best_split = e.plans.size(), best_aggregated = e.plans.size();
+    std::size_t most_aggregated = e.plans.size();
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (e.plans[p].system != static_cast<int>(sys) || !e.plans[p].pruned.empty()) continue;
       if (e.plans[p].prefill_replicas > 0) {
@@ -289,9 +292,12 @@ void rank_plans(Experiment& e, const wl::Trace& sessions) {
       if (best_aggregated == e.plans.size() || bound_per_w(e.plans[p]) > bound_per_w(e.plans[best_aggregated])) {
         best_aggregated = p;
       }
+      if (most_aggregated == e.plans.size() || e.plans[p].bound_tok_s > e.plans[most_aggregated].bound_tok_s) {
+        most_aggregated = p;
+      }
     }
     std::vector<std::size_t> also;
-    for (const std::size_t p : {fastest, best_split, best_aggregated}) {
+    for (const std::size_t p : {fastest, best_split, best_aggregated, most_aggregated}) {
       if (p < e.plans.size()) also.push_back(p);
     }
     rank_by_bound(e, static_cast<int>(sys), also, w.computed_input_per_output);

@@ -259,12 +259,14 @@ double ProfileEfficiency::scale_up_network_efficiency() const {
 }
 
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
-                                                                 hw::Efficiency fallback, const std::string& engine) {
+                                                                 hw::Efficiency fallback, const std::string& engine,
+                                                                 bool ep_across_systems) {
   if (acc.efficiency_profile.empty()) return nullptr;
   std::filesystem::path p(acc.efficiency_profile);
   if (p.is_relative()) p = std::filesystem::path(root) / p;
-  return std::make_shared<const ProfileEfficiency>(calib::load_profile(p.string()), acc, fallback,
-                                                   engine.empty() ? KernelSelection{} : kernel_selection(root, engine, acc));
+  return std::make_shared<const ProfileEfficiency>(
+      calib::load_profile(p.string()), acc, fallback,
+      engine.empty() ? KernelSelection{} : kernel_selection(root, engine, acc, ep_across_systems));
 }
 
 }  // namespace agentsim::exp

@@ -94,8 +94,10 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
 // The accelerator's profile (path relative to `root` unless absolute), or null
 // when it names none. Throws core::Error when the file is missing or invalid. `engine` (a
 // serving.engine name; empty: none) selects each op's implementation from the catalog's
-// kernel_implementations.yaml under `root` (kernel_selection.hpp).
+// kernel_implementations.yaml under `root` (kernel_selection.hpp), with its ep_across_systems
+// choices when `ep_across_systems` (the plan's expert-parallel group spans systems).
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
-                                                                 hw::Efficiency fallback, const std::string& engine = "");
+                                                                 hw::Efficiency fallback, const std::string& engine = "",
+                                                                 bool ep_across_systems = false);
 
 }  // namespace agentsim::exp

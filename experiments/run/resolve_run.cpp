@@ -12,6 +12,7 @@
 #include "hwmodels/memory_tier.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/collective_pricer.hpp"
+#include "sim/serving/replica_plan.hpp"
 #include "workloads/model/footprint.hpp"
 #include "workloads/model/param_counts.hpp"
 
@@ -93,8 +94,10 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   // the network efficiency), else the constants' defaults (datasheet peaks).
   if (!e.serving.efficiency_given) {
     // The engine selects each op's kernel implementation (experiments/catalog/kernel_implementations.yaml).
+    // (and, where the EP group spans systems, the engine's cross-system all-to-all's MoE runner).
     auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
-                                           std::string(serving::to_string(e.serving.engine)));
+                                           std::string(serving::to_string(e.serving.engine)),
+                                           serving::ep_spans_systems(d.plan, system.accelerators));
     if (profile) {
       const double net = profile->scale_up_network_efficiency();
       if (net > 0) cost.efficiency.network = net;

@@ -19,6 +19,15 @@ PlanPlacement place_plan(const wl::ParallelPlan& plan) {
   return p;
 }
 
+bool ep_spans_systems(const wl::ParallelPlan& plan, int accelerators) {
+  if (accelerators < 1) return false;
+  const std::vector<int> group = place_plan(plan).ep_group;
+  for (const int g : group) {
+    if (g / accelerators != group.front() / accelerators) return true;
+  }
+  return false;
+}
+
 namespace {
 
 std::string gb(double bytes) {

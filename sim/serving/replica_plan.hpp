@@ -24,6 +24,8 @@ struct PlanPlacement {
 };
 
 PlanPlacement place_plan(const wl::ParallelPlan& plan);
+// Whether `plan`'s expert-parallel group has GPUs in more than one system of `accelerators` GPUs.
+bool ep_spans_systems(const wl::ParallelPlan& plan, int accelerators);
 
 // Most systems one replica may span.
 inline constexpr int kMaxNodes = 16;

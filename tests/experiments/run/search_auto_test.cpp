@@ -141,6 +141,29 @@ TEST_F(SearchAuto, MoeCandidatesAndRankingKeepTheBestBounds) {
   EXPECT_EQ(fastest->pruned, "") << fastest->label << " is the fastest for one agent";
 }
 
+// Ranked per watt, a plan leaving GPUs of the rack idle can lead; the aggregated plan of the highest
+// bound per system is simulated as well, so the simulation decides between them.
+TEST_F(SearchAuto, TheAggregatedPlanOfTheHighestBoundIsSimulatedBesideThePerWattLeader) {
+  // The Claude Code example on its rack: 9x(dp=8,ep=8) on all 72 GPUs has the highest bound per
+  // system; plans on 64 GPUs (8 idle) rank above it per watt.
+  Experiment e = load_experiment(std::string(kRoot) + "/experiments/examples/agentic-v4.1-flash-claude-code.yaml",
+                                 kRoot, {"systems=[gb300-nvl72]"});
+  rank_plans(e, load_sessions(e));
+  const Plan* per_watt = nullptr;
+  const Plan* most = nullptr;
+  for (const Plan& p : e.plans) {
+    if (p.bound_rank < 1 || p.prefill_replicas > 0) continue;
+    if (!per_watt || bound_per_w(p) > bound_per_w(*per_watt)) per_watt = &p;
+    if (!most || p.bound_tok_s > most->bound_tok_s) most = &p;
+  }
+  ASSERT_NE(most, nullptr);
+  ASSERT_NE(most, per_watt) << "the two leaders differ on this rack";
+  EXPECT_GT(most->bound_rank, kAutoSearchKeep) << most->label << " is not simulated for its rank alone";
+  EXPECT_FALSE(most->held_back) << most->label;
+  EXPECT_EQ(most->pruned, "") << most->label;
+  EXPECT_FALSE(per_watt->held_back) << per_watt->label;
+}
+
 // The bound by hand: one sequence's step time sets its speed; the batch grows until the speed falls
 // below the target, so the bound's batch meets it and one more sequence would not.
 TEST_F(SearchAuto, BoundIsTheLargestBatchMeetingTheSpeed) {

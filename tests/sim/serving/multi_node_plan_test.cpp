@@ -171,5 +171,19 @@ TEST(MultiNodePlan, PlansThatCannotBeLaidOnTheSystemsSayWhy) {
             std::string::npos);
 }
 
+// The expert-parallel group is every `expert_tp`-th GPU of the first stage: it spans systems when
+// those GPUs lie in more than one system of the given size.
+TEST(MultiNodePlan, ExpertParallelGroupSpansSystemsOnlyWhenItsGpusDo) {
+  EXPECT_FALSE(ep_spans_systems(wl::parse_parallel_plan("dp=8,ep=8"), 8));
+  EXPECT_TRUE(ep_spans_systems(wl::parse_parallel_plan("dp=16,ep=16"), 8));
+  EXPECT_TRUE(ep_spans_systems(wl::parse_parallel_plan("tp=1,ep=32,dp=32"), 8));
+  EXPECT_FALSE(ep_spans_systems(wl::parse_parallel_plan("dp=64,ep=64"), 72));
+  // TP over two nodes with EP inside each TP rank's stride: EP 2 of TP 16 lies on GPUs 0 and 8.
+  EXPECT_TRUE(ep_spans_systems(wl::parse_parallel_plan("tp=16,ep=2"), 8));
+  EXPECT_FALSE(ep_spans_systems(wl::parse_parallel_plan("tp=16"), 8));
+  // Pipeline stages over nodes, each stage's EP inside one node.
+  EXPECT_FALSE(ep_spans_systems(wl::parse_parallel_plan("tp=8,ep=8,pp=2"), 8));
+}
+
 }  // namespace
 }  // namespace agentsim::serving
