@@ -23,6 +23,7 @@ const std::map<std::string, std::string>& architecture_vendors() {
 
 std::vector<std::string> keys_of(const std::map<std::string, std::string>& m) {
   std::vector<std::string> out;
+  out.reserve(m.size());
   for (const auto& [k, v] : m) out.push_back(k);
   return out;
 }
