@@ -64,6 +64,18 @@ YamlNode overridden(const fs::path& file, const YamlNode& over) {
   return YamlNode(copy, file.string(), "");
 }
 
+// A model card's stated KV bytes per token cross-check its own precision: a what_if that changes
+// the precision drops them (the BF16 ones stay), unless it states them again.
+YamlNode overridden_model(const fs::path& file, const YamlNode& over) {
+  const YamlNode original = YamlNode::load_file(file.string());
+  YAML::Node copy = YAML::Clone(original.raw());
+  if (over.is_map() && over.find("precision") && copy["kv_cache"].IsMap()) {
+    for (const char* key : {"bytes_per_token", "bytes_per_token_all_layers"}) copy["kv_cache"].remove(key);
+  }
+  overlay(copy, over);
+  return YamlNode(copy, file.string(), "");
+}
+
 }  // namespace
 
 std::span<const OptionSpec> what_if_options() { return kWhatIfKeys; }
@@ -129,7 +141,7 @@ void apply_what_if(const YamlNode& what_if, const std::string& root, Catalog& ca
       const fs::path file = r / "workloads/catalog/models" / (name + ".yaml");
       next.add(name, it == models.end()
                          ? m
-                         : decode_overridden(it->second, [&] { return wl::decode_model(overridden(file, it->second)); }));
+                         : decode_overridden(it->second, [&] { return wl::decode_model(overridden_model(file, it->second)); }));
     }
     catalog.models = next;
   }
