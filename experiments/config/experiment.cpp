@@ -1,4 +1,6 @@
 #include "experiments/config/experiment.hpp"
+
+#include <cctype>
 #include "experiments/config/deployment_name.hpp"
 #include "experiments/run/prediction_bands.hpp"
 
@@ -102,7 +104,19 @@ void apply_set(const YAML::Node& root, const std::string& set) {
   } catch (const YAML::Exception& e) {
     throw core::Error(where, "value is not valid YAML: " + e.msg);
   }
-  const std::vector<std::string> keys = key_path_parts(key_path);
+  std::vector<std::string> keys = key_path_parts(key_path);
+  // Catalog entry names hold dots before digits (llama-3.1-8b, deepseek-v4.1-flash) and catalog
+  // fields never start with one: under what_if such a part continues the entry's name.
+  if (!keys.empty() && keys.front() == "what_if") {
+    for (std::size_t i = 2; i < keys.size();) {
+      if (!keys[i].empty() && std::isdigit(static_cast<unsigned char>(keys[i].front())) && !keys[i - 1].empty()) {
+        keys[i - 1] += "." + keys[i];
+        keys.erase(keys.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        ++i;
+      }
+    }
+  }
   YAML::Node cur = root;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::string& key = keys[i];

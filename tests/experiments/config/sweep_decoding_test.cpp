@@ -134,9 +134,7 @@ TEST_F(SweepDecoding, SetOverridesAndWhatIfChangeTheDecodedValues) {
   // A model's KV precision: the card's stated bytes per token (a cross-check of its own BF16 KV)
   // give way, and the KV per token halves; a wrong restated figure is still an error.
   const Experiment bf16 = load_experiment(path, kRoot);
-  const Experiment fp8 = load_experiment(
-      write(body("system: hgx-h200\ndeployment: {tp: 8}\n", "what_if: {llama-3.1-8b: {precision: {kv_cache: fp8}}}\n")),
-      kRoot);
+  const Experiment fp8 = load_experiment(path, kRoot, {"what_if.llama-3.1-8b.precision.kv_cache=fp8"});
   EXPECT_DOUBLE_EQ(fp8.model.kv_bytes_per_token(), bf16.model.kv_bytes_per_token() / 2);
   EXPECT_NE(error_of(body("system: hgx-h200\ndeployment: {tp: 8}\n",
                           "what_if: {llama-3.1-8b: {precision: {kv_cache: fp8}, kv_cache: {bytes_per_token: 131072}}}\n"))
