@@ -18,6 +18,12 @@ namespace agentsim::exp {
 
 namespace {
 
+// Whole systems a plan's GPUs occupy (a replica over several systems, or one system).
+long long occupied_systems(const Experiment& e, const Plan& plan) {
+  const long long per_system = std::max(1, e.systems.at(static_cast<std::size_t>(plan.system)).accelerators);
+  return std::max(1LL, (deployment_gpus(e, plan) + per_system - 1) / per_system);
+}
+
 constexpr std::size_t kContextQuantiles = 16;
 constexpr int kMissSteps = 16;  // aggregated_by_miss: misses of 0, 1/16, ... 16/16 of the cached prefixes
 
@@ -233,16 +239,14 @@ double system_bound(const Experiment& e, const Plan& plan, const ReplicaBound& d
     tok_s = at_miss(miss);
   }
   // Per system: a replica over n systems is ranked against single-system plans by its nth.
-  const long long per_system = std::max(1, e.systems.at(static_cast<std::size_t>(plan.system)).accelerators);
-  const long long systems = std::max(1LL, (deployment_gpus(e, plan) + per_system - 1) / per_system);
-  return tok_s / static_cast<double>(systems);
+  return tok_s / static_cast<double>(occupied_systems(e, plan));
 }
 
 double bound_power_w(const Experiment& e, const Plan& plan) {
   const hw::System& s = e.systems.at(static_cast<std::size_t>(plan.system));
   const long long per_system = std::max(1, s.accelerators);
   const long long gpus = deployment_gpus(e, plan);
-  const long long systems = std::max(1LL, (gpus + per_system - 1) / per_system);
+  const long long systems = occupied_systems(e, plan);
   const double busy_w = hw::accelerator_power_w(s.accelerator, s.accelerator.decode_power_fraction);
   const auto slots = static_cast<double>(systems * per_system);
   const double mean_w = (static_cast<double>(gpus) * busy_w + (slots - static_cast<double>(gpus)) * s.accelerator.idle_w) / slots;

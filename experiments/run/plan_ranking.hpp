@@ -19,11 +19,11 @@ namespace agentsim::exp {
 // simulated plan is the lowest-ranked of those simulated by rank, the next one down the ranking,
 // at most kAutoSearchDeeper more.
 inline constexpr int kAutoSearchKeep = 2;
+inline constexpr int kAutoSearchDeeper = 3;
 
 // Plan::bound_power_w of `plan`; and the ranking's key, bound_tok_s per watt (0 without a bound).
 double bound_power_w(const Experiment& e, const Plan& plan);
 double bound_per_w(const Plan& plan);
-inline constexpr int kAutoSearchDeeper = 3;
 
 // What the bound needs of the workload, per output token and over its decode contexts.
 struct WorkloadProfile {

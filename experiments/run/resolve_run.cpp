@@ -93,8 +93,8 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   // accelerator's calibration profile (whose all-reduce table, where it has one, also sets
   // the network efficiency), else the constants' defaults (datasheet peaks).
   if (!e.serving.efficiency_given) {
-    // The engine selects each op's kernel implementation (experiments/catalog/kernel_implementations.yaml).
-    // (and, where the EP group spans systems, the engine's cross-system all-to-all's MoE runner).
+    // The engine selects each op's kernel implementation (experiments/catalog/kernel_implementations.yaml;
+    // where the EP group spans systems, the MoE runner of the engine's cross-system all-to-all).
     auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
                                            std::string(serving::to_string(e.serving.engine)),
                                            serving::ep_spans_systems(d.plan, system.accelerators));

@@ -21,13 +21,7 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
   hw_systems.system = system;
   hw_systems.systems = plan.nodes(system.accelerators);
   const hw::Topology topo = hw::build_topology(hw_systems);
-  const auto spans = [&](const std::vector<int>& group) {
-    for (const int g : group) {
-      if (topo.system_of_gpu(g) != topo.system_of_gpu(group.front())) return true;
-    }
-    return false;
-  };
-  const bool tp_spans = spans(placement_.tp_group);
+  const bool tp_spans = spans_systems(placement_.tp_group, system.accelerators);
   groups_ = {describe(topo, "tp", "all-reduce", placement_.tp_group),
              describe(topo, "ep", "all-to-all", placement_.ep_group),
              describe(topo, "pp", "send/recv",
@@ -74,6 +68,7 @@ CollectiveGroup CollectivePricer::describe(const hw::Topology& topo, std::string
   g.members = static_cast<int>(members.size());
   if (members.size() < 2) return g;
   std::vector<int> systems;
+  systems.reserve(members.size());
   for (const int m : members) systems.push_back(topo.system_of_gpu(m));
   std::sort(systems.begin(), systems.end());
   g.systems = static_cast<int>(std::unique(systems.begin(), systems.end()) - systems.begin());

@@ -19,13 +19,16 @@ PlanPlacement place_plan(const wl::ParallelPlan& plan) {
   return p;
 }
 
-bool ep_spans_systems(const wl::ParallelPlan& plan, int accelerators) {
+bool spans_systems(const std::vector<int>& gpus, int accelerators) {
   if (accelerators < 1) return false;
-  const std::vector<int> group = place_plan(plan).ep_group;
-  for (const int g : group) {
-    if (g / accelerators != group.front() / accelerators) return true;
+  for (const int g : gpus) {
+    if (g / accelerators != gpus.front() / accelerators) return true;
   }
   return false;
+}
+
+bool ep_spans_systems(const wl::ParallelPlan& plan, int accelerators) {
+  return spans_systems(place_plan(plan).ep_group, accelerators);
 }
 
 namespace {

@@ -24,7 +24,9 @@ struct PlanPlacement {
 };
 
 PlanPlacement place_plan(const wl::ParallelPlan& plan);
-// Whether `plan`'s expert-parallel group has GPUs in more than one system of `accelerators` GPUs.
+// Whether `gpus` (topology indices) lie in more than one system of `accelerators` GPUs; and
+// whether `plan`'s expert-parallel group does.
+bool spans_systems(const std::vector<int>& gpus, int accelerators);
 bool ep_spans_systems(const wl::ParallelPlan& plan, int accelerators);
 
 // Most systems one replica may span.

@@ -159,7 +159,7 @@ Trace generate_sessions(const GeneratorConfig& cfg, int sessions, std::uint64_t 
         }
       }
       if (k == 0 && repo != nullptr && repo->first_session < 0) {
-        // This session brings the repository's blocks; later ones link to its first prompt.
+        // The repository's first agent session brings its blocks; later ones link to that first prompt.
         const long long repo_blocks = std::min(shared_blocks, want) - kept;
         if (repo_blocks > 0) {
           s.block_runs.push_back(BlockRun{repo->first_id, static_cast<std::uint32_t>(repo_blocks)});

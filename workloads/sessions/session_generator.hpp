@@ -47,7 +47,7 @@ struct GeneratorConfig {
   // the rest `output_tokens` (short tool-call turns). 0 = every turn draws `output_tokens`.
   double reasoning_fraction = 0.0;
   LogNormalSpec reasoning_output_tokens{1000, 3000};
-  // Repositories: each session works on one of `repositories` (uniform), whose prefix of
+  // Repositories: every generated agent session works on one of `repositories` (uniform), whose prefix of
   // `repository_tokens` (drawn once per repository) follows the system prompt. 0 = none.
   int repositories = 0;
   LogNormalSpec repository_tokens{10000, 30000};
