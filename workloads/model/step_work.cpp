@@ -26,12 +26,21 @@ StepWork::Kind::Kind(const ModelSpec& m, const LayerKind& k, double pp)
       decode_attention(m, k.attention, Phase::kDecode),
       name(k.name()) {}
 
+double dispatch_bytes_per_element(const PrecisionSpec& p) {
+  // DeepEP README, "Performance" (github.com/deepseek-ai/DeepEP): normal and low-latency kernels
+  // benchmarked with FP8 dispatching (x in FP8, a float32 scale per 128 channels) and BF16 combining.
+  constexpr double kScaleBytesPerElement = 4.0 / 128.0;
+  if (p.experts == hw::DType::kFp8) return 1.0 + kScaleBytesPerElement;
+  return hw::bytes_per_element(p.activations);
+}
+
 StepWork::StepWork(const ModelSpec& m, const ParallelPlan& plan) : model_(&m), plan_(plan) {
   const PrecisionSpec& p = m.precision;
   h_ = m.hidden;
   ab_ = hw::bytes_per_element(p.activations);
   wb_ = bytes_per_weight(p.weights_format());
   eb_ = bytes_per_weight(p.experts_format());
+  dispatch_bytes_ = dispatch_bytes_per_element(p);
   const double tp = plan_.tp;
   kv_split_ = m.attention.kind == AttentionKind::kGqa ? std::min(tp, double(m.attention.kv_heads)) : 1.0;
   dtype_ = {p.weights, p.experts, p.activations, hw::DType::kFp8};

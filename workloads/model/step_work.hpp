@@ -27,6 +27,12 @@ namespace agentsim::wl {
 enum class Format : std::uint8_t { kWeights, kExperts, kActivations, kFp8 };
 inline constexpr std::size_t kFormats = 4;
 
+// Bytes per hidden element of a token dispatched to its experts: FP8 with a 4-byte scale per 128
+// elements where the routed experts compute in FP8 (quantized before the all-to-all, DeepEP's and
+// MORI-EP's "FP8 dispatching and BF16 combining"), else the activation dtype's. The combine
+// returns the experts' outputs in the activation dtype.
+double dispatch_bytes_per_element(const PrecisionSpec& p);
+
 // Token counts of one step's batch.
 struct StepTokens {
   std::size_t prefill_chunks = 0;  // prompt chunks and verified output chunks
@@ -112,6 +118,7 @@ class StepWork {
   RoutedLoad routed_load(double tokens) const;
   std::array<RoutedLoad, 512> routed_{};  // routed_load for 0..511 tokens (MoE)
   double h_ = 0, ab_ = 0, wb_ = 0, eb_ = 0, kv_split_ = 1;
+  double dispatch_bytes_ = 0;  // per element of a token sent to its experts (dispatch_bytes_per_element)
 };
 
 template <class Batch, class Sink>
@@ -230,9 +237,9 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       sink.collective(ki, CollectiveOp::kAllReduce, " FFN output", plan_.tp, n, dev_tokens * h * ab);
     }
     if (k.moe && plan_.ep > 1) {
-      const double payload = tokens / stage * m.ffn.top_k * h * ab * r.token_factor;
-      sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, payload);
-      sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, payload);
+      const double routed = tokens / stage * m.ffn.top_k * h * r.token_factor;
+      sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, routed * dispatch_bytes_);
+      sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, routed * ab);
     }
   }
 

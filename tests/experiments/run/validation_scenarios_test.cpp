@@ -130,9 +130,10 @@ TEST(ValidationScenarios, OneRoleRowsSlowWithContextAndNeverLoseToADominatingSys
   EXPECT_LT(predicted(one_role_row("decode-only", "hgx-h200", 8000, 8), "output_tok_s_per_gpu"),
             predicted(one_role_row("decode-only", "hgx-h200", 1000, 8), "output_tok_s_per_gpu"));
   // Over two nodes the EP16 prefill step waits on the NICs: the all-to-all's bytes, not the prompt
-  // length, set it, and the node's rate is below what one node's NVLink allows.
-  EXPECT_LT(predicted(one_role_row("prefill-only", "hgx-h200", 2000, 16), "total_tok_s_per_gpu"),
-            predicted(one_role_row("prefill-only", "hgx-h200", 2000, 8), "total_tok_s_per_gpu"));
+  // length, set it (its expert GEMMs, with twice the tokens per expert of EP8's, take less).
+  const double ep16_short = predicted(one_role_row("prefill-only", "hgx-h200", 1000, 16), "total_tok_s_per_gpu");
+  EXPECT_NEAR(predicted(one_role_row("prefill-only", "hgx-h200", 8000, 16), "total_tok_s_per_gpu"), ep16_short,
+              1e-4 * ep16_short);
   // H200: the H100's die with more HBM bandwidth, the same NICs.
   for (const char* role : {"prefill-only", "decode-only"}) {
     const char* metric = std::string(role) == "prefill-only" ? "total_tok_s_per_gpu" : "output_tok_s_per_gpu";

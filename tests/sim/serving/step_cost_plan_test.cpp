@@ -37,15 +37,18 @@ TEST_F(Plans, ExpertParallelAllToAllSizes) {
   const auto& m = cat().models.get("deepseek-r1");
   const auto& s = cat().systems.get("hgx-h200");
   const StepCost c = step_cost(parse_step_batch("decode=16@1000"), m, s, options(s, "tp=8,ep=8"));
-  // Dispatch per device = 16 tokens / 8 devices x top-8 x 7168 hidden x 2 B = 229,376 B for the mean
-  // device, times the busiest device's (token, expert) assignments over the mean's; once per MoE layer (58).
+  // Combine per device = 16 tokens / 8 devices x top-8 x 7168 hidden x 2 B (BF16) = 229,376 B for the
+  // mean device, times the busiest device's (token, expert) assignments over the mean's; the dispatch
+  // sends the same elements in FP8 with a 4-byte scale per 128 (R1's experts are FP8); once per MoE
+  // layer (58).
   const double busiest = wl::expected_busiest_rank_assignments(8, 16, 8) / (8.0 * 16 / 8);
   EXPECT_GT(busiest, 1.2);
   int found = 0;
   for (const CollectiveCostRow& r : c.breakdown.collectives) {
     if (r.kind != "all_to_all_dispatch" && r.kind != "all_to_all_combine") continue;
     ++found;
-    EXPECT_NEAR(r.payload_bytes, 229376.0 * busiest, 1e-6);
+    const double bytes_per_element = r.kind == "all_to_all_dispatch" ? (1.0 + 4.0 / 128) / 2.0 : 1.0;
+    EXPECT_NEAR(r.payload_bytes, 229376.0 * busiest * bytes_per_element, 1e-6) << r.kind;
     EXPECT_DOUBLE_EQ(r.count, 58.0);
     EXPECT_EQ(r.group, 8);
   }

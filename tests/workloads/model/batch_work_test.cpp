@@ -100,6 +100,25 @@ TEST(BatchWork, MoeWeightsTouchedFollowTheDistinctExpertExpectation) {
   EXPECT_TRUE(dispatch);
 }
 
+TEST(BatchWork, Fp8ExpertsDispatchInFp8AndCombineInTheActivationDtype) {
+  // Payload of the dispatch over that of the combine, per MoE all-to-all of a decode step.
+  auto ratio = [](const ModelSpec& m) {
+    BatchShape b;
+    b.decode_contexts.assign(64, 2048);
+    double dispatch = 0, combine = 0;
+    for (const CollectiveWork& c : batch_work(m, parse_parallel_plan("tp=1,dp=8,ep=8"), b).collectives) {
+      if (c.kind == "all_to_all_dispatch") dispatch += c.count * c.payload_bytes;
+      if (c.kind == "all_to_all_combine") combine += c.count * c.payload_bytes;
+    }
+    EXPECT_GT(combine, 0.0) << m.name;
+    return dispatch / combine;
+  };
+  // DeepSeek V3's FP8 experts: one byte per element plus a float32 scale per 128, against BF16 back.
+  EXPECT_NEAR(ratio(model("deepseek-v3")), (1.0 + 4.0 / 128) / 2.0, 1e-12);
+  // Qwen3 235B's BF16 experts: both ways in BF16.
+  EXPECT_NEAR(ratio(model("qwen3-235b-a22b")), 1.0, 1e-12);
+}
+
 TEST(BatchWork, V41PrefillTokensSkipTheDecoderLayers) {
   const ModelSpec& m = model("deepseek-v4.1-flash");
   BatchShape p, d;
