@@ -72,21 +72,28 @@ struct Bisection {
 
 // concurrency: auto refines the plan each (system, target) chose on the ladder: its bracket
 // narrowed to within workload.concurrency_tolerance (2%) of concurrency by at most
-// workload.max_probes interpolated probes (bisect.hpp). For an SLO tier, whose ladder figure is
-// the floor of its bracket, so is every other plan of the system whose bracket could beat the
-// chosen figure (its first failing level over the power of its last meeting run): a plan met at
-// 512 and not at 1024 agents is not ranked below one met at 530 before it is narrowed.
+// workload.max_probes interpolated probes (bisect.hpp). So is every other plan of the system whose
+// bracket could beat the chosen figure: for an SLO tier (a ladder figure is its bracket's floor)
+// its first failing level over the power of its last meeting run, a plan met at 512 and not at
+// 1024 agents not being ranked below one met at 530 before it is narrowed; for a speed target (a
+// ladder figure interpolates its bracket's two runs) the better of those two runs' tokens per MW.
 std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<RunResult>& runs) {
   std::vector<Bisection> tasks;
   // The bracket of `plan`'s ladder for `margin`: its task when it is wider than the tolerance,
-  // and the best figure it allows (`agents_upper_per_mw`).
-  const auto bracket = [&](int plan, const std::function<double(const RunResult&)>& margin, double* agents_upper_per_mw) {
+  // and the best figure it allows (`upper`: agents per MW for an SLO tier, total tokens/s per MW
+  // for a speed target).
+  const auto bracket = [&](int plan, const std::function<double(const RunResult&)>& margin, double* upper,
+                           bool speed = false) {
     const auto ladder = plan_runs(runs, plan_prefix(e, plan), false);
     for (std::size_t i = 1; i < ladder.size(); ++i) {
       const double a = margin(*ladder[i - 1]), b = margin(*ladder[i]);
       if (a >= 0 && b < 0) {
         const auto lo = static_cast<long long>(ladder[i - 1]->level), hi = static_cast<long long>(ladder[i]->level);
-        if (agents_upper_per_mw != nullptr) *agents_upper_per_mw = per_mw(static_cast<double>(hi), *ladder[i - 1]);
+        if (upper != nullptr) {
+          *upper = speed ? std::max(per_mw(ladder[i - 1]->summary.total_tok_s, *ladder[i - 1]),
+                                    per_mw(ladder[i]->summary.total_tok_s, *ladder[i]))
+                         : per_mw(static_cast<double>(hi), *ladder[i - 1]);
+        }
         const double tol = e.workload.concurrency_tolerance;
         if (e.workload.max_probes > 0 && hi - lo > std::max<long long>(1, static_cast<long long>(tol * static_cast<double>(lo)))) {
           tasks.push_back({plan, lo, hi, a, b, margin});
@@ -104,20 +111,21 @@ std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<R
         const double m = r.summary.agent_output_tok_s_p50 / s - 1;
         return r.skipped.empty() && !std::isnan(m) ? m : -1.0;
       };
-      bracket(row.plan, margin, nullptr);
-      continue;
+    } else {
+      for (const SloTier& tier : e.slo_tiers) {
+        if (tier.agent_tok_s == row.target_agent_tok_s) margin = [tier](const RunResult& r) { return slo_margin(r, tier); };
+      }
     }
-    for (const SloTier& tier : e.slo_tiers) {
-      if (tier.agent_tok_s == row.target_agent_tok_s) margin = [tier](const RunResult& r) { return slo_margin(r, tier); };
-    }
+    const bool speed = row.target_kind == "speed";
+    const double chosen = speed ? row.total_tok_s_per_mw : row.agents_per_mw;
     bracket(row.plan, margin, nullptr);
     const int system = e.plans[static_cast<std::size_t>(row.plan)].system;
     for (std::size_t p = 0; p < e.plans.size(); ++p) {
       if (static_cast<int>(p) == row.plan || e.plans[p].system != system || !e.plans[p].pruned.empty()) continue;
       const std::size_t before = tasks.size();
       double upper = 0;
-      bracket(static_cast<int>(p), margin, &upper);
-      if (tasks.size() > before && !(upper > row.agents_per_mw)) tasks.pop_back();  // cannot beat the chosen plan
+      bracket(static_cast<int>(p), margin, &upper, speed);
+      if (tasks.size() > before && !(upper > chosen)) tasks.pop_back();  // cannot beat the chosen plan
     }
   }
   return tasks;

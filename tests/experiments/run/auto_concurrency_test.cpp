@@ -154,6 +154,63 @@ TEST_F(AutoConcurrency, EveryPlanThatCouldWinAnSloTierIsNarrowed) {
   EXPECT_GE(narrowed, 2) << "the case has a plan besides the ladder's choice that could win";
 }
 
+// A speed read-off on the ladder interpolates its bracket's two runs, so a plan whose bracket holds a
+// better run than the ladder's choice reaches can win once narrowed: every such plan is narrowed,
+// not only the plan the ladder chose.
+TEST_F(AutoConcurrency, EveryPlanThatCouldWinASpeedTargetIsNarrowed) {
+  const fs::path out = run("auto", "speed", "search: {tp: [2, 4, 8]}\n");
+  struct Point {
+    long long c = 0;
+    double p50 = 0, per_mw = 0;
+    bool probe = false;
+  };
+  std::map<std::string, std::vector<Point>> by_plan;
+  std::ifstream in(out / "summary.csv");
+  CsvReader csv(in, "summary.csv");
+  while (csv.next()) {
+    by_plan[csv.field(csv.column("deployment"))].push_back(
+        {csv.integer(csv.column("concurrency")), csv.number(csv.column("agent_output_tok_s_p50")),
+         csv.number(csv.column("total_tok_s_per_mw")), csv.integer(csv.column("bisection")) != 0});
+  }
+  ASSERT_EQ(by_plan.size(), 3u);
+  struct Bracket {
+    long long lo = 0, hi = 0;
+    double ladder_per_mw = 0, best_per_mw = 0;
+  };
+  std::map<std::string, Bracket> brackets;
+  double chosen = 0;  // the ladder's read-off: the best interpolated figure at 30 tok/s
+  std::string chosen_plan;
+  for (const auto& [plan, points] : by_plan) {
+    std::vector<Point> ladder;
+    for (const Point& p : points) {
+      if (!p.probe) ladder.push_back(p);
+    }
+    for (std::size_t i = 1; i < ladder.size(); ++i) {
+      const Point &a = ladder[i - 1], &b = ladder[i];
+      if (a.p50 >= 30 && b.p50 < 30) {
+        const double f = (a.p50 - 30) / (a.p50 - b.p50);
+        brackets[plan] = {a.c, b.c, a.per_mw + f * (b.per_mw - a.per_mw), std::max(a.per_mw, b.per_mw)};
+        if (brackets[plan].ladder_per_mw > chosen) {
+          chosen = brackets[plan].ladder_per_mw;
+          chosen_plan = plan;
+        }
+        break;
+      }
+    }
+  }
+  ASSERT_GE(brackets.size(), 2u);
+  int narrowed = 0;
+  for (const auto& [plan, b] : brackets) {
+    if (plan == chosen_plan || !(b.best_per_mw > chosen) || b.hi - b.lo <= 1) continue;
+    bool probed = false;
+    for (const Point& p : by_plan[plan]) probed = probed || (p.probe && p.c > b.lo && p.c < b.hi);
+    EXPECT_TRUE(probed) << plan << ": bracket " << b.lo << "-" << b.hi << " holds " << b.best_per_mw
+                        << " total tok/s per MW, above the ladder's choice " << chosen;
+    ++narrowed;
+  }
+  EXPECT_GE(narrowed, 1) << "the case has a plan besides the ladder's choice that could win";
+}
+
 TEST_F(AutoConcurrency, SingleAgentIsTheConcurrencyOneSpeed) {
   const fs::path out = run("[1, 4]", "single");
   const auto ro = rows(out / "readoffs.csv");
