@@ -99,6 +99,26 @@ TEST_F(AutoConcurrency, BracketsATargetAFixedListMisses) {
       << aut[0].f.at("note");
 }
 
+// One run of summary.csv: its concurrency, per-agent speeds, power and total tokens/s per MW, and
+// whether it is a narrowing probe.
+struct Point {
+  long long c = 0;
+  double p10 = 0, p50 = 0, power_w = 0, per_mw = 0;
+  bool probe = false;
+};
+std::map<std::string, std::vector<Point>> points_by_plan(const fs::path& summary) {
+  std::map<std::string, std::vector<Point>> by_plan;
+  std::ifstream in(summary);
+  CsvReader csv(in, summary.string());
+  while (csv.next()) {
+    by_plan[csv.field(csv.column("deployment"))].push_back(
+        {csv.integer(csv.column("concurrency")), csv.number(csv.column("agent_output_tok_s_p10")),
+         csv.number(csv.column("agent_output_tok_s_p50")), csv.number(csv.column("power_w")),
+         csv.number(csv.column("total_tok_s_per_mw")), csv.integer(csv.column("bisection")) != 0});
+  }
+  return by_plan;
+}
+
 // An SLO read-off on the ladder is its bracket's floor, so a plan met at 2 and not at 4 agents can
 // beat one met at 4 and not at 8 once narrowed: every plan whose bracket's best case (its first
 // failing level over its last meeting run's power) exceeds the best floor is narrowed, not only the
@@ -106,19 +126,7 @@ TEST_F(AutoConcurrency, BracketsATargetAFixedListMisses) {
 TEST_F(AutoConcurrency, EveryPlanThatCouldWinAnSloTierIsNarrowed) {
   const fs::path out = run("auto", "slo", "search: {tp: [2, 4, 8]}\n",
                            "slo: {tiers: [30], speed_percentile: 10, ttft: \"1000s\", ttft_percentile: 90}\n");
-  struct Point {
-    long long c = 0;
-    double p10 = 0, power_w = 0;
-    bool probe = false;
-  };
-  std::map<std::string, std::vector<Point>> by_plan;
-  std::ifstream in(out / "summary.csv");
-  CsvReader csv(in, "summary.csv");
-  while (csv.next()) {
-    by_plan[csv.field(csv.column("deployment"))].push_back(
-        {csv.integer(csv.column("concurrency")), csv.number(csv.column("agent_output_tok_s_p10")),
-         csv.number(csv.column("power_w")), csv.integer(csv.column("bisection")) != 0});
-  }
+  std::map<std::string, std::vector<Point>> by_plan = points_by_plan(out / "summary.csv");
   ASSERT_EQ(by_plan.size(), 3u);
   struct Bracket {
     long long lo = 0, hi = 0;
@@ -159,19 +167,7 @@ TEST_F(AutoConcurrency, EveryPlanThatCouldWinAnSloTierIsNarrowed) {
 // not only the plan the ladder chose.
 TEST_F(AutoConcurrency, EveryPlanThatCouldWinASpeedTargetIsNarrowed) {
   const fs::path out = run("auto", "speed", "search: {tp: [2, 4, 8]}\n");
-  struct Point {
-    long long c = 0;
-    double p50 = 0, per_mw = 0;
-    bool probe = false;
-  };
-  std::map<std::string, std::vector<Point>> by_plan;
-  std::ifstream in(out / "summary.csv");
-  CsvReader csv(in, "summary.csv");
-  while (csv.next()) {
-    by_plan[csv.field(csv.column("deployment"))].push_back(
-        {csv.integer(csv.column("concurrency")), csv.number(csv.column("agent_output_tok_s_p50")),
-         csv.number(csv.column("total_tok_s_per_mw")), csv.integer(csv.column("bisection")) != 0});
-  }
+  std::map<std::string, std::vector<Point>> by_plan = points_by_plan(out / "summary.csv");
   ASSERT_EQ(by_plan.size(), 3u);
   struct Bracket {
     long long lo = 0, hi = 0;
