@@ -24,12 +24,14 @@ struct SweepOutcome {
 SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                             const SweepRanks& ranks);
 
-// The read-off a plan's simulation is ranked by: tok/s per MW at the first speed target, else
-// agents per MW at the first SLO tier, else the single-agent speed; -1 when not read off.
-double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffRow>& plan_readoffs);
+// The read-off a plan's simulation is ranked by: total (`output`: output) tok/s per MW at the
+// first speed target, else agents per MW at the first SLO tier, else the single-agent speed; -1
+// when not read off.
+double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffRow>& plan_readoffs,
+                       bool output = false);
 
 // Per system: the simulated plans in bound order with their simulated rank, and the Spearman
-// correlation of the bound against the simulated read-off.
+// correlation of the bound against the simulated read-off (and, for a speed target, output per MW).
 std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& plan_readoffs);
 
 }  // namespace agentsim::exp

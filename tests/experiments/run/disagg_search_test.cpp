@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +64,46 @@ TEST_F(DisaggSearch, SplitsAreRankedWithTheirGpusAndBound) {
     EXPECT_EQ(resolve_run(e, p).accelerators(), gpus);
   }
   EXPECT_GT(splits, 0);
+}
+
+// The logged Spearman ranks the bound's values: plans it prices alike share a mid-rank, however
+// the search's tie-break ordered them. Three simulated plans, two tied at the top and simulated in
+// the reverse of their tie-break: ranks (2.5, 2.5, 1) against (2, 3, 1) give 1.5 / sqrt(3), where
+// the tie-broken ranks would give 0.5. Their simulated output per MW ties where the bound does, so
+// the bound's correlation with it is 1.
+TEST_F(DisaggSearch, LoggedRankCorrelationSharesTiedBoundsAMidRank) {
+  Experiment e = load_experiment(write("", "  concurrency: [4]\n").string(), kRoot);
+  rank_plans(e, load_sessions(e));
+  std::vector<int> kept;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    Plan& plan = e.plans[p];
+    if (plan.bound_rank <= 0 || kept.size() == 3) {
+      plan.bound_rank = 0;
+      continue;
+    }
+    plan.pruned.clear();  // as if simulated
+    kept.push_back(static_cast<int>(p));
+  }
+  ASSERT_EQ(kept.size(), 3u);
+  const double bound[3] = {10, 10, 5}, readoff[3] = {2e6, 3e6, 1e6}, output[3] = {2e4, 2e4, 1e4};
+  std::vector<ReadoffRow> rows;
+  for (int i = 0; i < 3; ++i) {
+    Plan& plan = e.plans[static_cast<std::size_t>(kept[static_cast<std::size_t>(i)])];
+    plan.bound_rank = i + 1;
+    plan.bound_tok_s = bound[i];
+    plan.bound_power_w = 1000;
+    ReadoffRow r;
+    r.plan = kept[static_cast<std::size_t>(i)];
+    r.target_kind = "speed";
+    r.total_tok_s_per_mw = readoff[i];
+    r.output_tok_s_per_mw = output[i];
+    rows.push_back(r);
+  }
+  const std::string log = ranking_report(e, rows);
+  char want[64];
+  std::snprintf(want, sizeof want, "simulated rank: %.3g, ", 1.5 / std::sqrt(3.0));
+  EXPECT_NE(log.find(want), std::string::npos) << log;
+  EXPECT_NE(log.find("against simulated output tok/s per MW: 1\n"), std::string::npos) << log;
 }
 
 // The P:D search against brute force, on a fixed workload: llama-3.1-8b on hgx-h200 with one
