@@ -24,8 +24,9 @@ inline long long narrow_bracket(long long good, long long bad, double fraction,
 // aims at the bracket's linear interpolation of the margin, alternately half a tolerance below and
 // above it, so a near-linear curve closes in two or three probes; after two probes in a row on one
 // side (the curve is bent, and interpolation keeps landing beside the root) the next is the
-// midpoint. Stops after `max_probes` probes (a noisy margin near a cliff need not close). Returns
-// the final good.
+// midpoint. A probe stays a tolerance inside each end (one beside an end would learn what the end
+// says), so a root next to an end closes on the next probe. Stops after `max_probes` probes (a
+// noisy margin near a cliff need not close). Returns the final good.
 inline long long narrow_bracket_interpolated(long long good, double m_good, long long bad, double m_bad,
                                              double fraction, const std::function<double(long long)>& margin,
                                              int max_probes = 64) {
@@ -36,7 +37,12 @@ inline long long narrow_bracket_interpolated(long long good, double m_good, long
     const double estimate = static_cast<double>(good) + t * static_cast<double>(bad - good);
     const double half = 0.5 * static_cast<double>(width());
     long long x = static_cast<long long>(std::llround(probes % 2 == 0 ? estimate - half : estimate + half));
-    if (repeats >= 2) x = good + (bad - good) / 2;
+    const long long w = width();
+    if (repeats >= 2 || bad - good <= 2 * w) {
+      x = good + (bad - good) / 2;
+    } else {
+      x = std::clamp(x, good + w, bad - w);
+    }
     x = std::clamp(x, good + 1, bad - 1);
     const double m = margin(x);
     const int now = m >= 0 ? 1 : -1;

@@ -93,5 +93,28 @@ TEST(Bisect, InterpolatedNarrowingMovesOffABentMarginsLowerEnd) {
   EXPECT_GE(good, 340) << "three interpolated probes on the failing side left the read-off at the ladder's 256";
 }
 
+// A root next to the failing end, shaped like the default experiment's gb300-nvl72 60 tok/s SLO
+// tier on 4x(dp=16,ep=16): the log margin is 0.49 at 8,192 agents, crosses at 14,700 and is -0.0134
+// at 14,785 and -0.10 at 16,384. The first probe (14,791) fails just past the root; the second
+// interpolates to just above it, and one agent below a failing probe would fail again. It stays a
+// tolerance inside the bracket instead, meets the target, and closes it.
+TEST(Bisect, InterpolatedProbesStayAToleranceInsideTheBracket) {
+  auto margin = [](long long x) {
+    const double v = static_cast<double>(x);
+    return v <= 14700 ? 0.49 * (14700 - v) / 6508 : v <= 14785 ? -0.0134 * (v - 14700) / 85
+                                                               : -0.0134 - 0.0866 * (v - 14785) / 1599;
+  };
+  std::vector<long long> probed;
+  const long long good = narrow_bracket_interpolated(8192, margin(8192), 16384, margin(16384), 0.05, [&](long long x) {
+    probed.push_back(x);
+    return margin(x);
+  }, 3);
+  ASSERT_GE(probed.size(), 2u);
+  EXPECT_LT(margin(probed[0]), 0) << probed[0];
+  EXPECT_LE(probed[1], probed[0] - static_cast<long long>(0.05 * 8192)) << "a probe beside the failing end";
+  EXPECT_GE(good, probed[0] - static_cast<long long>(0.05 * static_cast<double>(good))) << "not closed";
+  EXPECT_EQ(probed.size(), 2u);
+}
+
 }  // namespace
 }  // namespace agentsim::exp
