@@ -56,6 +56,11 @@ struct EngineOverhead {
   // The engine runs each step's per-sequence and per-token host work alongside the accelerators'
   // previous step (catalog key overlap_scheduler; `serving.overlap_scheduler` overrides it).
   bool overlap_scheduler = false;
+  // Not host time either (catalog key decode_all_to_all_nic_efficiency, optional): where the
+  // expert-parallel group spans systems, the fraction of the links' rate at which a decode-only
+  // step's all-to-all moves its bytes (the engine's low-latency all-to-all kernels, as measured);
+  // 0: the network efficiency, as for every other collective.
+  double decode_all_to_all_nic_efficiency = 0;
 
   // The terms of one step.
   struct Terms {

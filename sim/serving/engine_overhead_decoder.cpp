@@ -24,6 +24,9 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
                  "whether the per-sequence and per-token host work runs alongside the accelerators' step"},
       OptionSpec{"request_latency", "time", "",
                  "a request's path outside the engine loop (client to scheduler, first chunk back), once per request"},
+      OptionSpec{"decode_all_to_all_nic_efficiency", "number", "0",
+                 "fraction of the links' rate a decode step's all-to-all reaches where the EP group spans systems "
+                 "(0: the network efficiency)"},
   };
   n.check_keys(kTop);
   const YamlNode engines = n.at("engines");
@@ -57,6 +60,12 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
     o.request_latency_s = x.at("request_latency").as_quantity(core::Dimension::kTime);
     if (!(o.request_latency_s >= 0 && o.request_latency_s <= 10)) {
       throw x.at("request_latency").error("expected a time in [0, 10s]");
+    }
+    if (auto v = x.find("decode_all_to_all_nic_efficiency")) {
+      o.decode_all_to_all_nic_efficiency = v->as_number();
+      if (!(o.decode_all_to_all_nic_efficiency > 0 && o.decode_all_to_all_nic_efficiency <= 1)) {
+        throw v->error("expected a fraction in (0, 1]");
+      }
     }
   }
   return out;

@@ -14,6 +14,7 @@
 #include "sim/core/round.hpp"
 #include "sim/serving/comm_exposure.hpp"
 #include "sim/serving/engram_exposure.hpp"
+#include "sim/serving/replica_plan.hpp"
 #include "workloads/model/footprint.hpp"
 #include "workloads/model/moe_expectation.hpp"
 
@@ -124,8 +125,13 @@ class StepCoster::Pricer {
     if (draft_) return;
     const hw::CollectiveCost cc = memo_ == nullptr ? price_collective(c, group, payload)
                                                    : remembered_collective(c, group, payload);
-    double transfer = cc.measured ? cc.transfer_s : cc.transfer_s / opt_.efficiency.network;
     const bool all_to_all = c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kCombine;
+    // A decode step's all-to-all across systems (verified drafts included) runs the engine's
+    // low-latency kernels, at their measured share of the links' rate where the engine states one.
+    const double a2a_eff = opt_.engine.decode_all_to_all_nic_efficiency;
+    const bool low_latency = all_to_all && a2a_eff > 0 && t_.ep_spans_systems_ &&
+                             tok_.prefill_tokens <= tok_.output_chunk_tokens;  // no prompt tokens: a decode step
+    double transfer = cc.measured ? cc.transfer_s : cc.transfer_s / (low_latency ? a2a_eff : opt_.efficiency.network);
     if (all_to_all && t_.work_.plan().ep > 1) transfer *= opt_.ep_imbalance;
     const double latency_s = count * cc.latency_s, transfer_s = count * transfer;
     r_.alpha_s += latency_s;
@@ -142,6 +148,11 @@ class StepCoster::Pricer {
     row.count = count;
     row.payload_bytes = payload;
     row.algorithm = cc.algorithm;
+    if (low_latency && !cc.measured) {
+      char eff[64];
+      std::snprintf(eff, sizeof eff, ", low-latency at %.2f of link rate", a2a_eff);
+      row.algorithm += eff;
+    }
     row.latency_s = latency_s;
     row.transfer_s = transfer_s;
   }
@@ -301,7 +312,7 @@ StepCoster::View StepCoster::View::part(int parts, int index) const {
 }
 
 StepCoster::Tables::Tables(const wl::ModelSpec& model, const hw::System& system, const StepCostOptions& opt)
-    : work_(model, opt.plan), system_(&system) {
+    : work_(model, opt.plan), system_(&system), ep_spans_systems_(ep_spans_systems(opt.plan, system.accelerators)) {
   static std::atomic<std::uint64_t> next_id{1};
   id_ = next_id.fetch_add(1, std::memory_order_relaxed);
   auto floor = [&](bool graph) {

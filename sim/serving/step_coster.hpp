@@ -119,6 +119,7 @@ class StepCoster {
 
     wl::StepWork work_;
     const hw::System* system_;
+    bool ep_spans_systems_ = false;  // the plan's expert-parallel group crosses the scale-out NICs
     std::array<hw::DType, wl::kFormats> math_{};     // the format the math runs in (a wider one without a peak)
     std::array<double, wl::kFormats> peak_{};        // FLOP/s of the math format; 0: none (peak_flops_for throws)
     std::array<std::string, wl::kFormats> math_note_{};  // the fallback, for the breakdown; empty if none

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/profile_efficiency.hpp"
@@ -18,7 +19,9 @@
 #include "experiments/run/runner.hpp"
 #include "tests/support/citation_rule.hpp"
 #include "sim/core/error.hpp"
+#include "sim/serving/engine_overhead_decoder.hpp"
 #include "sim/serving/step_cost.hpp"
+#include "sim/core/yaml_node.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -359,6 +362,84 @@ TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
   for (const auto& f : scan.failures) ADD_FAILURE() << f.where << ": " << f.why << "\n  " << f.line;
   EXPECT_GE(scan.data_lines, 15);  // three engines x five values
   EXPECT_GT(scan.sourced + scan.assumed, 0);
+}
+
+// SGLang's decode_all_to_all_nic_efficiency is DeepEP's low-latency kernels' measured share of the
+// NIC rate (calibration/data/published/kernels/collectives.csv, the June-2025 table in
+// docs/legacy.md, NVLink used for same-node peers): per internode row of 32 to 256 ranks, the
+// bytes of 128 tokens x top-8 (FP8 dispatch with a float32 scale per 128 of hidden 7,168; BF16
+// combine) that leave the node, (ep - ep/nodes) / ep of them, at 400 Gb/s, over the latency;
+// their mean. The engines without such kernels state none.
+TEST(EngineCatalog, DecodeAllToAllEfficiencyIsDeepEpLowLatencysMeasuredShare) {
+  std::ifstream in(kRoot + "/calibration/data/published/kernels/collectives.csv");
+  ASSERT_TRUE(in) << "collectives.csv";
+  std::string line;
+  std::getline(in, line);
+  double sum = 0;
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.find("DeepEP V1 low-latency") == std::string::npos || line.find("docs/legacy.md") == std::string::npos) continue;
+    // gpu_family,"op",library,gpu,gpus,nodes,topology,dtype,message_bytes,message_label,latency_us,...
+    const bool dispatch = line.find("dispatch") != std::string::npos;
+    std::vector<std::string> f;
+    std::string cell;
+    bool quoted = false;
+    for (const char c : line) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) f.push_back(cell), cell.clear();
+      else cell += c;
+    }
+    f.push_back(cell);
+    ASSERT_GT(f.size(), 10u) << line;
+    const double ep = std::stod(f[4]), nodes = std::stod(f[5]), latency_s = std::stod(f[10]) * 1e-6;
+    if (ep < 32) continue;
+    const double bytes_per_pair = dispatch ? 7168 + 7168 / 128 * 4 : 7168 * 2;
+    const double off_node = (ep - ep / nodes) / ep;
+    sum += 128 * 8 * bytes_per_pair * off_node / 50e9 / latency_s;
+    ++rows;
+  }
+  ASSERT_EQ(rows, 8);  // dispatch and combine at 32, 64, 128 and 256 ranks
+  const auto engines = serving::decode_engines(core::YamlNode::load_file(kRoot + "/experiments/catalog/engines.yaml"));
+  EXPECT_NEAR(engines[static_cast<std::size_t>(serving::Engine::kSglang)].decode_all_to_all_nic_efficiency, sum / rows, 0.005);
+  EXPECT_EQ(engines[static_cast<std::size_t>(serving::Engine::kVllm)].decode_all_to_all_nic_efficiency, 0);
+  EXPECT_EQ(engines[static_cast<std::size_t>(serving::Engine::kTrtllm)].decode_all_to_all_nic_efficiency, 0);
+}
+
+// Where the EP group spans systems, SGLang's decode steps move their all-to-all at that share of
+// the links' rate; its prefill steps (DeepEP's normal kernels) and an EP group within one system
+// at the network efficiency, as every other collective.
+TEST(EngineCatalog, DecodeAllToAllEfficiencyPricesOnlyDecodeStepsOfAnEpGroupAcrossSystems) {
+  auto a2a_s = [](const std::string& system, const std::string& plan, bool decode, bool stated) {
+    const Experiment e = parse_resolved(
+        "name: a2a\nmodel: deepseek-v3\nsystem: " + system + "\ndeployment: " + plan +
+        "\nserving: {engine: sglang, fast_forward: false}\nworkload:\n  trace: " + kTrace +
+        "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+    RunSpec spec = resolve_run(e, first_valid_plan(e));
+    if (!stated) spec.replica.cost.engine.decode_all_to_all_nic_efficiency = 0;
+    serving::StepBatch b;
+    if (decode) {
+      b.decodes.assign(256, serving::DecodeItem{2000});
+    } else {
+      b.prefills.assign(4, serving::PrefillChunk{4096, 0, true});
+    }
+    const serving::StepCost c = serving::step_cost(b, e.model, spec.system, spec.replica.cost);
+    double s = 0;
+    for (const auto& row : c.breakdown.collectives) {
+      if (row.kind.rfind("all_to_all", 0) == 0) s += row.transfer_s;
+    }
+    return std::pair<double, double>{s, spec.replica.cost.efficiency.network};
+  };
+  // Speculative decoding on (DeepSeek V3's MTP drafter): its verified drafts are still a decode step.
+  const auto [wide_decode, network] = a2a_s("hgx-h100", "{dp: 32, ep: 32}", true, true);
+  const auto [wide_decode_plain, n2] = a2a_s("hgx-h100", "{dp: 32, ep: 32}", true, false);
+  ASSERT_GT(wide_decode_plain, 0);
+  EXPECT_NEAR(wide_decode / wide_decode_plain, network / 0.77, 0.01 * network / 0.77);
+  const double prefill = a2a_s("hgx-h100", "{dp: 32, ep: 32}", false, true).first;
+  EXPECT_GT(prefill, 0);
+  EXPECT_EQ(prefill, a2a_s("hgx-h100", "{dp: 32, ep: 32}", false, false).first);
+  const double one_system = a2a_s("hgx-h200", "{dp: 8, ep: 8}", true, true).first;
+  EXPECT_GT(one_system, 0);
+  EXPECT_EQ(one_system, a2a_s("hgx-h200", "{dp: 8, ep: 8}", true, false).first);
 }
 
 // Each step's span is rounded to whole nanosecond ticks while its parts keep the priced
