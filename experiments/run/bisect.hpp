@@ -35,9 +35,9 @@ inline long long narrow_bracket_interpolated(long long good, double m_good, long
   while (bad - good > width() && probes < max_probes) {
     const double t = m_good - m_bad > 0 ? m_good / (m_good - m_bad) : 0.5;
     const double estimate = static_cast<double>(good) + t * static_cast<double>(bad - good);
-    const double half = 0.5 * static_cast<double>(width());
-    long long x = static_cast<long long>(std::llround(probes % 2 == 0 ? estimate - half : estimate + half));
     const long long w = width();
+    const double half = 0.5 * static_cast<double>(w);
+    long long x = static_cast<long long>(std::llround(probes % 2 == 0 ? estimate - half : estimate + half));
     if (repeats >= 2 || bad - good <= 2 * w) {
       x = good + (bad - good) / 2;
     } else {

@@ -249,9 +249,9 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
     if (ranked[sys].empty()) continue;
     // bound: per watt, as the search ranks; plans it prices alike share a mid-rank (the tie-break
     // that orders them for the search is not a prediction). It bounds output tokens, so it is
-    // compared with the simulated output per MW at the read-off (`predicted`), and, as the
-    // search is judged, with the read-off itself (total per MW, which adds the window's input
-    // tokens: a sample of the agents' contexts, noisy where few agents are at work).
+    // compared with the simulated output per MW at the read-off (`output`), and, as the search
+    // is judged, with the read-off itself (`score`: total per MW, which adds the window's input
+    // tokens, a sample of the agents' contexts, noisy where few agents are at work).
     std::vector<double> bound, score, output;
     for (const int p : sim) {
       bound.push_back(bound_per_w(e.plans[static_cast<std::size_t>(p)]));

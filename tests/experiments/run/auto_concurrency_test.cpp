@@ -119,6 +119,22 @@ std::map<std::string, std::vector<Point>> points_by_plan(const fs::path& summary
   return by_plan;
 }
 
+// A plan's ladder (its runs less the narrowing probes) and the first rung pair whose `speed` falls
+// from at least `target` to below it: the index of the upper rung, 0 when none.
+std::vector<Point> ladder_of(const std::vector<Point>& points) {
+  std::vector<Point> ladder;
+  for (const Point& p : points) {
+    if (!p.probe) ladder.push_back(p);
+  }
+  return ladder;
+}
+std::size_t crossing(const std::vector<Point>& ladder, double Point::*speed, double target) {
+  for (std::size_t i = 1; i < ladder.size(); ++i) {
+    if (ladder[i - 1].*speed >= target && ladder[i].*speed < target) return i;
+  }
+  return 0;
+}
+
 // An SLO read-off on the ladder is its bracket's floor, so a plan met at 2 and not at 4 agents can
 // beat one met at 4 and not at 8 once narrowed: every plan whose bracket's best case (its first
 // failing level over its last meeting run's power) exceeds the best floor is narrowed, not only the
@@ -135,19 +151,13 @@ TEST_F(AutoConcurrency, EveryPlanThatCouldWinAnSloTierIsNarrowed) {
   std::map<std::string, Bracket> brackets;
   double best_floor = 0;
   for (const auto& [plan, points] : by_plan) {
-    std::vector<Point> ladder;
-    for (const Point& p : points) {
-      if (!p.probe) ladder.push_back(p);
-    }
-    for (std::size_t i = 1; i < ladder.size(); ++i) {
-      if (ladder[i - 1].p10 >= 30 && ladder[i].p10 < 30) {
-        const double mw = ladder[i - 1].power_w / 1e6;
-        brackets[plan] = {ladder[i - 1].c, ladder[i].c, static_cast<double>(ladder[i - 1].c) / mw,
-                          static_cast<double>(ladder[i].c) / mw};
-        best_floor = std::max(best_floor, brackets[plan].floor_per_mw);
-        break;
-      }
-    }
+    const std::vector<Point> ladder = ladder_of(points);
+    const std::size_t i = crossing(ladder, &Point::p10, 30);
+    if (i == 0) continue;
+    const double mw = ladder[i - 1].power_w / 1e6;
+    brackets[plan] = {ladder[i - 1].c, ladder[i].c, static_cast<double>(ladder[i - 1].c) / mw,
+                      static_cast<double>(ladder[i].c) / mw};
+    best_floor = std::max(best_floor, brackets[plan].floor_per_mw);
   }
   ASSERT_GE(brackets.size(), 2u);
   int narrowed = 0;
@@ -177,21 +187,15 @@ TEST_F(AutoConcurrency, EveryPlanThatCouldWinASpeedTargetIsNarrowed) {
   double chosen = 0;  // the ladder's read-off: the best interpolated figure at 30 tok/s
   std::string chosen_plan;
   for (const auto& [plan, points] : by_plan) {
-    std::vector<Point> ladder;
-    for (const Point& p : points) {
-      if (!p.probe) ladder.push_back(p);
-    }
-    for (std::size_t i = 1; i < ladder.size(); ++i) {
-      const Point &a = ladder[i - 1], &b = ladder[i];
-      if (a.p50 >= 30 && b.p50 < 30) {
-        const double f = (a.p50 - 30) / (a.p50 - b.p50);
-        brackets[plan] = {a.c, b.c, a.per_mw + f * (b.per_mw - a.per_mw), std::max(a.per_mw, b.per_mw)};
-        if (brackets[plan].ladder_per_mw > chosen) {
-          chosen = brackets[plan].ladder_per_mw;
-          chosen_plan = plan;
-        }
-        break;
-      }
+    const std::vector<Point> ladder = ladder_of(points);
+    const std::size_t i = crossing(ladder, &Point::p50, 30);
+    if (i == 0) continue;
+    const Point &a = ladder[i - 1], &b = ladder[i];
+    const double f = (a.p50 - 30) / (a.p50 - b.p50);
+    brackets[plan] = {a.c, b.c, a.per_mw + f * (b.per_mw - a.per_mw), std::max(a.per_mw, b.per_mw)};
+    if (brackets[plan].ladder_per_mw > chosen) {
+      chosen = brackets[plan].ladder_per_mw;
+      chosen_plan = plan;
     }
   }
   ASSERT_GE(brackets.size(), 2u);

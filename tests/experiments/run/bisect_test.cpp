@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 namespace agentsim::exp {
@@ -71,6 +72,18 @@ TEST(Bisect, InterpolatedNarrowingClosesInAFewProbes) {
   EXPECT_TRUE(capped == 1024 || (capped < 1500 && capped % 2 == 0)) << capped;
 }
 
+// narrow_bracket_interpolated over [lo, hi] of `margin`: the final good and the levels probed.
+template <class F>
+std::pair<long long, std::vector<long long>> narrowed(long long lo, long long hi, F margin, double fraction,
+                                                      int max_probes) {
+  std::vector<long long> probed;
+  const long long good = narrow_bracket_interpolated(lo, margin(lo), hi, margin(hi), fraction, [&](long long x) {
+    probed.push_back(x);
+    return margin(x);
+  }, max_probes);
+  return {good, probed};
+}
+
 // A bent margin, shaped like the default experiment's H200 60 tok/s SLO tier (seed 42): p10 speed
 // well above the tier at the ladder's lower level, then a long shoulder just below it, so every
 // interpolated probe lands on the failing side of the root. With three probes the bracket must
@@ -80,11 +93,7 @@ TEST(Bisect, InterpolatedNarrowingMovesOffABentMarginsLowerEnd) {
     const double v = static_cast<double>(x);
     return v <= 420 ? 0.62 * (420 - v) / 164 : v <= 440 ? -0.04 * (v - 420) / 20 : -0.04 - 0.11 * (v - 440) / 72;
   };
-  std::vector<long long> probed;
-  const long long good = narrow_bracket_interpolated(256, bent(256), 512, bent(512), 0.05, [&](long long x) {
-    probed.push_back(x);
-    return bent(x);
-  }, 3);
+  const auto [good, probed] = narrowed(256, 512, bent, 0.05, 3);
   ASSERT_EQ(probed.size(), 3u);
   EXPECT_LT(bent(probed[0]), 0);
   EXPECT_LT(bent(probed[1]), 0);
@@ -104,11 +113,7 @@ TEST(Bisect, InterpolatedProbesStayAToleranceInsideTheBracket) {
     return v <= 14700 ? 0.49 * (14700 - v) / 6508 : v <= 14785 ? -0.0134 * (v - 14700) / 85
                                                                : -0.0134 - 0.0866 * (v - 14785) / 1599;
   };
-  std::vector<long long> probed;
-  const long long good = narrow_bracket_interpolated(8192, margin(8192), 16384, margin(16384), 0.05, [&](long long x) {
-    probed.push_back(x);
-    return margin(x);
-  }, 3);
+  const auto [good, probed] = narrowed(8192, 16384, margin, 0.05, 3);
   ASSERT_GE(probed.size(), 2u);
   EXPECT_LT(margin(probed[0]), 0) << probed[0];
   EXPECT_LE(probed[1], probed[0] - static_cast<long long>(0.05 * 8192)) << "a probe beside the failing end";
