@@ -6,6 +6,7 @@
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
+#include "calibration/inferencex_moe_backend.hpp"
 #include "calibration/inferencex_overlap_scheduler.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
@@ -28,6 +29,7 @@ void apply_inferencex_run(MeasuredRun& r) {
   apply_inferencex_context_wait(r);
   apply_inferencex_batch_limits(r);
   r.draft_tokens = inferencex_draft_tokens(r);
+  if (const std::string moe = inferencex_moe_implementation(r); !moe.empty()) r.kernels["grouped_gemm_fp8"] = moe;
   if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
 }
 

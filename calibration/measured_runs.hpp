@@ -4,6 +4,7 @@
 // the source reported. Schema: docs/calibration.md, "Measured runs".
 #include <istream>
 #include <limits>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,10 @@ struct MeasuredRun {
   // step waits for all its per-sequence and per-token host work. InferenceX rows: their recipe's
   // (inferencex_overlap_scheduler.hpp); false for every other row (the engine's catalog value).
   bool overlap_scheduler_off = false;
+  // Kernel implementations the server was launched with where they are not its engine's (op table ->
+  // implementation id, as serving.kernels; e.g. TensorRT-LLM's moe_config.backend DEEPGEMM:
+  // grouped_gemm_fp8 -> deepgemm). InferenceX rows: their recipe's (inferencex_moe_backend.hpp).
+  std::map<std::string, std::string> kernels;
   // TensorRT-LLM's context waits the server was launched with (serving::ContextWait): its
   // attention-DP balance timeout in steps (attention_dp_config.timeout_iters with enable_balance;
   // 0 = off) and its batch waiting (batch_wait_timeout_iters, batch_wait_max_tokens_ratio; 0 =

@@ -2,7 +2,7 @@
 //   [--overlap none|comm|two_batch] [--cuda-graph] [--ep-imbalance X] [--micro-batches N]
 //   [--host-kv-tokens N] [--host-prefetch] [--engram default|gpu|host] [--no-engram-prefetch]
 //   [--spec auto|off|0.8,0.6] [--efficiency 0.7,0.8,0.8]
-//   [--step-overhead 2ms] [--fidelity analytical|flow] [--json]
+//   [--step-overhead 2ms] [--kernel grouped_gemm_fp8=deepgemm] [--fidelity analytical|flow] [--json]
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -16,6 +16,7 @@
 #include "experiments/cli/explain_compare.hpp"
 #include "experiments/cli/option_values.hpp"
 #include "sim/core/decode_helpers.hpp"
+#include "experiments/run/kernel_selection.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -34,6 +35,7 @@ struct ExplainArgs {
   std::string step_overhead, engine = "vllm", fidelity = "analytical", engram = "default";
   std::string weights, experts, kv_cache;  // empty: the model card's precision
   std::string compare;                     // --compare SYSTEM: the same step there, op by op
+  std::vector<std::string> kernels;        // --kernel TABLE=ID: serving.kernels
   bool cuda_graph = false, eager = false, host_prefetch = false, no_engram_prefetch = false, json = false;
   double ep_imbalance = 1.0, host_kv_tokens = 0;
   int micro_batches = 1;
@@ -152,6 +154,14 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     throw core::Error("--engine: " + core::unknown_name_message("engine", a.engine, core::names_of(serving::kEngineNames)));
   }
   x.serving.engine = *engine;
+  for (const std::string& k : a.kernels) {
+    const auto eq = k.find('=');
+    const std::string table = k.substr(0, eq), id = eq == std::string::npos ? "" : k.substr(eq + 1);
+    if (eq == std::string::npos) throw core::Error("--kernel: expected TABLE=IMPLEMENTATION (e.g. grouped_gemm_fp8=deepgemm), got '" + k + "'");
+    if (const std::string why = exp::kernel_choice_error(table, id); !why.empty()) throw core::Error("--kernel: " + why);
+    x.serving.kernels[table] = id;
+    x.serving.kernels_at[table] = core::SourceLocation{"", 0, "--kernel"};
+  }
   x.serving.engine_overhead = catalog.engine(*engine);
   x.serving.step_overhead_set = !a.step_overhead.empty();
   if (x.serving.step_overhead_set) {
@@ -403,6 +413,9 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
                   "calibration profile (default: the profile)");
   sub->add_option("--compare", args->compare,
                   "price the same step on a second system too and print both op by op (time ratio, bound, table)");
+  sub->add_option("--kernel", args->kernels,
+                  "TABLE=IMPLEMENTATION: the kernel pricing an op table instead of the engine's (serving.kernels), "
+                  "e.g. grouped_gemm_fp8=deepgemm; repeatable");
   sub->add_option("--engine", args->engine, "serving engine whose host-time model prices the step: vllm | sglang | trtllm")
       ->capture_default_str();
   sub->add_option("--step-overhead", args->step_overhead,

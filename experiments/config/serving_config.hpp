@@ -1,7 +1,9 @@
 #pragma once
 // The `serving` section: engine options of every replica (scheduler, KV cache
 // tiers and retention), the router, replica count and prefill/decode split.
+#include <map>
 #include <span>
+#include <string>
 
 #include "sim/core/yaml_node.hpp"
 #include "hwmodels/efficiency.hpp"
@@ -59,6 +61,11 @@ struct ServingConfig {
   int balance_timeout_steps = 0;
   int batch_wait_steps = 0;
   double batch_wait_max_tokens_ratio = 0;
+  // `kernels`: op table (e.g. grouped_gemm_fp8) -> kernel implementation id (e.g. deepgemm), replacing
+  // the engine's choice for that op (experiments/catalog/kernel_implementations.yaml) on every
+  // accelerator, as an engine option does (TensorRT-LLM's moe_config.backend); where each entry is written.
+  std::map<std::string, std::string> kernels;
+  std::map<std::string, core::SourceLocation> kernels_at;
   // KV cache.
   long long block_tokens = 16;           // engine block; cache unit = max(block, trace block)
   double runtime_reserve_bytes = 0;      // per device, besides weights and activations

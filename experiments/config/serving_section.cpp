@@ -4,6 +4,7 @@
 
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/config/serving_config.hpp"
+#include "experiments/run/kernel_selection.hpp"
 
 namespace agentsim::exp {
 using core::OptionSpec;
@@ -31,6 +32,9 @@ constexpr std::array kServingKeys = {
     OptionSpec{"fast_forward", "bool", "true", "advance decode-only stretches in closed form"},
     OptionSpec{"scheduler_recv_interval", "integer", "1",
                "SGLang's --scheduler-recv-interval: while a batch decodes, arrivals reach the scheduler every this many decode steps"},
+    OptionSpec{"kernels", "map", "engine's",
+               "op table -> kernel implementation (e.g. grouped_gemm_fp8: deepgemm), replacing the engine's choice from "
+               "experiments/catalog/kernel_implementations.yaml, as TensorRT-LLM's moe_config.backend does"},
     OptionSpec{"context_wait", "map", "",
                "TensorRT-LLM's waits that hold new prompts back: attention-DP balance timeout, batch waiting"},
     OptionSpec{"kv_cache", "map", "", "block size, prefix caching, lower tiers, retention"},
@@ -119,6 +123,14 @@ ServingConfig decode_serving(const YamlNode* srv) {
     s.efficiency.compute = fraction(*eff, "compute", 1.0);
     s.efficiency.memory = fraction(*eff, "memory", 1.0);
     s.efficiency.network = fraction(*eff, "network", 1.0);
+  }
+  if (auto k = srv->find("kernels")) {
+    if (!k->is_map()) throw k->error("expected a mapping of op table (e.g. grouped_gemm_fp8) to kernel implementation");
+    for (const std::string& table : k->keys()) {
+      const YamlNode v = k->at(table);
+      s.kernels[table] = checked_kernel_choice(table, v);
+      s.kernels_at[table] = v.where();
+    }
   }
   s.admission = named_or(*srv, "admission", s.admission, serving::kAdmissionNames);
   s.preemption = named_or(*srv, "preemption", s.preemption, serving::kPreemptionNames);

@@ -42,6 +42,39 @@ bool is_op_table(const std::string& name) {
 
 }  // namespace
 
+std::string kernel_choice_error(const std::string& table, const std::string& id) {
+  if (!is_op_table(table))
+    return "'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)";
+  if (calib::find_kernel_implementation(id) == nullptr) {
+    std::vector<std::string> ids;
+    for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
+    return core::unknown_name_message("implementation", id, ids);
+  }
+  return "";
+}
+
+std::string checked_kernel_choice(const std::string& table, const core::YamlNode& v) {
+  std::string id = v.as_string();
+  if (const std::string why = kernel_choice_error(table, id); !why.empty()) throw v.error(why);
+  return id;
+}
+
+KernelSelection with_overrides(KernelSelection sel, const std::map<std::string, std::string>& overrides,
+                               const std::map<std::string, core::SourceLocation>& where, const hw::Accelerator& acc) {
+  for (const auto& [table, id] : overrides) {
+    const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
+    const auto vendor = architecture_vendors().find(acc.architecture);
+    if (impl != nullptr && !impl->vendor.empty() && vendor != architecture_vendors().end() && impl->vendor != vendor->second) {
+      const auto at = where.find(table);
+      throw core::Error(at != where.end() ? at->second : core::SourceLocation{},
+                        "implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + acc.name + " (" +
+                            acc.architecture + ", " + vendor->second + ")");
+    }
+    sel[table] = id;
+  }
+  return sel;
+}
+
 std::map<std::string, EngineKernels> load_kernel_selections(const std::string& path) {
   const core::YamlNode top = core::YamlNode::load_file(path);
   if (!top.is_map()) throw top.error("expected a mapping with the key 'engines'");
@@ -61,15 +94,8 @@ std::map<std::string, EngineKernels> load_kernel_selections(const std::string& p
     KernelSelection sel;
     for (const std::string& table : a.keys()) {
       const core::YamlNode v = a.at(table);
-      if (!is_op_table(table))
-        throw v.error("'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
-      const std::string id = v.as_string();
+      const std::string id = checked_kernel_choice(table, v);
       const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
-      if (impl == nullptr) {
-        std::vector<std::string> ids;
-        for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
-        throw v.error(core::unknown_name_message("implementation", id, ids));
-      }
       if (!impl->vendor.empty() && impl->vendor != vendor->second)
         throw v.error("implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + arch + " (" +
                       vendor->second + ")");

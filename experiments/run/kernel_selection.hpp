@@ -8,6 +8,8 @@
 #include <string>
 
 #include "hwmodels/accelerator.hpp"
+#include "sim/core/error.hpp"
+#include "sim/core/yaml_node.hpp"
 
 namespace agentsim::exp {
 
@@ -20,6 +22,18 @@ struct EngineKernels {
   std::map<std::string, KernelSelection> by_architecture;
   std::map<std::string, KernelSelection> ep_across_systems;
 };
+
+// Why `id` cannot price op table `table` ("" when it can): the table is no op table, or the id
+// no known implementation.
+std::string kernel_choice_error(const std::string& table, const std::string& id);
+// `node`'s implementation id for op table `table` (one entry of a selection): an error naming the
+// node's file, line and key where `table` is no op table or the id no known implementation.
+std::string checked_kernel_choice(const std::string& table, const core::YamlNode& node);
+
+// `sel` with `overrides` (op table -> implementation id, e.g. serving.kernels) put over it. An
+// override of another vendor than `acc`'s is an error at its location (`where`).
+KernelSelection with_overrides(KernelSelection sel, const std::map<std::string, std::string>& overrides,
+                               const std::map<std::string, core::SourceLocation>& where, const hw::Accelerator& acc);
 
 // engine -> its choices, decoded from `path` (strict: an unknown engine, key, architecture,
 // table or implementation, or one of another vendor, is an error naming file, line and key).

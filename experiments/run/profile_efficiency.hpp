@@ -19,6 +19,7 @@
 
 #include "calibration/efficiency_profile.hpp"
 #include "hwmodels/accelerator.hpp"
+#include "sim/core/error.hpp"
 #include "sim/serving/kernel_efficiency.hpp"
 
 namespace agentsim::exp {
@@ -95,9 +96,11 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
 // when it names none. Throws core::Error when the file is missing or invalid. `engine` (a
 // serving.engine name; empty: none) selects each op's implementation from the catalog's
 // kernel_implementations.yaml under `root` (kernel_selection.hpp), with its ep_across_systems
-// choices when `ep_across_systems` (the plan's expert-parallel group spans systems).
-std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(const hw::Accelerator& acc, const std::string& root,
-                                                                 hw::Efficiency fallback, const std::string& engine = "",
-                                                                 bool ep_across_systems = false);
+// choices when `ep_across_systems` (the plan's expert-parallel group spans systems), and
+// `overrides` (serving.kernels: op table -> implementation, `overrides_at` where each is written) over them.
+std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(
+    const hw::Accelerator& acc, const std::string& root, hw::Efficiency fallback, const std::string& engine = "",
+    bool ep_across_systems = false, const std::map<std::string, std::string>& overrides = {},
+    const std::map<std::string, core::SourceLocation>& overrides_at = {});
 
 }  // namespace agentsim::exp

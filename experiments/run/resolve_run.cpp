@@ -97,7 +97,8 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
     // where the EP group spans systems, the MoE runner of the engine's cross-system all-to-all).
     auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
                                            std::string(serving::to_string(e.serving.engine)),
-                                           serving::ep_spans_systems(d.plan, system.accelerators));
+                                           serving::ep_spans_systems(d.plan, system.accelerators), e.serving.kernels,
+                                           e.serving.kernels_at);
     if (profile) {
       const double net = profile->scale_up_network_efficiency();
       if (net > 0) cost.efficiency.network = net;

@@ -205,6 +205,10 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     e.serving.overlap_scheduler_set = true;
     e.serving.overlap_scheduler = false;
   }
+  for (const auto& [table, id] : row.kernels) {  // the recipe's MoE runner (calibration/inferencex_moe_backend.hpp)
+    e.serving.kernels[table] = id;
+    e.serving.kernels_at[table] = at("kernels");
+  }
   e.serving.balance_timeout_steps = row.balance_timeout_steps;  // TensorRT-LLM's (serving::ContextWait)
   e.serving.batch_wait_steps = row.batch_wait_steps;
   e.serving.batch_wait_max_tokens_ratio = row.batch_wait_max_tokens_ratio;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
+#include "calibration/inferencex_moe_backend.hpp"
 #include "calibration/inferencex_overlap_scheduler.hpp"
 #include "calibration/inferencex_recv_interval.hpp"
 #include "calibration/inferencex_stream_interval.hpp"
@@ -462,6 +464,51 @@ TEST(MeasuredSources, InferenceXDraftTokensFollowTheRecipe) {
   EXPECT_EQ(inferencex_draft_tokens(r), 3);  // num_nextn_predict_layers 3
   r.plan = "tp=1,ep=8,dp=8";
   EXPECT_EQ(inferencex_draft_tokens(r), 1);  // 1 with attention DP
+}
+
+// The recipes' MoE runner (calibration/inferencex_moe_backend.hpp): TensorRT-LLM's moe_config.backend
+// in dsr1_fp8_b200_trt.sh and its _mtp script, by version (run date), lengths, concurrency and
+// attention DP; other scripts, engines and undated rows keep the engine's choice ("").
+TEST(MeasuredSources, InferenceXMoeBackendFollowsTheRecipe) {
+  const std::string deepgemm = "deepgemm", trtllm = "flashinfer-trtllm-gen";
+  MeasuredRun r = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=8", 1024, 4);
+  EXPECT_EQ(inferencex_moe_implementation(r), "");           // undated
+  r.run_date = "2025-09-15";
+  EXPECT_EQ(inferencex_moe_implementation(r), trtllm);       // "backend: TRTLLM"
+  r.run_date = "2025-12-15";
+  EXPECT_EQ(inferencex_moe_implementation(r), deepgemm);     // MOE_BACKEND="DEEPGEMM" from 2025-09-18
+  r.run_date = "2026-01-29";
+  EXPECT_EQ(inferencex_moe_implementation(r), trtllm);       // TRTLLM from 2026-01-29 ...
+  r.osl = 8192;
+  r.concurrency = 256;
+  EXPECT_EQ(inferencex_moe_implementation(r), deepgemm);     // ... but DEEPGEMM at 1k/8k from 256
+  r.run_date = "2026-05-18";
+  EXPECT_EQ(inferencex_moe_implementation(r), trtllm);       // TRTLLM everywhere from 2026-03-27
+  r = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=8", 1024, 32);
+  r.speculative = true;
+  r.run_date = "2026-01-14";
+  EXPECT_EQ(inferencex_moe_implementation(r), deepgemm);     // the first MTP script's DEEPGEMM
+  r.run_date = "2026-02-05";
+  EXPECT_EQ(inferencex_moe_implementation(r), trtllm);       // TRTLLM from 2026-02-05 ...
+  r.plan = "tp=1,ep=8,dp=8";
+  EXPECT_EQ(inferencex_moe_implementation(r), deepgemm);     // ... DEEPGEMM with attention DP
+  r.experts_dtype = "fp4";
+  EXPECT_EQ(inferencex_moe_implementation(r), "");           // the FP4 scripts: TRTLLM or CUTLASS
+  r.experts_dtype = "fp8";
+  r.system = "hgx-h200";
+  EXPECT_EQ(inferencex_moe_implementation(r), "");           // the H200 scripts: CUTLASS
+  r.system = "hgx-b200";
+  r.engine = "sglang";
+  EXPECT_EQ(inferencex_moe_implementation(r), "");
+  // The client mapping puts the choice on the row's grouped_gemm_fp8 table.
+  r = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=8", 1024, 4);
+  r.run_date = "2025-12-15";
+  apply_inferencex_run(r);
+  EXPECT_EQ(r.kernels, (std::map<std::string, std::string>{{"grouped_gemm_fp8", deepgemm}}));
+  r.run_date = "2026-05-18";
+  r.kernels.clear();
+  apply_inferencex_run(r);
+  EXPECT_EQ(r.kernels.at("grouped_gemm_fp8"), trtllm);
 }
 
 // The recipes' overlap scheduler (calibration/inferencex_overlap_scheduler.hpp): off only for

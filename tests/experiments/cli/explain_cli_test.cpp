@@ -88,6 +88,35 @@ TEST(ExplainCli, CudaGraphFollowsTheHostTimeModelUnlessAFlagSaysOtherwise) {
 // group with its format's own block scales: Llama-3.1-70B's card is BF16 without scales, so NVFP4
 // weights are (0.5 + 1/16) / 2 of its bytes, FP8 KV half; DeepSeek-R1's FP8 experts in 128 x 128
 // tiles become NVFP4 (a scale per 16) or MXFP4 (a scale per 32), and a bare fp4 cannot say which.
+// --kernel TABLE=ID prices an op table from another implementation's table (serving.kernels), as
+// an engine option does; a table or implementation the catalog does not know, or one of another
+// vendor, is refused.
+TEST(ExplainCli, KernelFlagReplacesTheEnginesImplementation) {
+  const std::string step = "--model deepseek-r1 --system hgx-b200 --plan tp=8,ep=8 --batch decode=32@1536 --engine trtllm ";
+  const auto experts = [](const nlohmann::json& j) {
+    for (const auto& o : j.at("ops")) {
+      if (o.at("op") == "routed_experts") return o;
+    }
+    ADD_FAILURE() << "no routed_experts op";
+    return nlohmann::json{};
+  };
+  const nlohmann::json engine = experts(explain_json(step));
+  const nlohmann::json deepgemm = experts(explain_json(step + "--kernel grouped_gemm_fp8=deepgemm"));
+  EXPECT_EQ(engine.at("note").get<std::string>().rfind("grouped_gemm_fp8@flashinfer-trtllm-gen table", 0), 0u) << engine.dump();
+  EXPECT_EQ(deepgemm.at("note").get<std::string>().rfind("grouped_gemm_fp8@deepgemm", 0), 0u) << deepgemm.dump();
+  EXPECT_EQ(deepgemm.at("weight_bytes"), engine.at("weight_bytes"));  // the same work, another kernel's efficiency
+  EXPECT_NE(deepgemm.at("e_memory"), engine.at("e_memory"));
+  for (const auto& [flag, message] : std::initializer_list<std::pair<std::string, std::string>>{
+           {"grouped_gemm_fp8=aiter", "--kernel: implementation 'aiter' runs on amd parts, not on b200"},
+           {"grouped_gem=deepgemm", "--kernel: 'grouped_gem' is not an op table"},
+           {"grouped_gemm_fp8=deepgem", "--kernel: unknown implementation 'deepgem'"},
+           {"grouped_gemm_fp8", "--kernel: expected TABLE=IMPLEMENTATION"}}) {
+    const auto [code, err] = run("explain " + step + "--kernel " + flag);
+    EXPECT_EQ(code, 2) << flag;
+    EXPECT_NE(err.find(message), std::string::npos) << flag << ": " << err;
+  }
+}
+
 TEST(ExplainCli, PrecisionFlagsReplaceTheCardsFormats) {
   const std::string base = "--model llama-3.1-70b --system hgx-b200 --plan tp=1 --batch decode=8@4096 ";
   const auto op = [](const nlohmann::json& j, const std::string& name) {

@@ -189,7 +189,7 @@ std::vector<Row> rows() {
       {"SetUnknownKey", "unknown key", {{"exp.yaml", kExp}}, run + " --set serving.max_batch=4096",
        "--set serving.max_batch=4096: serving.max_batch: unknown key; valid keys: "
        "max_batch_tokens, max_sequences, engine, step_overhead, request_latency, overlap_scheduler, memory_fraction, efficiency, admission, preemption, "
-       "fast_forward, scheduler_recv_interval, context_wait, kv_cache, router, replicas, disaggregation, pods, pod_sampling"},
+       "fast_forward, scheduler_recv_interval, kernels, context_wait, kv_cache, router, replicas, disaggregation, pods, pod_sampling"},
 
       // ---- catalog: accelerator, system, model (copies of real entries with one line changed) ----
       {"AcceleratorNegativeTdp", "negative value", {}, cat,

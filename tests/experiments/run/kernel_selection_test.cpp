@@ -10,9 +10,12 @@
 #include <string>
 #include <unistd.h>
 
+#include "experiments/config/experiment.hpp"
 #include "experiments/run/profile_efficiency.hpp"
+#include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
 #include "tests/experiments/run/catalog_fixture.hpp"
+#include "tests/support/source_root.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -37,21 +40,81 @@ TEST(KernelSelection, SglangRunsDeepGemmExpertsOnlyWhereItsExpertParallelGroupSp
             kernel_selection(AGENTSIM_SOURCE_DIR, "sglang", b200));
 }
 
-TEST(KernelSelection, TheExpertGemmIsPricedFromTheSelectedImplementationsTable) {
+// DeepSeek-R1's FP8 expert GEMMs (w13, n 4096, k 7168): `groups` experts of `m` tokens each.
+serving::KernelShape expert_gemm(double m, double groups) {
   serving::KernelShape ks;
   ks.kind = serving::KernelKind::kGroupedGemm;
   ks.dtype = hw::DType::kFp8;
-  ks.m = 2048;
+  ks.m = m;
   ks.n = 4096;
   ks.k = 7168;
-  ks.groups = 8;
-  ks.weight_bytes = 8 * 3.0 * 7168 * 2048;
+  ks.groups = groups;
+  ks.weight_bytes = groups * 3.0 * 7168 * 2048;
+  return ks;
+}
+
+TEST(KernelSelection, TheExpertGemmIsPricedFromTheSelectedImplementationsTable) {
+  const serving::KernelShape ks = expert_gemm(2048, 8);
   const auto one = load_profile_efficiency(h100(), AGENTSIM_SOURCE_DIR, {}, "sglang");
   const auto across = load_profile_efficiency(h100(), AGENTSIM_SOURCE_DIR, {}, "sglang", true);
   ASSERT_TRUE(one && across);
   EXPECT_NE(one->compute(ks).note.find("grouped_gemm_fp8@triton-fused-moe"), std::string::npos) << one->compute(ks).note;
   EXPECT_NE(across->compute(ks).note.find("grouped_gemm_fp8@deepgemm"), std::string::npos) << across->compute(ks).note;
   EXPECT_NE(one->compute(ks).value, across->compute(ks).value);
+}
+
+// serving.kernels replaces the engine's implementation of an op table in every replica the
+// experiment resolves (as TensorRT-LLM's moe_config.backend does); a table or implementation the
+// catalog does not know, or one of another vendor than the system's, names file, line and key.
+Experiment parse_kernels(const std::string& system, const std::string& kernels) {
+  return parse_experiment("name: kernels\n"
+                          "model: deepseek-r1\n"
+                          "system: " + system + "\n"
+                          "deployment: {tp: 8, ep: 8}\n"
+                          "serving:\n"
+                          "  engine: trtllm\n" + kernels +
+                          "workload:\n"
+                          "  trace: " + test_support::kTrace + "\n"
+                          "  concurrency: [1]\n"
+                          "  warmup: \"1s\"\n"
+                          "  window: \"10s\"\n",
+                          test_support::kRoot + "/kernels.yaml", test_support::kRoot);
+}
+
+std::string parse_error(const std::string& system, const std::string& kernels) {
+  try {
+    const Experiment e = parse_kernels(system, kernels);
+    resolve_run(e, first_valid_plan(e));
+  } catch (const core::Error& err) {
+    return err.what();
+  }
+  return "";
+}
+
+TEST(KernelSelection, ServingKernelsReplaceTheEnginesChoice) {
+  serving::KernelShape ks = expert_gemm(4, 32);
+  const auto kernels = [&](const Experiment& e) { return resolve_run(e, first_valid_plan(e)).replica.cost.kernels; };
+  const auto engine = kernels(parse_kernels("hgx-b200", ""));
+  const auto deepgemm = kernels(parse_kernels("hgx-b200", "  kernels: {grouped_gemm_fp8: deepgemm}\n"));
+  ASSERT_TRUE(engine && deepgemm);
+  EXPECT_EQ(engine->memory(ks).note.rfind("grouped_gemm_fp8@flashinfer-trtllm-gen", 0), 0u) << engine->memory(ks).note;
+  EXPECT_EQ(deepgemm->memory(ks).note.rfind("grouped_gemm_fp8@deepgemm", 0), 0u) << deepgemm->memory(ks).note;
+  EXPECT_NE(engine->memory(ks).value, deepgemm->memory(ks).value);
+  // The dense GEMMs keep the engine's choice.
+  ks.kind = serving::KernelKind::kGemm;
+  EXPECT_EQ(engine->compute(ks).note, deepgemm->compute(ks).note);
+
+  const std::string table = parse_error("hgx-b200", "  kernels: {grouped_gem: deepgemm}\n");
+  EXPECT_NE(table.find("kernels.yaml:7: serving.kernels.grouped_gem: 'grouped_gem' is not an op table"), std::string::npos)
+      << table;
+  const std::string id = parse_error("hgx-b200", "  kernels:\n    grouped_gemm_fp8: deepgem\n");
+  EXPECT_NE(id.find("kernels.yaml:8: serving.kernels.grouped_gemm_fp8: unknown implementation 'deepgem'"), std::string::npos)
+      << id;
+  const std::string vendor = parse_error("hgx-b200", "  kernels:\n    grouped_gemm_fp8: aiter\n");
+  EXPECT_NE(vendor.find("kernels.yaml:8: serving.kernels.grouped_gemm_fp8: implementation 'aiter' runs on amd parts, not on b200"),
+            std::string::npos)
+      << vendor;
+  EXPECT_EQ(parse_error("mi355x-8", "  kernels:\n    grouped_gemm_fp8: aiter\n"), "");
 }
 
 class KernelSelectionFile : public ::testing::Test {
