@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "calibration/kernel_family.hpp"
+#include "sim/core/decode_helpers.hpp"
+
 namespace agentsim::calib {
 namespace {
 
@@ -83,6 +86,26 @@ std::string implementation_of_program(const std::string& program) {
 }
 
 std::string implementation_table(const std::string& table, const std::string& id) { return table + "@" + id; }
+
+bool is_op_table(const std::string& name) {
+  std::string family = name;
+  for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"}) {
+    if (name.ends_with(d)) family = name.substr(0, name.size() - std::string(d).size());
+  }
+  return std::any_of(kernel_families().begin(), kernel_families().end(),
+                     [&](const KernelFamily& f) { return f.name == family; });
+}
+
+std::string kernel_choice_error(const std::string& table, const std::string& id) {
+  if (!is_op_table(table))
+    return "'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)";
+  if (find_kernel_implementation(id) == nullptr) {
+    std::vector<std::string> ids;
+    for (const auto& k : kernel_implementations()) ids.push_back(k.id);
+    return core::unknown_name_message("implementation", id, ids);
+  }
+  return "";
+}
 
 std::string base_table(const std::string& key) { return key.substr(0, key.find('@')); }
 

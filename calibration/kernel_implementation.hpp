@@ -27,6 +27,12 @@ std::string implementation_of(const std::string& file, const std::string& librar
 std::string implementation_of_program(const std::string& program);
 // The profile key of implementation `id`'s table of `table`: "grouped_gemm_fp8@triton-fused-moe".
 std::string implementation_table(const std::string& table, const std::string& id);
+// Whether `name` is an op table a profile prices by: a kernel family (calibration/kernel_family.hpp),
+// then _fp4, _fp8, _bf16 or _fp32 where it has dtypes ("grouped_gemm_fp8", "attention_prefill").
+bool is_op_table(const std::string& name);
+// Why implementation `id` cannot price op table `table` ("" when it can): the table is no op table,
+// or the id no known implementation. (Whether the id runs on a given part is the caller's check.)
+std::string kernel_choice_error(const std::string& table, const std::string& id);
 // The op table a key names ("grouped_gemm_fp8" for either key above) and its implementation ("" if none).
 std::string base_table(const std::string& key);
 std::string table_implementation(const std::string& key);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "calibration/kernel_implementation.hpp"
 #include "calibration/run_date.hpp"
 #include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
@@ -40,7 +41,7 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
                                            "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
                                            "max_sequences", "memory_fraction", "prefill_replicas",
-                                           "decode_replicas", "run_date"};
+                                           "decode_replicas", "run_date", "kernels"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
@@ -115,6 +116,22 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     if (const auto c = filled("run_date")) {
       r.run_date = csv.field(*c);
       if (!is_run_date(r.run_date)) throw csv.error_at(*c, "expected the date the run was measured, YYYY-MM-DD");
+    }
+    if (const auto c = filled("kernels")) {
+      // "grouped_gemm_fp8=deepgemm; gemm_fp8=cublas": the kernels the server ran where not its engine's.
+      std::string_view rest = csv.field(*c);
+      while (!rest.empty()) {
+        const std::size_t semi = rest.find(';');
+        std::string item(rest.substr(0, semi));
+        rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
+        item.erase(0, item.find_first_not_of(' '));
+        item.erase(item.find_last_not_of(' ') + 1);
+        const std::size_t eq = item.find('=');
+        if (eq == std::string::npos) throw csv.error_at(*c, "expected TABLE=IMPLEMENTATION pairs separated by ';', got '" + item + "'");
+        const std::string table = item.substr(0, eq), id = item.substr(eq + 1);
+        if (const std::string why = kernel_choice_error(table, id); !why.empty()) throw csv.error_at(*c, why);
+        r.kernels[table] = id;
+      }
     }
     if (const auto c = filled("memory_fraction")) {
       r.memory_fraction = csv.number(*c);

@@ -16,7 +16,7 @@
 #include "experiments/cli/explain_compare.hpp"
 #include "experiments/cli/option_values.hpp"
 #include "sim/core/decode_helpers.hpp"
-#include "experiments/run/kernel_selection.hpp"
+#include "calibration/kernel_implementation.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/units.hpp"
@@ -158,7 +158,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
     const auto eq = k.find('=');
     const std::string table = k.substr(0, eq), id = eq == std::string::npos ? "" : k.substr(eq + 1);
     if (eq == std::string::npos) throw core::Error("--kernel: expected TABLE=IMPLEMENTATION (e.g. grouped_gemm_fp8=deepgemm), got '" + k + "'");
-    if (const std::string why = exp::kernel_choice_error(table, id); !why.empty()) throw core::Error("--kernel: " + why);
+    if (const std::string why = calib::kernel_choice_error(table, id); !why.empty()) throw core::Error("--kernel: " + why);
     x.serving.kernels[table] = id;
     x.serving.kernels_at[table] = core::SourceLocation{"", 0, "--kernel"};
   }

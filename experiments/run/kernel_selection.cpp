@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <mutex>
 
-#include "calibration/kernel_family.hpp"
 #include "calibration/kernel_implementation.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/decode_helpers.hpp"
@@ -28,34 +27,11 @@ std::vector<std::string> keys_of(const std::map<std::string, std::string>& m) {
   return out;
 }
 
-// "gemm_fp8" -> a kernel family ("gemm") with an optional dtype suffix.
-bool is_op_table(const std::string& name) {
-  std::string family = name;
-  for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"}) {
-    if (name.ends_with(d)) family = name.substr(0, name.size() - std::string(d).size());
-  }
-  for (const calib::KernelFamily& f : calib::kernel_families()) {
-    if (f.name == family) return true;
-  }
-  return false;
-}
-
 }  // namespace
-
-std::string kernel_choice_error(const std::string& table, const std::string& id) {
-  if (!is_op_table(table))
-    return "'" + table + "' is not an op table (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)";
-  if (calib::find_kernel_implementation(id) == nullptr) {
-    std::vector<std::string> ids;
-    for (const auto& k : calib::kernel_implementations()) ids.push_back(k.id);
-    return core::unknown_name_message("implementation", id, ids);
-  }
-  return "";
-}
 
 std::string checked_kernel_choice(const std::string& table, const core::YamlNode& v) {
   std::string id = v.as_string();
-  if (const std::string why = kernel_choice_error(table, id); !why.empty()) throw v.error(why);
+  if (const std::string why = calib::kernel_choice_error(table, id); !why.empty()) throw v.error(why);
   return id;
 }
 

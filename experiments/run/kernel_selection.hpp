@@ -23,9 +23,6 @@ struct EngineKernels {
   std::map<std::string, KernelSelection> ep_across_systems;
 };
 
-// Why `id` cannot price op table `table` ("" when it can): the table is no op table, or the id
-// no known implementation.
-std::string kernel_choice_error(const std::string& table, const std::string& id);
 // `node`'s implementation id for op table `table` (one entry of a selection): an error naming the
 // node's file, line and key where `table` is no op table or the id no known implementation.
 std::string checked_kernel_choice(const std::string& table, const core::YamlNode& node);

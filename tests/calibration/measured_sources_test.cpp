@@ -671,6 +671,22 @@ TEST(MeasuredSources, OwnSchemaSchedulerRecvIntervalColumn) {
   EXPECT_THROW(own_schema_pair("scheduler_recv_interval", "2.5"), core::Error);
 }
 
+// The kernels the server ran where not its engine's (serving.kernels, e.g. TensorRT-LLM's
+// moe_config.backend) are an optional column of TABLE=IMPLEMENTATION pairs; a table or
+// implementation the catalog does not know is an error naming the line and column.
+TEST(MeasuredSources, OwnSchemaKernelsColumn) {
+  const std::vector<MeasuredRun> runs = own_schema_pair("kernels", "grouped_gemm_fp8=deepgemm; gemm_fp8=cublas");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].kernels,
+            (std::map<std::string, std::string>{{"grouped_gemm_fp8", "deepgemm"}, {"gemm_fp8", "cublas"}}));
+  EXPECT_TRUE(runs[1].kernels.empty());
+  const std::string header = own_schema_header("kernels");
+  const std::string row = "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,";
+  expect_own_schema_error(header + row + "grouped_gemm_fp8=deepgem,,,,0.3,,,\n", "m.csv:2: kernels: unknown implementation 'deepgem'");
+  expect_own_schema_error(header + row + "grouped_gem=deepgemm,,,,0.3,,,\n", "m.csv:2: kernels: 'grouped_gem' is not an op table");
+  expect_own_schema_error(header + row + "deepgemm,,,,0.3,,,\n", "m.csv:2: kernels: expected TABLE=IMPLEMENTATION pairs");
+}
+
 // The client's length spread and prompt count are optional columns too: empty means exact lengths
 // (1) and a steady state (0 prompts); a stated prompt count makes validation run the finite run.
 TEST(MeasuredSources, OwnSchemaRangeRatioAndPromptsColumns) {
