@@ -107,6 +107,19 @@ std::string kernel_choice_error(const std::string& table, const std::string& id)
   return "";
 }
 
+std::string read_kernel_choice(std::string_view text, std::map<std::string, std::string>& into) {
+  const std::size_t first = text.find_first_not_of(' ');
+  text = first == std::string_view::npos ? std::string_view{} : text.substr(first, text.find_last_not_of(' ') + 1 - first);
+  const std::size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    return "expected TABLE=IMPLEMENTATION (e.g. grouped_gemm_fp8=deepgemm), got '" + std::string(text) + "'";
+  }
+  const std::string table(text.substr(0, eq)), id(text.substr(eq + 1));
+  if (std::string why = kernel_choice_error(table, id); !why.empty()) return why;
+  into[table] = id;
+  return "";
+}
+
 std::string base_table(const std::string& key) { return key.substr(0, key.find('@')); }
 
 std::string table_implementation(const std::string& key) {

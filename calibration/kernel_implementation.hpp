@@ -4,7 +4,9 @@
 // row's library / kernel / tool text or the device-run script that wrote it. A profile holds,
 // besides each op's best-of-sources table, one table per implementation ("<table>@<id>"),
 // measured or derived from the same implementation on a sibling (docs/kernel-implementations.md).
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace agentsim::calib {
@@ -33,6 +35,9 @@ bool is_op_table(const std::string& name);
 // Why implementation `id` cannot price op table `table` ("" when it can): the table is no op table,
 // or the id no known implementation. (Whether the id runs on a given part is the caller's check.)
 std::string kernel_choice_error(const std::string& table, const std::string& id);
+// Reads one "TABLE=ID" choice (spaces around it ignored) into `into`; "" on success, else why not
+// (no '=', or kernel_choice_error's reason). For the CLI's --kernel and the measured-runs column.
+std::string read_kernel_choice(std::string_view text, std::map<std::string, std::string>& into);
 // The op table a key names ("grouped_gemm_fp8" for either key above) and its implementation ("" if none).
 std::string base_table(const std::string& key);
 std::string table_implementation(const std::string& key);

@@ -122,15 +122,10 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       std::string_view rest = csv.field(*c);
       while (!rest.empty()) {
         const std::size_t semi = rest.find(';');
-        std::string item(rest.substr(0, semi));
+        if (const std::string why = read_kernel_choice(rest.substr(0, semi), r.kernels); !why.empty()) {
+          throw csv.error_at(*c, why + " (pairs separated by ';')");
+        }
         rest = semi == std::string_view::npos ? std::string_view{} : rest.substr(semi + 1);
-        item.erase(0, item.find_first_not_of(' '));
-        item.erase(item.find_last_not_of(' ') + 1);
-        const std::size_t eq = item.find('=');
-        if (eq == std::string::npos) throw csv.error_at(*c, "expected TABLE=IMPLEMENTATION pairs separated by ';', got '" + item + "'");
-        const std::string table = item.substr(0, eq), id = item.substr(eq + 1);
-        if (const std::string why = kernel_choice_error(table, id); !why.empty()) throw csv.error_at(*c, why);
-        r.kernels[table] = id;
       }
     }
     if (const auto c = filled("memory_fraction")) {

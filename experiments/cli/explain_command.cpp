@@ -155,13 +155,9 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   }
   x.serving.engine = *engine;
   for (const std::string& k : a.kernels) {
-    const auto eq = k.find('=');
-    const std::string table = k.substr(0, eq), id = eq == std::string::npos ? "" : k.substr(eq + 1);
-    if (eq == std::string::npos) throw core::Error("--kernel: expected TABLE=IMPLEMENTATION (e.g. grouped_gemm_fp8=deepgemm), got '" + k + "'");
-    if (const std::string why = calib::kernel_choice_error(table, id); !why.empty()) throw core::Error("--kernel: " + why);
-    x.serving.kernels[table] = id;
-    x.serving.kernels_at[table] = core::SourceLocation{"", 0, "--kernel"};
+    if (const std::string why = calib::read_kernel_choice(k, x.serving.kernels); !why.empty()) throw core::Error("--kernel: " + why);
   }
+  for (const auto& [table, id] : x.serving.kernels) x.serving.kernels_at[table] = core::SourceLocation{"", 0, "--kernel"};
   x.serving.engine_overhead = catalog.engine(*engine);
   x.serving.step_overhead_set = !a.step_overhead.empty();
   if (x.serving.step_overhead_set) {

@@ -2,9 +2,9 @@
 #include <array>
 #include <string>
 
+#include "calibration/kernel_implementation.hpp"
 #include "sim/core/decode_helpers.hpp"
 #include "experiments/config/serving_config.hpp"
-#include "experiments/run/kernel_selection.hpp"
 
 namespace agentsim::exp {
 using core::OptionSpec;
@@ -128,7 +128,9 @@ ServingConfig decode_serving(const YamlNode* srv) {
     if (!k->is_map()) throw k->error("expected a mapping of op table (e.g. grouped_gemm_fp8) to kernel implementation");
     for (const std::string& table : k->keys()) {
       const YamlNode v = k->at(table);
-      s.kernels[table] = checked_kernel_choice(table, v);
+      const std::string id = v.as_string();
+      if (const std::string why = calib::kernel_choice_error(table, id); !why.empty()) throw v.error(why);
+      s.kernels[table] = id;
       s.kernels_at[table] = v.where();
     }
   }

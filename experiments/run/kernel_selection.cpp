@@ -27,24 +27,34 @@ std::vector<std::string> keys_of(const std::map<std::string, std::string>& m) {
   return out;
 }
 
-}  // namespace
-
+// `node`'s implementation id for op table `table`: an error at the node where `table` is no op
+// table or the id no known implementation.
 std::string checked_kernel_choice(const std::string& table, const core::YamlNode& v) {
   std::string id = v.as_string();
   if (const std::string why = calib::kernel_choice_error(table, id); !why.empty()) throw v.error(why);
   return id;
 }
 
+// Why implementation `id` (a known one) cannot run on architecture `arch` ("" when it can: same
+// vendor, or a vendor-neutral implementation); `part` names the accelerator in the message, if any.
+std::string vendor_error(const std::string& id, const std::string& arch, const std::string& part = "") {
+  const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
+  const auto vendor = architecture_vendors().find(arch);
+  if (impl == nullptr || impl->vendor.empty() || vendor == architecture_vendors().end() || impl->vendor == vendor->second) {
+    return "";
+  }
+  return "implementation '" + id + "' runs on " + impl->vendor + " parts, not on " +
+         (part.empty() ? arch + " (" : part + " (" + arch + ", ") + vendor->second + ")";
+}
+
+}  // namespace
+
 KernelSelection with_overrides(KernelSelection sel, const std::map<std::string, std::string>& overrides,
                                const std::map<std::string, core::SourceLocation>& where, const hw::Accelerator& acc) {
   for (const auto& [table, id] : overrides) {
-    const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
-    const auto vendor = architecture_vendors().find(acc.architecture);
-    if (impl != nullptr && !impl->vendor.empty() && vendor != architecture_vendors().end() && impl->vendor != vendor->second) {
+    if (const std::string why = vendor_error(id, acc.architecture, acc.name); !why.empty()) {
       const auto at = where.find(table);
-      throw core::Error(at != where.end() ? at->second : core::SourceLocation{},
-                        "implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + acc.name + " (" +
-                            acc.architecture + ", " + vendor->second + ")");
+      throw core::Error(at != where.end() ? at->second : core::SourceLocation{}, why);
     }
     sel[table] = id;
   }
@@ -71,10 +81,7 @@ std::map<std::string, EngineKernels> load_kernel_selections(const std::string& p
     for (const std::string& table : a.keys()) {
       const core::YamlNode v = a.at(table);
       const std::string id = checked_kernel_choice(table, v);
-      const calib::KernelImplementation* impl = calib::find_kernel_implementation(id);
-      if (!impl->vendor.empty() && impl->vendor != vendor->second)
-        throw v.error("implementation '" + id + "' runs on " + impl->vendor + " parts, not on " + arch + " (" +
-                      vendor->second + ")");
+      if (const std::string why = vendor_error(id, arch); !why.empty()) throw v.error(why);
       sel[table] = id;
     }
     return sel;

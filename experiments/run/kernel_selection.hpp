@@ -9,7 +9,6 @@
 
 #include "hwmodels/accelerator.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/yaml_node.hpp"
 
 namespace agentsim::exp {
 
@@ -22,10 +21,6 @@ struct EngineKernels {
   std::map<std::string, KernelSelection> by_architecture;
   std::map<std::string, KernelSelection> ep_across_systems;
 };
-
-// `node`'s implementation id for op table `table` (one entry of a selection): an error naming the
-// node's file, line and key where `table` is no op table or the id no known implementation.
-std::string checked_kernel_choice(const std::string& table, const core::YamlNode& node);
 
 // `sel` with `overrides` (op table -> implementation id, e.g. serving.kernels) put over it. An
 // override of another vendor than `acc`'s is an error at its location (`where`).

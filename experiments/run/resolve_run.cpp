@@ -89,6 +89,15 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   cost.plan = d.plan;
   cost.efficiency = e.serving.efficiency;
   cost.step_overhead_s = e.serving.step_overhead_s;
+  // Constants price every op alike: no implementation's table is read, so a kernel choice would
+  // change nothing.
+  if (e.serving.efficiency_given && !e.serving.kernels.empty()) {
+    const auto& [table, id] = *e.serving.kernels.begin();
+    const auto at = e.serving.kernels_at.find(table);
+    throw core::Error(at != e.serving.kernels_at.end() ? at->second : core::SourceLocation{},
+                      "a kernel implementation (" + table + ": " + id +
+                          ") prices nothing with serving.efficiency: its constants replace every table; drop one of the two");
+  }
   // Precedence: an experiment's explicit `serving.efficiency` constants, else the
   // accelerator's calibration profile (whose all-reduce table, where it has one, also sets
   // the network efficiency), else the constants' defaults (datasheet peaks).

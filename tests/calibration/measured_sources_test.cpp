@@ -684,7 +684,7 @@ TEST(MeasuredSources, OwnSchemaKernelsColumn) {
   const std::string row = "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,";
   expect_own_schema_error(header + row + "grouped_gemm_fp8=deepgem,,,,0.3,,,\n", "m.csv:2: kernels: unknown implementation 'deepgem'");
   expect_own_schema_error(header + row + "grouped_gem=deepgemm,,,,0.3,,,\n", "m.csv:2: kernels: 'grouped_gem' is not an op table");
-  expect_own_schema_error(header + row + "deepgemm,,,,0.3,,,\n", "m.csv:2: kernels: expected TABLE=IMPLEMENTATION pairs");
+  expect_own_schema_error(header + row + "deepgemm,,,,0.3,,,\n", "m.csv:2: kernels: expected TABLE=IMPLEMENTATION");
 }
 
 // The client's length spread and prompt count are optional columns too: empty means exact lengths

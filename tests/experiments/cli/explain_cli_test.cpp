@@ -110,7 +110,8 @@ TEST(ExplainCli, KernelFlagReplacesTheEnginesImplementation) {
            {"grouped_gemm_fp8=aiter", "--kernel: implementation 'aiter' runs on amd parts, not on b200"},
            {"grouped_gem=deepgemm", "--kernel: 'grouped_gem' is not an op table"},
            {"grouped_gemm_fp8=deepgem", "--kernel: unknown implementation 'deepgem'"},
-           {"grouped_gemm_fp8", "--kernel: expected TABLE=IMPLEMENTATION"}}) {
+           {"grouped_gemm_fp8", "--kernel: expected TABLE=IMPLEMENTATION"},
+           {"grouped_gemm_fp8=deepgemm --efficiency 0.7,0.8,0.8", "prices nothing with serving.efficiency"}}) {
     const auto [code, err] = run("explain " + step + "--kernel " + flag);
     EXPECT_EQ(code, 2) << flag;
     EXPECT_NE(err.find(message), std::string::npos) << flag << ": " << err;

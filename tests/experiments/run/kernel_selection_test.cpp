@@ -115,6 +115,13 @@ TEST(KernelSelection, ServingKernelsReplaceTheEnginesChoice) {
             std::string::npos)
       << vendor;
   EXPECT_EQ(parse_error("mi355x-8", "  kernels:\n    grouped_gemm_fp8: aiter\n"), "");
+  // Constant efficiencies read no table: a kernel choice beside them is refused, not ignored.
+  const std::string constants =
+      parse_error("hgx-b200", "  efficiency: {compute: 0.7, memory: 0.8}\n  kernels:\n    grouped_gemm_fp8: deepgemm\n");
+  EXPECT_NE(constants.find("kernels.yaml:9: serving.kernels.grouped_gemm_fp8: a kernel implementation (grouped_gemm_fp8: "
+                           "deepgemm) prices nothing with serving.efficiency"),
+            std::string::npos)
+      << constants;
 }
 
 class KernelSelectionFile : public ::testing::Test {
