@@ -4,6 +4,7 @@
 
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_context_wait.hpp"
+#include "calibration/inferencex_disagg_limits.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_moe_backend.hpp"
@@ -18,9 +19,11 @@ void apply_inferencex_run(MeasuredRun& r) {
   r.prompts = kInferenceXPromptsPerConcurrency * static_cast<long long>(r.concurrency);
   if (r.prefill_replicas > 0) {
     // Multi-node: the recipes above are the single-node ones; the server runs the engine's defaults
-    // but for the KV format its multi-node recipe states.
+    // but for the KV format, the decode servers' batch limit and the frontend's router its
+    // multi-node recipe states.
     r.prompts = std::max(kInferenceXDisaggregatedMinPrompts, r.prompts);
     if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
+    apply_inferencex_disagg_limits(r);
     return;
   }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);

@@ -41,7 +41,8 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
                                            "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
                                            "max_sequences", "memory_fraction", "prefill_replicas",
-                                           "decode_replicas", "run_date", "kernels"};
+                                           "decode_replicas", "decode_max_sequences", "decode_router", "run_date",
+                                           "kernels"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
     check_known_columns(csv.header(), known, file);
   }
@@ -144,6 +145,22 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
         if (nd < 1 || nd > 1'000'000) throw csv.error_at(*d, "expected a replica count in [1, 1000000]");
         r.prefill_replicas = static_cast<int>(np);
         r.decode_replicas = static_cast<int>(nd);
+      }
+      // The decode servers' batch limit and the frontend's router (serving.disaggregation's keys).
+      for (const char* column : {"decode_max_sequences", "decode_router"}) {
+        if (const auto c = filled(column); c && !p) {
+          throw csv.error_at(*c, std::string(column) + " needs a disaggregated run (prefill_replicas, decode_replicas)");
+        }
+      }
+      if (const auto c = filled("decode_max_sequences")) {
+        const long long n = csv.integer(*c);
+        if (n < 1 || n > 10'000'000) throw csv.error_at(*c, "expected a running-request cap in [1, 10000000]");
+        r.decode_max_sequences = static_cast<int>(n);
+      }
+      if (const auto c = filled("decode_router")) {
+        const std::string_view v = csv.field(*c);
+        if (v != "round_robin" && v != "least_loaded") throw csv.error_at(*c, "expected round_robin or least_loaded");
+        r.decode_round_robin = v == "round_robin";
       }
     }
     if (r.system.empty()) throw csv.error_at(c_system, "expected a system name");

@@ -108,6 +108,13 @@ struct MeasuredRun {
   // the second; 0 = unified replicas, gpus / plan devices of them.
   int prefill_replicas = 0, decode_replicas = 0;
   std::string prefill_plan;
+  // Disaggregated: the decode servers' running-request limit (serving.disaggregation.
+  // decode_max_sequences: TensorRT-LLM's max_batch_size, per attention-DP rank where the decode
+  // plan has them); 0 = max_sequences. And whether the frontend hands prefilled requests to the
+  // decode servers in turn (Dynamo's default round-robin router, blind to free slots) instead of
+  // to the least loaded. InferenceX rows: their recipe's (inferencex_disagg_limits.hpp).
+  int decode_max_sequences = 0;
+  bool decode_round_robin = false;
   // How the load was offered (docs/validation-sets.md): "" = closed loop at `concurrency`;
   // "offline" = every query at once, the saturated steady state (MLPerf Offline); "server" = Poisson
   // arrivals, predicted as the highest rate meeting the p99 limits below (MLPerf Server);

@@ -83,6 +83,10 @@ struct ServingConfig {
   int disaggregation_systems = 0;        // > 0: the hand-written split must fit in this many systems
   core::SourceLocation disaggregation_at;  // where the split is written (its errors name it)
   bool disaggregation_search = true;     // search: auto also ranks prefill/decode splits of each system
+  // Disaggregated (fixed or searched split): how a prefilled request picks its decode replica, and
+  // the decode replicas' running-sequence limit (0 = max_sequences).
+  serving::RouterPolicy decode_router = serving::RouterPolicy::kLeastLoaded;  // kRouterPolicyNames
+  int decode_max_sequences = 0;
   int pods = 1;                          // independent routing pods (sim/serving/pods.hpp); 0 = one per replica
   PodSampling pod_sampling = PodSampling::kAll;                        // kPodSamplingNames
 };

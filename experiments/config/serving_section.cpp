@@ -83,6 +83,11 @@ constexpr std::array kDisaggKeys = {
                "the fixed split must fit in this many systems (its GPUs: both pools' replicas x the plan's)"},
     OptionSpec{"search", "bool", "true",
                "search: auto also ranks prefill/decode splits of each system (docs/disaggregation.md)"},
+    OptionSpec{"decode_router", "string", "least_loaded",
+               "how a prefilled request picks its decode replica: least_loaded, or round_robin (Dynamo's "
+               "frontend default, blind to free slots)"},
+    OptionSpec{"decode_max_sequences", "integer", "max_sequences",
+               "sequences in a decode replica's running batch (per attention-DP rank where the engine's limits are)"},
 };
 
 bool bool_key(const YamlNode& n, std::string_view key, bool fallback) {
@@ -174,8 +179,13 @@ ServingConfig decode_serving(const YamlNode* srv) {
   if (auto d = srv->find("disaggregation")) {
     d->check_keys(kDisaggKeys);
     s.disaggregation_search = bool_key(*d, "search", true);
-    // A map holding only `search` names no fixed split.
-    if (d->has("prefill_replicas") || d->has("decode_replicas") || !d->has("search")) {
+    s.decode_router = named_or(*d, "decode_router", s.decode_router, serving::kRouterPolicyNames);
+    if (d->has("decode_max_sequences")) {
+      s.decode_max_sequences = static_cast<int>(bounded_int(*d, "decode_max_sequences", 0, 1, 1 << 20));
+    }
+    // A map holding only `search` and the decode pool's keys names no fixed split.
+    const bool pool_keys_only = d->has("search") || d->has("decode_router") || d->has("decode_max_sequences");
+    if (d->has("prefill_replicas") || d->has("decode_replicas") || !pool_keys_only) {
       s.prefill_replicas = static_cast<int>(bounded_int(*d, "prefill_replicas", 1, 1, 1 << 20));
       s.decode_replicas = static_cast<int>(bounded_int(*d, "decode_replicas", 1, 1, 1 << 20));
       s.disaggregation_at = d->where();

@@ -228,6 +228,14 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
     r.prefill = ro;
   }
 
+  if (clo.prefill_replicas > 0) {
+    clo.decode_router = e.serving.decode_router;
+    if (e.serving.decode_max_sequences > 0) {
+      const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
+      ro.max_sequences = e.serving.decode_max_sequences * limit_ranks;
+    }
+  }
+
   // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
   r.kv_transfer.system = r.system;
   const int accelerators = r.accelerators();

@@ -176,6 +176,8 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     plan.prefill_label = pre.plan.to_string();
     plan.prefill_replicas = row.prefill_replicas;
     plan.decode_replicas = row.decode_replicas;
+    if (row.decode_max_sequences > 0) e.serving.decode_max_sequences = row.decode_max_sequences;
+    if (row.decode_round_robin) e.serving.decode_router = serving::RouterPolicy::kRoundRobin;
   } else if (row.gpus % devices != 0) {
     throw core::Error(at("gpus"), std::to_string(row.gpus) + " GPUs are not a whole number of " +
                                       std::to_string(devices) + "-GPU replicas");

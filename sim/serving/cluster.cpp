@@ -10,7 +10,7 @@ Cluster::Cluster(core::Simulator& sim, const wl::ModelSpec& model, const hw::Sys
                  const ReplicaOptions& base, ClusterOptions opt, metrics::Recorder& recorder,
                  const hw::Topology* topology, const ReplicaOptions* prefill)
     : sim_(sim), opt_(opt), topology_(topology), kv_bytes_per_token_(model.kv_bytes_per_token()),
-      router_(opt.router) {
+      router_(opt.router), decode_router_(opt.decode_router) {
   if (base.kv.kv_bytes_per_token > 0) kv_bytes_per_token_ = base.kv.kv_bytes_per_token;
   const bool disagg = opt_.prefill_replicas > 0;
   if (disagg && (opt_.decode_replicas <= 0 || !topology_)) {

@@ -24,6 +24,9 @@ struct ClusterOptions {
   int prefill_replicas = 0;       // > 0: disaggregated, with decode_replicas decoding
   int decode_replicas = 0;
   RouterPolicy router = RouterPolicy::kRoundRobin;
+  // Disaggregated: how a prefilled request picks its decode replica (least loaded, or Dynamo's
+  // frontend default, round robin, blind to which replica has a free slot).
+  RouterPolicy decode_router = RouterPolicy::kLeastLoaded;
   int devices_per_replica = 1;    // replica i holds devices [i * d, (i + 1) * d) of the topology
   // Disaggregated: devices of each prefill replica (0 = devices_per_replica); the prefill pool holds
   // the first prefill_replicas x this devices, the decode pool the devices after them.
@@ -65,7 +68,7 @@ class Cluster : public RequestSink {
   std::vector<Replica*> front_, back_;  // prefill (or unified) pool, decode pool
   core::MinTree front_loads_, back_loads_;  // their loads, mirrored by the replicas
   Router router_;
-  Router decode_router_{RouterPolicy::kLeastLoaded};
+  Router decode_router_;
   std::map<std::pair<int, int>, hw::Route> routes_;  // (device, device) -> route
   std::vector<double> link_free_s_;                  // per directed link: when its last booking ends
   wl::ParallelPlan prefill_plan_, decode_plan_;

@@ -368,7 +368,12 @@ void Replica::maybe_start_step() {
     Active& head = waiting_.front();
     const bool needs_prefill = !head.ready && head.swapped_tokens == 0;
     if (needs_prefill && (budget <= 0 || hold)) break;
+    // A disaggregated request's first token reaches the client from its decode replica, when
+    // that replica takes it into its batch: the KV transfer and any wait for a free slot are
+    // in its TTFT (the prefill replica's first-token time is where its computation ended).
+    const bool handed_over = opt_.role == ReplicaRole::kDecode && head.ready && !head.admitted;
     if (!try_admit(head, load_s)) break;
+    if (handed_over) head.rec.first_token_s = sim_.now_s();
     running_.push_back(std::move(head));
     waiting_.pop_front();
     seg_valid_ = false;

@@ -15,6 +15,7 @@
 #include "calibration/inferencex_batch_limits.hpp"
 #include "calibration/inferencex_client.hpp"
 #include "calibration/inferencex_context_wait.hpp"
+#include "calibration/inferencex_disagg_limits.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_moe_backend.hpp"
@@ -511,6 +512,48 @@ TEST(MeasuredSources, InferenceXMoeBackendFollowsTheRecipe) {
   EXPECT_EQ(r.kernels.at("grouped_gemm_fp8"), trtllm);
 }
 
+// The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted
+// rows route round robin; a dynamo-trt row whose recipe is read gets its decode max_batch_size.
+TEST(MeasuredSources, InferenceXDisaggLimitsFollowTheRecipe) {
+  MeasuredRun r = r1_row_at("trtllm", "hgx-h100", "fp8", "tp=16,ep=16", 1024, 6);
+  r.id = "IXF-h100-dynamo-trt-fp8-none-dis-1k1k-p1x16e16d-d3x16e16-c6";
+  r.prefill_replicas = 1, r.decode_replicas = 3;
+  r.run_date = "2026-02-08";
+  apply_inferencex_disagg_limits(r);
+  EXPECT_TRUE(r.decode_round_robin);
+  EXPECT_EQ(r.decode_max_sequences, 1);  // h100-fp8/1k1k/stp/ctx1_gen3_tep16_batch1_eplb0_mtp0.yaml
+  r.concurrency = 30;
+  r.decode_max_sequences = 0;
+  apply_inferencex_disagg_limits(r);
+  EXPECT_EQ(r.decode_max_sequences, 8);  // ..._batch8_...
+  r.run_date = "2026-03-01";             // a run of no recipe read: the router only
+  r.decode_max_sequences = 0;
+  apply_inferencex_disagg_limits(r);
+  EXPECT_TRUE(r.decode_round_robin);
+  EXPECT_EQ(r.decode_max_sequences, 0);
+  // Dynamo with SGLang routes alike; SGLang with MoRI (its own router) and unified rows do not.
+  MeasuredRun s = r1_row_at("sglang", "hgx-b200", "fp8", "tp=8,ep=8", 8192, 64);
+  s.id = "IXF-b200-dynamo-sglang-fp8-none-dis-8k1k-p1x8e8-d4x8e8-c64";
+  s.prefill_replicas = 1, s.decode_replicas = 4;
+  apply_inferencex_disagg_limits(s);
+  EXPECT_TRUE(s.decode_round_robin);
+  EXPECT_EQ(s.decode_max_sequences, 0);
+  s.id = "IXF-mi355x-mori-sglang-fp8-none-dis-8k1k-p1x8e8-d2x8e8-c64";
+  s.decode_round_robin = false;
+  apply_inferencex_disagg_limits(s);
+  EXPECT_FALSE(s.decode_round_robin);
+  s.id = "IXF-b200-dynamo-sglang-fp8-none-agg-8k1k-tp8ep8-c64";
+  s.prefill_replicas = 0;
+  apply_inferencex_disagg_limits(s);
+  EXPECT_FALSE(s.decode_round_robin);
+  // The client mapping applies it to a disaggregated InferenceX row.
+  r.run_date = "2026-02-08";
+  r.decode_round_robin = false;
+  apply_inferencex_run(r);
+  EXPECT_TRUE(r.decode_round_robin);
+  EXPECT_EQ(r.decode_max_sequences, 8);
+}
+
 // The recipes' overlap scheduler (calibration/inferencex_overlap_scheduler.hpp): off only for
 // SGLang's FP8 MTP script on B200 and B300, which never exports SGLANG_ENABLE_SPEC_V2.
 TEST(MeasuredSources, InferenceXOverlapSchedulerFollowsTheRecipe) {
@@ -734,6 +777,26 @@ TEST(MeasuredSources, OwnSchemaDisaggregationColumns) {
                           "m.csv:2: prefill_replicas: a disaggregated run states both");
   expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,0,,,,0.3,,,\n",
                           "m.csv:2: decode_replicas: expected a replica count");
+}
+
+// A disaggregated run may state its decode servers' batch limit and the frontend's router; they
+// need the replica counts beside them, and a router is one of the two the simulator has.
+TEST(MeasuredSources, OwnSchemaDecodePoolColumns) {
+  const std::string header = own_schema_header("prefill_replicas,decode_replicas,decode_max_sequences,decode_router");
+  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,4,round_robin,,,,0.3,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,,,,,,0.3,,,\n");
+  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].decode_max_sequences, 4);
+  EXPECT_TRUE(runs[0].decode_round_robin);
+  EXPECT_EQ(runs[1].decode_max_sequences, 0);
+  EXPECT_FALSE(runs[1].decode_round_robin);
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,4,,,,,0.3,,,\n",
+                          "m.csv:2: decode_max_sequences: decode_max_sequences needs a disaggregated run");
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,,random,,,,0.3,,,\n",
+                          "m.csv:2: decode_router: expected round_robin or least_loaded");
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,24,1024,1024,8,1,2,0,,,,,0.3,,,\n",
+                          "m.csv:2: decode_max_sequences: expected a running-request cap");
 }
 
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like

@@ -128,6 +128,13 @@ std::vector<Row> rows() {
       {"ServingContextWaitRatioAboveOne", "wrong value",
        {{"exp.yaml", exp_with("serving:\n  context_wait: {batch_wait_max_tokens_ratio: 1.5}\n")}}, run,
        "exp.yaml:11: serving.context_wait.batch_wait_max_tokens_ratio: expected a number in [0, 1]"},
+      {"ServingDecodeRouterUnknown", "wrong value",
+       {{"exp.yaml", exp_with("serving:\n  disaggregation: {prefill_replicas: 1, decode_replicas: 1, decode_router: random}\n")}},
+       run, "exp.yaml:11: serving.disaggregation.decode_router: unknown decode_router 'random'; valid: round_robin, "
+            "least_loaded, session_affinity, kv_aware"},
+      {"ServingDecodeMaxSequencesZero", "wrong value",
+       {{"exp.yaml", exp_with("serving:\n  disaggregation: {prefill_replicas: 1, decode_replicas: 1, decode_max_sequences: 0}\n")}},
+       run, "exp.yaml:11: serving.disaggregation.decode_max_sequences: expected an integer in [1, 1048576]"},
       {"ServingNegativeHostTier", "negative value",
        {{"exp.yaml", exp_with("serving:\n  kv_cache:\n    host: -1GB\n")}}, run,
        "exp.yaml:12: serving.kv_cache.host: '-1GB' must be finite and non-negative"},

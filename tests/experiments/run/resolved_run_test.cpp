@@ -309,6 +309,28 @@ TEST(ResolvedRun, ContextWaitReachesTheReplicaAsTensorRtLlmAppliesIt) {
   }
 }
 
+// `serving.disaggregation`'s decode keys reach the decode pool only: its running-sequence limit (per
+// attention-DP rank under TensorRT-LLM) and how a prefilled request picks its decode replica.
+TEST(ResolvedRun, DecodePoolLimitAndRouterReachTheDecodeReplicasOnly) {
+  auto spec_for = [](const std::string& deployment, const std::string& disagg) {
+    const Experiment e = parse_resolved(
+        "name: r\nmodel: deepseek-r1\nsystem: hgx-b200\ndeployment: " + deployment +
+        "\nserving: {engine: trtllm, max_sequences: 64, disaggregation: {prefill_replicas: 1, decode_replicas: 1, "
+        "systems: 2" + disagg + "}}\nworkload:\n  trace: " + kTrace +
+        "\n  concurrency: [4]\n  warmup: \"0s\"\n  window: \"20s\"\n");
+    return resolve_run(e, first_valid_plan(e), 16);
+  };
+  const RunSpec plain = spec_for("{tp: 8}", "");
+  EXPECT_EQ(plain.replica.max_sequences, 64);
+  EXPECT_EQ(plain.prefill.max_sequences, 64);
+  EXPECT_EQ(plain.cluster.decode_router, serving::RouterPolicy::kLeastLoaded);
+  const RunSpec capped = spec_for("{tp: 8}", ", decode_max_sequences: 2, decode_router: round_robin");
+  EXPECT_EQ(capped.replica.max_sequences, 2);
+  EXPECT_EQ(capped.prefill.max_sequences, 64);
+  EXPECT_EQ(capped.cluster.decode_router, serving::RouterPolicy::kRoundRobin);
+  EXPECT_EQ(spec_for("{tp: 1, ep: 8, dp: 8}", ", decode_max_sequences: 2").replica.max_sequences, 16);
+}
+
 // `serving.scheduler_recv_interval` reaches every replica (SGLang's launch flag; 1 when absent), and
 // a value below 1 is refused at its key.
 TEST(ResolvedRun, SchedulerRecvIntervalReachesTheReplica) {

@@ -235,12 +235,57 @@ TEST_F(ServingEngine, DisaggregationTransfersKvOverTheTopology) {
   EXPECT_EQ(steps[0].replica, 0);
   EXPECT_EQ(steps[1].replica, 1);
   EXPECT_EQ(steps[1].start_s, core::to_seconds(core::to_ticks(steps[0].end_s) + core::to_ticks(expect_s)));
-  EXPECT_EQ(got.first_token_s, steps[0].end_s);
+  // The client's first token comes from the decode replica, as it takes the request into its batch.
+  EXPECT_EQ(got.first_token_s, steps[1].start_s);
+  EXPECT_GT(got.first_token_s, steps[0].end_s);
   EXPECT_EQ(cluster.counters().kv_transfers, 1);
   EXPECT_DOUBLE_EQ(cluster.counters().kv_transfer_bytes, 4096.0 * model.kv_bytes_per_token());
   long long out = 0;
   for (const auto& s : steps) out += static_cast<long long>(s.sampled_tokens) * s.steps;
   EXPECT_EQ(out, 8) << "first token from prefill, 7 from decode";
+}
+
+// Two decode replicas of one slot each; A (long) and B (short) take one each, C arrives once B is
+// done. Round robin hands C to A's replica, where it waits for A's slot, and its first token with
+// it; least loaded hands it to the free one.
+TEST_F(ServingEngine, DecodeRouterRoundRobinWaitsAtAFullReplica) {
+  auto c_ttft_s = [&](RouterPolicy decode_router, double* a_done_s) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    hw::ClusterHardware hc;
+    hc.system = system;
+    hc.systems = 3;
+    const hw::Topology topo = hw::build_topology(hc);
+    ClusterOptions co;
+    co.prefill_replicas = 1;
+    co.decode_replicas = 2;
+    co.devices_per_replica = 8;
+    co.decode_router = decode_router;
+    ReplicaOptions decode = options();
+    decode.max_sequences = 1;
+    const ReplicaOptions prefill = options();
+    Cluster cluster(sim, model, system, decode, co, rec, &topo, &prefill);
+    Request a, b, c;
+    a.agent = 1, b.agent = 2, c.agent = 3;
+    a.input_tokens = b.input_tokens = c.input_tokens = 1024;
+    a.output_tokens = 400;
+    b.output_tokens = c.output_tokens = 4;
+    metrics::RequestRecord got_a, got_c;
+    cluster.submit(a, [&](const metrics::RequestRecord& r) { got_a = r; });
+    cluster.submit(b, [](const metrics::RequestRecord&) {});
+    sim.after(core::to_ticks(1.0), [&] { cluster.submit(c, [&](const metrics::RequestRecord& r) { got_c = r; }); });
+    sim.run_until(core::to_ticks(60.0));
+    *a_done_s = got_a.last_token_s;
+    EXPECT_GT(got_c.last_token_s, 0.0);
+    EXPECT_DOUBLE_EQ(got_c.arrival_s, 1.0);
+    return got_c.first_token_s - got_c.arrival_s;
+  };
+  double a_done_rr = 0, a_done_ll = 0;
+  const double rr = c_ttft_s(RouterPolicy::kRoundRobin, &a_done_rr);
+  const double ll = c_ttft_s(RouterPolicy::kLeastLoaded, &a_done_ll);
+  EXPECT_GT(a_done_rr, 1.5) << "A must still decode when C arrives";
+  EXPECT_LT(ll, 0.5);
+  EXPECT_GE(rr + 1.0, a_done_rr) << "C starts only after A's slot frees";
 }
 
 }  // namespace
