@@ -84,8 +84,8 @@ constexpr std::array kDisaggKeys = {
     OptionSpec{"search", "bool", "true",
                "search: auto also ranks prefill/decode splits of each system (docs/disaggregation.md)"},
     OptionSpec{"decode_router", "string", "least_loaded",
-               "how a prefilled request picks its decode replica: least_loaded, or round_robin (Dynamo's "
-               "frontend default, blind to free slots)"},
+               "how a prefilled request picks its decode replica, a router policy as serving.router (round_robin: "
+               "Dynamo's frontend default, blind to free slots)"},
     OptionSpec{"decode_max_sequences", "integer", "max_sequences",
                "sequences in a decode replica's running batch (per attention-DP rank where the engine's limits are)"},
 };

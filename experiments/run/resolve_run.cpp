@@ -153,16 +153,17 @@ const Plan& first_valid_plan(const Experiment& e) {
 
 namespace {
 
-// One replica of deployment `d` on `system`: its step cost, scheduler limits and KV cache.
+// One replica of deployment `d` on `system`: its step cost, scheduler limits (`max_sequences` per
+// scheduler: serving.max_sequences, or a decode pool's decode_max_sequences) and KV cache.
 serving::ReplicaOptions replica_options(const Experiment& e, const DeploymentConfig& d, const hw::System& system,
-                                        long long trace_block_tokens) {
+                                        long long trace_block_tokens, int max_sequences) {
   serving::ReplicaOptions ro;
   ro.cost = step_cost_options(e, d, system);
   // Engines whose attention-DP ranks schedule on their own give each rank the limits (the
   // catalog's batch_limits; a constant step_overhead replaces host time, not scheduling).
   const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
   ro.max_batch_tokens = e.serving.max_batch_tokens * limit_ranks;
-  ro.max_sequences = e.serving.max_sequences * limit_ranks;
+  ro.max_sequences = max_sequences * limit_ranks;
   ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
   ro.recv_interval_steps = e.serving.recv_interval_steps;
   // TensorRT-LLM balances prompts across attention-DP ranks, and batch-waits only without them.
@@ -194,8 +195,12 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
   const DeploymentConfig& d = plan.deployment;
   const int devices = d.plan.devices();
 
+  // The unified replicas, or the decode pool of a split (its own batch limit where one is set).
+  const bool disaggregated = plan.prefill_replicas > 0 || e.serving.prefill_replicas > 0;
+  const int decode_sequences = disaggregated && e.serving.decode_max_sequences > 0 ? e.serving.decode_max_sequences
+                                                                                  : e.serving.max_sequences;
   serving::ReplicaOptions& ro = r.replica;
-  ro = replica_options(e, d, r.system, trace_block_tokens);
+  ro = replica_options(e, d, r.system, trace_block_tokens, decode_sequences);
   r.request_latency_s = effective_request_latency_s(e.serving);
   r.warmup_s = e.workload.warmup_s;
   r.end_s = e.workload.warmup_s + e.workload.window_s;
@@ -216,7 +221,7 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
     clo.prefill_replicas = plan.prefill_replicas;
     clo.decode_replicas = plan.decode_replicas;
     clo.prefill_devices_per_replica = plan.prefill.plan.devices();
-    r.prefill = replica_options(e, plan.prefill, r.system, trace_block_tokens);
+    r.prefill = replica_options(e, plan.prefill, r.system, trace_block_tokens, e.serving.max_sequences);
     r.prefill.barriers_s = ro.barriers_s;
     const int even = std::gcd(clo.prefill_replicas, clo.decode_replicas);
     r.pods = e.serving.pods > 0 ? std::gcd(even, e.serving.pods) : even;
@@ -225,16 +230,10 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
     clo.prefill_replicas = e.serving.prefill_replicas;
     clo.decode_replicas = e.serving.decode_replicas;
     clo.prefill_devices_per_replica = devices;
-    r.prefill = ro;
+    r.prefill = replica_options(e, d, r.system, trace_block_tokens, e.serving.max_sequences);
+    r.prefill.barriers_s = ro.barriers_s;
   }
-
-  if (clo.prefill_replicas > 0) {
-    clo.decode_router = e.serving.decode_router;
-    if (e.serving.decode_max_sequences > 0) {
-      const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
-      ro.max_sequences = e.serving.decode_max_sequences * limit_ranks;
-    }
-  }
+  if (disaggregated) clo.decode_router = e.serving.decode_router;
 
   // The KV transfer paths of a disaggregated deployment (one system otherwise, unused).
   r.kv_transfer.system = r.system;

@@ -18,6 +18,22 @@ struct ServingEngine : ::testing::Test {
   const hw::System& system = catalog.systems.get("hgx-h200");
   const wl::Trace trace =
       wl::load_trace("", std::string(AGENTSIM_SOURCE_DIR) + "/workloads/traces/claude-code-sample/requests.csv");
+  // A topology of `systems` HGX systems, one 8-GPU replica a system.
+  hw::Topology systems_topology(int systems) const {
+    hw::ClusterHardware hc;
+    hc.system = system;
+    hc.systems = systems;
+    return hw::build_topology(hc);
+  }
+  // One prefill replica then `decode` decode replicas, routed to by `decode_router`.
+  static ClusterOptions split(int decode, RouterPolicy decode_router = RouterPolicy::kLeastLoaded) {
+    ClusterOptions co;
+    co.prefill_replicas = 1;
+    co.decode_replicas = decode;
+    co.devices_per_replica = 8;
+    co.decode_router = decode_router;
+    return co;
+  }
   ReplicaOptions options() const {
     ReplicaOptions o;
     o.cost = StepCostOptions{8, hw::Efficiency{0.7, 0.8, 0.8}, 2e-3};
@@ -207,15 +223,8 @@ TEST_F(ServingEngine, RoutersPickAsDerivedByHand) {
 TEST_F(ServingEngine, DisaggregationTransfersKvOverTheTopology) {
   core::Simulator sim;
   metrics::Recorder rec;
-  hw::ClusterHardware hc;
-  hc.system = system;
-  hc.systems = 2;
-  const hw::Topology topo = hw::build_topology(hc);
-  ClusterOptions co;
-  co.prefill_replicas = 1;
-  co.decode_replicas = 1;
-  co.devices_per_replica = 8;
-  Cluster cluster(sim, model, system, options(), co, rec, &topo);
+  const hw::Topology topo = systems_topology(2);
+  Cluster cluster(sim, model, system, options(), split(1), rec, &topo);
   // Replica 0 = system 0's GPUs, replica 1 = system 1's: GPU 0 -> GPU 8 crosses the scale-out fabric.
   const hw::Route route = topo.gpu_route(0, 8);
   const double bytes_per_device = 4096.0 * model.kv_bytes_per_token() / 8;
@@ -252,19 +261,11 @@ TEST_F(ServingEngine, DecodeRouterRoundRobinWaitsAtAFullReplica) {
   auto c_ttft_s = [&](RouterPolicy decode_router, double* a_done_s) {
     core::Simulator sim;
     metrics::Recorder rec;
-    hw::ClusterHardware hc;
-    hc.system = system;
-    hc.systems = 3;
-    const hw::Topology topo = hw::build_topology(hc);
-    ClusterOptions co;
-    co.prefill_replicas = 1;
-    co.decode_replicas = 2;
-    co.devices_per_replica = 8;
-    co.decode_router = decode_router;
+    const hw::Topology topo = systems_topology(3);
     ReplicaOptions decode = options();
     decode.max_sequences = 1;
     const ReplicaOptions prefill = options();
-    Cluster cluster(sim, model, system, decode, co, rec, &topo, &prefill);
+    Cluster cluster(sim, model, system, decode, split(2, decode_router), rec, &topo, &prefill);
     Request a, b, c;
     a.agent = 1, b.agent = 2, c.agent = 3;
     a.input_tokens = b.input_tokens = c.input_tokens = 1024;
