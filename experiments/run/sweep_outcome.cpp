@@ -37,7 +37,8 @@ bool auto_sweep_done(const Experiment& e, const std::vector<RunResult>& runs) {
   return true;
 }
 
-// The ladder 1, 2, 4, ... (workload.levels) run round by round for the plans still open; plan-major order.
+// The ladder 1, 2, 4, ... (workload.levels) run round by round for the plans still open, so each
+// round's runs (or their pods) spread over every rank and thread; plan-major order.
 std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                                   const SweepRanks& ranks, std::vector<int> open) {
   std::vector<std::vector<RunResult>> per_plan(e.plans.size());
@@ -60,6 +61,17 @@ std::vector<RunResult> auto_sweep(const Experiment& e, const wl::Trace& sessions
     for (auto& r : runs) out.push_back(std::move(r));
   }
   return out;
+}
+
+// One plan's ladder as one task, each level after the one before (the same runs as auto_sweep
+// or a fixed list gives it): for a plan simulated beside other tasks.
+std::vector<RunResult> plan_ladder(const Experiment& e, const wl::Trace& sessions, const ExecOptions& opt, int plan) {
+  std::vector<RunResult> runs;
+  for (double level : e.workload.levels) {
+    runs.push_back(cached_run(e, sessions, make_point(e, plan, level), opt));
+    if (e.workload.auto_concurrency && auto_sweep_done(e, runs)) break;
+  }
+  return runs;
 }
 
 // One bisection between two swept levels: `good` meets the target, `bad` (the next level) does not.
@@ -282,6 +294,31 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
   return out;
 }
 
+namespace {
+
+// The bisections that narrow the runs' brackets. Auto: each target's chosen plan (and each plan
+// that could beat it) within workload.concurrency_tolerance. A fixed list: each SLO tier the sweep
+// brackets, to the exact concurrency. Each depends on its own system's runs only.
+std::vector<Bisection> refinements(const Experiment& e, const std::vector<RunResult>& runs) {
+  if (e.workload.auto_concurrency) return auto_refinements(e, runs);
+  std::vector<Bisection> tasks;
+  if (e.workload.mode != ReplayMode::kClosedLoop) return tasks;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (!e.plans[p].pruned.empty()) continue;
+    const auto plan = plan_runs(runs, plan_prefix(e, static_cast<int>(p)), false);
+    for (const auto& tier : e.slo_tiers) {
+      const SloBracket b = slo_bracket(plan, tier);
+      if (b.bracketed && b.hi - b.lo > 1) {
+        tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
+                         [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
+      }
+    }
+  }
+  return tasks;
+}
+
+}  // namespace
+
 SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                             const SweepRanks& ranks) {
   SweepOutcome out;
@@ -290,59 +327,62 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
     if (e.plans[p].pruned.empty()) open.push_back(static_cast<int>(p));
   }
   out.runs = sweep_plans(e, sessions, opt, ranks, open);
-  if (e.search_auto) {
-    std::vector<int> taken(e.systems.size(), 0);
-    while (true) {
-      const std::vector<int> more = deeper_plans(e, all_readoffs(e, out.runs), taken);
-      if (more.empty()) break;
-      for (const int p : more) {
-        e.plans[static_cast<std::size_t>(p)].pruned.clear();
-        e.plans[static_cast<std::size_t>(p)].held_back = false;
-      }
-      for (RunResult& r : sweep_plans(e, sessions, opt, ranks, more)) out.runs.push_back(std::move(r));
-    }
-  }
 
-  // Bisections. A fixed list: each SLO tier the sweep brackets, to the exact concurrency. Auto: each
-  // target's chosen plan, within 2% of concurrency.
   const bool narrow = e.workload.auto_concurrency;
-  std::vector<Bisection> tasks;
-  if (narrow) {
-    tasks = auto_refinements(e, out.runs);
-  } else if (e.workload.mode == ReplayMode::kClosedLoop) {
-    for (std::size_t p = 0; p < e.plans.size(); ++p) {
-      if (!e.plans[p].pruned.empty()) continue;
-      const auto runs = plan_runs(out.runs, plan_prefix(e, static_cast<int>(p)), false);
-      for (const auto& tier : e.slo_tiers) {
-        const SloBracket b = slo_bracket(runs, tier);
-        if (b.bracketed && b.hi - b.lo > 1) {
-          tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
-                           [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
-        }
+  ProbeOnce once;
+  auto bisect = [&](const Bisection& t) {
+    std::vector<RunResult> made;
+    auto probe = [&](long long c) {
+      made.push_back(once.run(t.plan, c, [&] {
+        return cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt);
+      }));
+      return t.margin(made.back());
+    };
+    if (narrow) {
+      narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, e.workload.concurrency_tolerance, probe,
+                                  e.workload.max_probes);
+    } else {
+      bisect_max_true(t.good + 1, t.bad - 1, [&](long long c) { return probe(c) >= 0; });
+    }
+    return made;
+  };
+  // search: auto simulates plans further down a system's ranking while its best is the last
+  // simulated (deeper_plans). A system with none left to simulate has its final ladders: its
+  // bisections run beside the other systems' deeper ladders, in one batch of tasks (a ladder, like
+  // a bisection, one task: its pods on the threads of one rank).
+  std::vector<std::vector<RunResult>> bisected;
+  std::vector<int> taken(e.systems.size(), 0);
+  std::vector<bool> settled(e.systems.size(), false);
+  while (true) {
+    const std::vector<int> more = e.search_auto ? deeper_plans(e, all_readoffs(e, out.runs), taken) : std::vector<int>{};
+    std::vector<bool> busy(e.systems.size(), false);
+    for (const int p : more) {
+      Plan& plan = e.plans[static_cast<std::size_t>(p)];
+      plan.pruned.clear();
+      plan.held_back = false;
+      busy[static_cast<std::size_t>(plan.system)] = true;
+    }
+    std::vector<Bisection> ready;
+    for (Bisection& t : refinements(e, out.runs)) {
+      const auto sys = static_cast<std::size_t>(e.plans[static_cast<std::size_t>(t.plan)].system);
+      if (!busy[sys] && !settled[sys]) ready.push_back(std::move(t));
+    }
+    for (std::size_t s = 0; s < settled.size(); ++s) settled[s] = settled[s] || !busy[s];
+    auto made = run_sharded(
+        more.size() + ready.size(),
+        [&](std::size_t i) {
+          return i < more.size() ? plan_ladder(e, sessions, opt, more[i]) : bisect(ready[i - more.size()]);
+        },
+        opt, ranks, more.empty() ? "bisection" : "sweep");
+    for (std::size_t i = 0; i < made.size(); ++i) {
+      if (i < more.size()) {
+        for (RunResult& r : made[i]) out.runs.push_back(std::move(r));
+      } else {
+        bisected.push_back(std::move(made[i]));
       }
     }
+    if (more.empty()) break;
   }
-  ProbeOnce once;
-  auto bisected = run_sharded(
-      tasks.size(),
-      [&](std::size_t i) {
-        const Bisection& t = tasks[i];
-        std::vector<RunResult> made;
-        auto probe = [&](long long c) {
-          made.push_back(once.run(t.plan, c, [&] {
-            return cached_run(e, sessions, make_point(e, t.plan, static_cast<double>(c), true), opt);
-          }));
-          return t.margin(made.back());
-        };
-        if (narrow) {
-          narrow_bracket_interpolated(t.good, t.m_good, t.bad, t.m_bad, e.workload.concurrency_tolerance, probe,
-                                      e.workload.max_probes);
-        } else {
-          bisect_max_true(t.good + 1, t.bad - 1, [&](long long c) { return probe(c) >= 0; });
-        }
-        return made;
-      },
-      opt, ranks, "bisection");
   // Tasks of one plan may probe the same level; keep one run per id.
   std::map<std::string, RunResult> extra;
   for (auto& v : bisected) {
