@@ -82,6 +82,28 @@ Mapped mlperf_engine(const std::string& software) {
   return Mapped{"", "software '" + software + "' names no serving engine with a host-overhead model (vllm, sglang, trtllm)"};
 }
 
+// AMD's MLPerf harness (its vLLM builds, named "vLLM ..." in the Software column; MangoBoost's
+// LLMBoost platform runs its own) serves llama2-70b with one vLLM engine per GPU at its configs'
+// limits (closed/AMD/code/llama2-70b-99/harness_llm/models/llama2-70b/*.yaml in the v5.1 results:
+// max_num_seqs 1,792 on MI300X and 2,700 on MI325X, max_num_batched_tokens 40,960 and 65,536,
+// gpu_memory_utilization 0.98) and its own scheduler (VLLM_LLAMA2_MLPERF_SCHED), which schedules a
+// prefill only above a floor of free KV blocks (VLLM_LLAMA2_MLPERF_MIN_REQUIRE_PREFILL_GPU_BLOCK) so
+// that admitted sequences are not preempted: modelled as reserve admission (assumed).
+void amd_harness_limits(MeasuredRun& r, const std::string& software) {
+  if (r.engine != "vllm" || software.rfind("vLLM ", 0) != 0 || r.model != "llama-3.1-70b") return;
+  if (r.system == "mi300x-8") {
+    r.max_sequences = 1792;
+    r.max_batch_tokens = 40960;
+  } else if (r.system == "mi325x-8") {
+    r.max_sequences = 2700;
+    r.max_batch_tokens = 65536;
+  } else {
+    return;
+  }
+  r.memory_fraction = 0.98;
+  r.reserve_admission = true;
+}
+
 // TOKENS_PER_SAMPLE of the Accuracy column, or 0.
 double tokens_per_sample(const std::string& accuracy) {
   const std::string key = "TOKENS_PER_SAMPLE:";
@@ -178,6 +200,7 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
       r.max_sequences = 2048;
       r.max_batch_tokens = 8192;
     }
+    amd_harness_limits(r, csv.field(col("Software")));
     r.gpus = static_cast<int>(required_count(csv, col("total_accelerators"), why));
     r.plan_smallest_fit = true;
     r.plan = "smallest fit";
