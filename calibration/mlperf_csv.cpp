@@ -76,7 +76,7 @@ Mapped mlperf_system(const std::string& accelerator) {
 // serves the LLM benchmarks with TensorRT-LLM (closed/NVIDIA/code/harness in the results
 // repository), so TensorRT is TensorRT-LLM here.
 Mapped mlperf_engine(const std::string& software) {
-  const Mapped m = map_engine(software);
+  Mapped m = map_engine(software);
   if (m.ok()) return m;
   if (software.rfind("TensorRT", 0) == 0) return Mapped{"trtllm", ""};
   return Mapped{"", "software '" + software + "' names no serving engine with a host-overhead model (vllm, sglang, trtllm)"};
@@ -211,7 +211,7 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
     }
     // Offline: all queries at once, closed loop at the engine's running cap (set with the plan).
     r.concurrency = 1;
-    const std::string location = csv.field(col("Location"));
+    const std::string& location = csv.field(col("Location"));
     if (r.scenario == "server") {
       const auto it = summaries.find(location);
       if (it == summaries.end() || !(it->second.ttft_limit_s > 0 && it->second.tpot_limit_s > 0)) {
