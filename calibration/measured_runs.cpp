@@ -40,7 +40,7 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
     std::vector<std::string_view> known = {"id", "source", "system", "model", "plan", "gpus", "isl", "osl",
                                            "concurrency", "notes", "engine", "stream_interval_tokens",
                                            "scheduler_recv_interval", "range_ratio", "prompts", "max_batch_tokens",
-                                           "max_sequences", "memory_fraction", "prefill_replicas",
+                                           "max_sequences", "memory_fraction", "admission", "prefill_replicas",
                                            "decode_replicas", "decode_max_sequences", "decode_router", "run_date",
                                            "kernels"};
     for (auto m : kMeasuredMetrics) known.push_back(m);
@@ -113,6 +113,10 @@ std::vector<MeasuredRun> read_measured_runs(std::istream& in, const std::string&
       const long long n = csv.integer(*c);
       if (n < 1 || n > 10'000'000) throw csv.error_at(*c, "expected a running-request cap in [1, 10000000]");
       r.max_sequences = static_cast<int>(n);
+    }
+    if (const auto c = filled("admission")) {
+      r.admission = csv.field(*c);
+      if (r.admission != "reserve" && r.admission != "on_demand") throw csv.error_at(*c, "expected reserve or on_demand");
     }
     if (const auto c = filled("run_date")) {
       r.run_date = csv.field(*c);

@@ -87,10 +87,11 @@ struct MeasuredRun {
   // TensorRT-LLM's KV budget instead: kv_cache_config.free_gpu_memory_fraction, the fraction of the
   // memory left after the weights; 0 = not stated. InferenceX TensorRT-LLM rows: their recipe's.
   double kv_free_memory_fraction = 0;
-  // The server admits a request only with KV for its whole prompt and answer free (serving.admission:
-  // reserve), never preempting, where the base experiment admits on demand. MLPerf rows of AMD's
-  // vLLM harness: its scheduler admits prompts only above a free-KV-block floor (mlperf_csv.cpp).
-  bool reserve_admission = false;
+  // How the server admits a request (serving.admission): "reserve" (KV for its whole prompt and
+  // answer free at admission, never preempting) or "on_demand"; "" = the base experiment's. MLPerf
+  // rows of AMD's vLLM harness: reserve, its scheduler admitting prompts only above a free-KV-block
+  // floor (mlperf_csv.cpp).
+  std::string admission;
   // A `trtllm-bench throughput` run: where the row states no batch limits, the server's
   // max_batch_size and max_num_tokens are that tool's heuristic for the row's model and plan
   // (experiments/run/trtllm_bench_limits.hpp). TensorRT-LLM's perf-overview rows.

@@ -82,15 +82,16 @@ Mapped mlperf_engine(const std::string& software) {
   return Mapped{"", "software '" + software + "' names no serving engine with a host-overhead model (vllm, sglang, trtllm)"};
 }
 
-// AMD's MLPerf harness (its vLLM builds, named "vLLM ..." in the Software column; MangoBoost's
-// LLMBoost platform runs its own) serves llama2-70b with one vLLM engine per GPU at its configs'
+// AMD's MLPerf harness (its two vLLM builds in v5.1's Software column, "vLLM 0.9.0.2.dev108+..." and
+// "vLLM 0.6.5.dev964+mlperf50"; MangoBoost's LLMBoost platform wraps the first in its own serving) serves llama2-70b with one vLLM engine per GPU at its configs'
 // limits (closed/AMD/code/llama2-70b-99/harness_llm/models/llama2-70b/*.yaml in the v5.1 results:
 // max_num_seqs 1,792 on MI300X and 2,700 on MI325X, max_num_batched_tokens 40,960 and 65,536,
 // gpu_memory_utilization 0.98) and its own scheduler (VLLM_LLAMA2_MLPERF_SCHED), which schedules a
 // prefill only above a floor of free KV blocks (VLLM_LLAMA2_MLPERF_MIN_REQUIRE_PREFILL_GPU_BLOCK) so
 // that admitted sequences are not preempted: modelled as reserve admission (assumed).
 void amd_harness_limits(MeasuredRun& r, const std::string& software) {
-  if (r.engine != "vllm" || software.rfind("vLLM ", 0) != 0 || r.model != "llama-3.1-70b") return;
+  const bool harness = software.rfind("vLLM 0.9.0.2.dev108+", 0) == 0 || software.rfind("vLLM 0.6.5.dev964+mlperf50", 0) == 0;
+  if (!harness || r.model != "llama-3.1-70b") return;
   if (r.system == "mi300x-8") {
     r.max_sequences = 1792;
     r.max_batch_tokens = 40960;
@@ -101,7 +102,7 @@ void amd_harness_limits(MeasuredRun& r, const std::string& software) {
     return;
   }
   r.memory_fraction = 0.98;
-  r.reserve_admission = true;
+  r.admission = "reserve";
 }
 
 // TOKENS_PER_SAMPLE of the Accuracy column, or 0.

@@ -143,6 +143,27 @@ std::vector<Bisection> auto_refinements(const Experiment& e, const std::vector<R
   return tasks;
 }
 
+// The bisections that narrow the runs' brackets. Auto: each target's chosen plan (and each plan
+// that could beat it) within workload.concurrency_tolerance. A fixed list: each SLO tier the sweep
+// brackets, to the exact concurrency. Each depends on its own system's runs only.
+std::vector<Bisection> refinements(const Experiment& e, const std::vector<RunResult>& runs) {
+  if (e.workload.auto_concurrency) return auto_refinements(e, runs);
+  std::vector<Bisection> tasks;
+  if (e.workload.mode != ReplayMode::kClosedLoop) return tasks;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (!e.plans[p].pruned.empty()) continue;
+    const auto plan = plan_runs(runs, plan_prefix(e, static_cast<int>(p)), false);
+    for (const auto& tier : e.slo_tiers) {
+      const SloBracket b = slo_bracket(plan, tier);
+      if (b.bracketed && b.hi - b.lo > 1) {
+        tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
+                         [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
+      }
+    }
+  }
+  return tasks;
+}
+
 // Bisection probes run once per (plan, level) in a process: two targets of one plan (a speed
 // and an SLO tier) probing the same level on two threads share one simulation instead of
 // running it twice (the runs are deterministic, so which thread runs it changes nothing).
@@ -293,31 +314,6 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
   }
   return out;
 }
-
-namespace {
-
-// The bisections that narrow the runs' brackets. Auto: each target's chosen plan (and each plan
-// that could beat it) within workload.concurrency_tolerance. A fixed list: each SLO tier the sweep
-// brackets, to the exact concurrency. Each depends on its own system's runs only.
-std::vector<Bisection> refinements(const Experiment& e, const std::vector<RunResult>& runs) {
-  if (e.workload.auto_concurrency) return auto_refinements(e, runs);
-  std::vector<Bisection> tasks;
-  if (e.workload.mode != ReplayMode::kClosedLoop) return tasks;
-  for (std::size_t p = 0; p < e.plans.size(); ++p) {
-    if (!e.plans[p].pruned.empty()) continue;
-    const auto plan = plan_runs(runs, plan_prefix(e, static_cast<int>(p)), false);
-    for (const auto& tier : e.slo_tiers) {
-      const SloBracket b = slo_bracket(plan, tier);
-      if (b.bracketed && b.hi - b.lo > 1) {
-        tasks.push_back({static_cast<int>(p), b.lo, b.hi, 0, 0,
-                         [tier](const RunResult& r) { return meets_slo(r, tier) ? 1.0 : -1.0; }});
-      }
-    }
-  }
-  return tasks;
-}
-
-}  // namespace
 
 SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                             const SweepRanks& ranks) {

@@ -118,7 +118,14 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   }
   if (row.max_batch_tokens > 0) e.serving.max_batch_tokens = row.max_batch_tokens;
   if (row.max_sequences > 0) e.serving.max_sequences = row.max_sequences;
-  if (row.reserve_admission) e.serving.admission = serving::Admission::kReserveFull;
+  if (!row.admission.empty()) {
+    const auto a = core::from_name(serving::kAdmissionNames, row.admission);
+    if (!a) {
+      throw core::Error(at("admission"),
+                        core::unknown_name_message("admission", row.admission, core::names_of(serving::kAdmissionNames)));
+    }
+    e.serving.admission = *a;
+  }
   // The row's server states its memory split in its own terms; serving.memory_fraction is the
   // share of HBM for weights, the activations of a full token budget and the KV cache
   // (resolve_run.cpp, hbm_kv_tokens), so each is converted to the KV the server allocated.

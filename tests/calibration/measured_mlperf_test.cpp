@@ -61,23 +61,23 @@ TEST(MeasuredMlperf, AmdHarnessRowsRunItsLimitsWithReserveAdmission) {
   EXPECT_EQ(mi300x->max_sequences, 1792);
   EXPECT_EQ(mi300x->max_batch_tokens, 40960);
   EXPECT_DOUBLE_EQ(mi300x->memory_fraction, 0.98);
-  EXPECT_TRUE(mi300x->reserve_admission);
+  EXPECT_EQ(mi300x->admission, "reserve");
   // A partner's submission on AMD's older harness build ("vLLM 0.6.5.dev964+mlperf50"), MI325X.
   const MeasuredRun* mi325x = run(s, "5.1-0006:llama2-70b-99:Server");
   ASSERT_NE(mi325x, nullptr);
   EXPECT_EQ(mi325x->max_sequences, 2700);
   EXPECT_EQ(mi325x->max_batch_tokens, 65536);
-  EXPECT_TRUE(mi325x->reserve_admission);
+  EXPECT_EQ(mi325x->admission, "reserve");
   // MangoBoost's LLMBoost platform wraps the same vLLM build in its own serving: the base limits.
   const MeasuredRun* mango = run(s, "5.1-0030:llama2-70b-99:Offline");
   ASSERT_NE(mango, nullptr);
   EXPECT_EQ(mango->engine, "vllm");
   EXPECT_EQ(mango->max_sequences, 0);
-  EXPECT_FALSE(mango->reserve_admission);
-  // NVIDIA's TensorRT-LLM rows keep admitting on demand.
+  EXPECT_EQ(mango->admission, "");
+  // NVIDIA's TensorRT-LLM rows keep the base experiment's admission.
   const MeasuredRun* nvidia = run(s, "5.1-0024:llama2-70b-99:Offline");
   ASSERT_NE(nvidia, nullptr);
-  EXPECT_FALSE(nvidia->reserve_admission);
+  EXPECT_EQ(nvidia->admission, "");
 }
 
 TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower) {

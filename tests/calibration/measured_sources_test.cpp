@@ -799,6 +799,21 @@ TEST(MeasuredSources, OwnSchemaDecodePoolColumns) {
                           "m.csv:2: decode_max_sequences: expected a running-request cap");
 }
 
+// The server's admission: reserve or on_demand, empty for the base experiment's.
+TEST(MeasuredSources, OwnSchemaAdmissionColumn) {
+  const std::string header = own_schema_header("admission");
+  std::istringstream ok(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,reserve,,,,0.3,,,\n" +
+                        "b,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,on_demand,,,,0.3,,,\n" +
+                        "c,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,,,,,0.3,,,\n");
+  const std::vector<MeasuredRun> runs = read_measured_runs(ok, "m.csv");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[0].admission, "reserve");
+  EXPECT_EQ(runs[1].admission, "on_demand");
+  EXPECT_EQ(runs[2].admission, "");
+  expect_own_schema_error(header + "a,S,hgx-h200,deepseek-r1,tp=8,8,1024,1024,8,eager,,,,0.3,,,\n",
+                          "m.csv:2: admission: expected reserve or on_demand");
+}
+
 // The median TTFT column is optional in agentsim's schema (absent or empty: not reported) and, like
 // every metric, positive where given.
 TEST(MeasuredSources, OwnSchemaMedianTtftColumnIsOptional) {

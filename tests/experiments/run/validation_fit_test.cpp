@@ -359,15 +359,18 @@ TEST(ValidationRows, ServerLimitsOfTheRowReplaceTheBase) {
   EXPECT_DOUBLE_EQ(rows.rows[3].experiment.serving.memory_fraction, 0.9);
 }
 
-// A row whose server admits only with KV for the whole request free runs reserve admission; the
-// others keep the base's on-demand admission (validate.yaml).
-TEST(ValidationRows, ReserveAdmissionOfTheRowReplacesTheBase) {
+// A row stating its server's admission runs it; the others keep the base's on-demand admission
+// (validate.yaml).
+TEST(ValidationRows, AdmissionOfTheRowReplacesTheBase) {
   calib::MeasuredRun reserve = h200_row("reserve", 1024, 64);
-  reserve.reserve_admission = true;
-  const PreparedRows rows = prepared({reserve, h200_row("base", 1024, 64)});
-  ASSERT_EQ(rows.rows.size(), 2u);
+  reserve.admission = "reserve";
+  calib::MeasuredRun on_demand = h200_row("on_demand", 1024, 64);
+  on_demand.admission = "on_demand";
+  const PreparedRows rows = prepared({reserve, on_demand, h200_row("base", 1024, 64)});
+  ASSERT_EQ(rows.rows.size(), 3u);
   EXPECT_EQ(rows.rows[0].experiment.serving.admission, serving::Admission::kReserveFull);
   EXPECT_EQ(rows.rows[1].experiment.serving.admission, serving::Admission::kOnDemand);
+  EXPECT_EQ(rows.rows[2].experiment.serving.admission, serving::Admission::kOnDemand);
 }
 
 // A DeepSeek-R1 MTP row on 8 x H200 whose server drafted `draft_tokens` a step (0: the card's).
