@@ -3,6 +3,7 @@
 #include <cmath>
 #include <regex>
 
+#include "calibration/disagg_worker_gpus.hpp"
 #include "calibration/inferencex_client.hpp"
 #include "calibration/measured_row.hpp"
 #include "calibration/run_date.hpp"
@@ -31,6 +32,8 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.system = take(system == "other" ? Mapped{"", "system 'other' (not a catalog system; the notes name the GPU)"}
                                       : map_hardware(system),
                     why);
+    const Mapped engine = map_engine(csv.field(col("engine_version")));
+    const bool inferencex = r.source.find("SemiAnalysisAI/InferenceX") != std::string::npos;
     const std::string& plan = csv.field(col("plan(tp/ep/dp)"));
     const bool role = plan.rfind("prefill-only", 0) == 0 || plan.rfind("decode-only", 0) == 0;
     if (role) {
@@ -50,14 +53,18 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       r.role_batch_per_device = rr.batch_per_device;
       r.two_batch_overlap = rr.two_batch_overlap;
     } else if (plan.rfind("disagg", 0) == 0) {
-      const DisaggregatedPlan d = map_disaggregated(plan);
+      // The workers fill the GPUs the notes state (InferenceX's SGLang configs: placeholders).
+      const DisaggregatedPlan d = disagg_on_stated_gpus(map_disaggregated(plan), plan, csv.field(col("notes")),
+                                                        inferencex && engine.ok() && engine.value == "sglang");
       r.plan = take(d.plan, why);
       r.prefill_replicas = d.prefill_replicas, r.decode_replicas = d.decode_replicas;
       if (d.prefill_plan != r.plan) r.prefill_plan = d.prefill_plan;
     } else {
       r.plan = take(map_plan(plan), why);
     }
-    r.engine = take(map_engine(csv.field(col("engine_version"))), why);
+    r.engine = take(engine, why);
+    // InferenceX drives its runs with random-token prompts (PROVENANCE.md, "Caveats").
+    r.random_prompts = inferencex;
     // The wide-EP set states no method where none ran (its one speculative row is simulated, above).
     const std::string& spec_text = csv.field(col("spec_method"));
     const Mapped spec = role && spec_text.empty() ? Mapped{"0", ""} : map_speculative(spec_text);
@@ -66,8 +73,6 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       r.accept_len = optional_positive(csv, col("accept_len"), 1, why);
       r.draft_tokens = stated_draft_tokens(csv.field(col("spec_method")));  // InferenceX rows: their recipe's, below
     }
-    // InferenceX drives its runs with random-token prompts (PROVENANCE.md, "Caveats").
-    r.random_prompts = r.source.find("SemiAnalysisAI/InferenceX") != std::string::npos;
     const Precision p = map_precision(csv.field(col("precision")));
     if (!p.reason.empty() && why.empty()) why = p.reason;
     r.weights_dtype = p.weights, r.experts_dtype = p.experts, r.kv_dtype = p.kv;

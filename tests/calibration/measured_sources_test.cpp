@@ -239,6 +239,54 @@ TEST(MeasuredSources, SpeculativeDisaggregatedRowsAreUnmapped) {
   EXPECT_NE(f.skipped[0].reason.find("draft tokens are not read"), std::string::npos) << f.skipped[0].reason;
 }
 
+// A disaggregated row's workers fill the GPUs its notes state (calibration/disagg_worker_gpus.hpp).
+// InferenceX's multi-node SGLang rows carry their config's placeholder degrees (TP1 EP1): each
+// worker then spans its role's GPUs over its workers, DEPn with attention DP, TPn without (the
+// shipped rows: IXF-gb200-dynamo-sglang-fp4-none-dis-1k1k-p1x1e1d-d2x1e1d-c4 and
+// ...-8k1k-p1x1e1-d4x1e1d-c4). Any other row whose plan fills other GPUs than it states is skipped.
+TEST(MeasuredSources, DisaggregatedWorkersFillTheGpusTheNotesState) {
+  const std::string header =
+      "id,source_url,engine_version,system,gpus,model,precision,plan(tp/ep/dp),isl,osl,concurrency,"
+      "output_tok_s_per_gpu,total_tok_s_per_gpu,user_tok_s,ttft_s_mean,ttft_s_p50,tpot_s_mean,tpot_s_p50,spec_method,"
+      "accept_len,power_w_per_gpu,notes\n";
+  const std::string ix = "https://github.com/SemiAnalysisAI/InferenceX/actions/runs/20413316138/attempts/1";
+  const auto row = [](const std::string& id, const std::string& source, const std::string& gpus,
+                      const std::string& plan, const std::string& notes) {
+    return id + "," + source + ",lmsysorg/sglang:v0.5.5.post2,gb200-nvl72," + gpus + ",DeepSeek-R1-0528,NVFP4," +
+           plan + ",1024,1024,4,41.7,82.6,133.4,0.22,0.21,0.0075,0.0075,none,,," + notes + "\n";
+  };
+  std::istringstream in(
+      header +
+      row("dep", ix, "12", "disagg P 1x(TP1 EP1 DPA) + D 2x(TP1 EP1 DPA)", "disagg: 4 prefill + 8 decode GPUs") +
+      row("tp-prefill", ix, "20", "disagg P 1x(TP1 EP1) + D 4x(TP1 EP1 DPA)", "disagg: 4 prefill + 16 decode GPUs") +
+      row("stated", ix, "32", "disagg P 1x(TP8 EP8) + D 3x(TP8 EP8)", "disagg: 8 prefill + 24 decode GPUs") +
+      row("other-source", "https://example.org/run", "24", "disagg P 1x(TP8 EP8) + D 1x(TP8 EP8)",
+          "disagg: 16 prefill + 8 decode GPUs") +
+      row("indivisible", ix, "8", "disagg P 3x(TP1 EP1 DPA) + D 1x(TP1 EP1 DPA)", "disagg: 4 prefill + 4 decode GPUs"));
+  const MeasuredFile f = read_serving_points_2(in, "sp2.csv");
+  std::map<std::string, const MeasuredRun*> runs;
+  for (const auto& r : f.runs) runs[r.id] = &r;
+  ASSERT_EQ(runs.count("dep"), 1u);
+  EXPECT_EQ(runs["dep"]->plan, "tp=1,ep=4,dp=4");
+  EXPECT_EQ(runs["dep"]->prefill_plan, "");  // the same plan as the decode workers'
+  EXPECT_EQ(runs["dep"]->prefill_replicas, 1);
+  EXPECT_EQ(runs["dep"]->decode_replicas, 2);
+  ASSERT_EQ(runs.count("tp-prefill"), 1u);
+  EXPECT_EQ(runs["tp-prefill"]->prefill_plan, "tp=4,ep=1");
+  EXPECT_EQ(runs["tp-prefill"]->plan, "tp=1,ep=4,dp=4");
+  EXPECT_EQ(runs["tp-prefill"]->decode_replicas, 4);
+  ASSERT_EQ(runs.count("stated"), 1u);
+  EXPECT_EQ(runs["stated"]->plan, "tp=8,ep=8");
+  EXPECT_EQ(runs["stated"]->decode_replicas, 3);
+  std::map<std::string, std::string> skipped;
+  for (const auto& s : f.skipped) skipped[s.id] = s.reason;
+  ASSERT_EQ(skipped.size(), 2u);
+  EXPECT_NE(skipped["other-source"].find("its notes state 16 prefill and 8 decode GPUs"), std::string::npos)
+      << skipped["other-source"];
+  EXPECT_NE(skipped["other-source"].find("fills 8 and 8"), std::string::npos) << skipped["other-source"];
+  EXPECT_NE(skipped["indivisible"].find("do not divide among its workers"), std::string::npos) << skipped["indivisible"];
+}
+
 // trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- attention DP,
 // whose trtllm-bench engine settings are not modelled: skipped with that reason.
 TEST(MeasuredSources, TrtllmPerfOverviewAttentionDpRowsAreSkipped) {
