@@ -45,8 +45,9 @@ DisaggregatedPlan disagg_on_stated_gpus(const DisaggregatedPlan& d, std::string_
     const bool dpa = role_text.find("DPA") != std::string::npos;
     return canonical_plan(dpa ? "dp=" + g + ",ep=" + g : "tp=" + g);
   };
-  if (prefill_gpus % d.prefill_replicas != 0 || decode_gpus % d.decode_replicas != 0) {
-    out.plan = Mapped{"", "disaggregated plan: " + stated + ", and the stated GPUs do not divide among its workers"};
+  const auto shares = [](long long gpus, int workers) { return gpus >= workers && gpus % workers == 0; };
+  if (!shares(prefill_gpus, d.prefill_replicas) || !shares(decode_gpus, d.decode_replicas)) {
+    out.plan = Mapped{"", "disaggregated plan: " + stated + ", and its workers cannot share the stated GPUs evenly"};
     out.prefill_replicas = out.decode_replicas = 0;
     return out;
   }

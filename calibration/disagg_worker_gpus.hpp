@@ -17,7 +17,8 @@ namespace agentsim::calib {
 // exactly the GPUs they state. When they do not: for an InferenceX SGLang row whose every worker
 // is stated as one GPU (the placeholders), each role's worker spans (its GPUs / its workers): DEPn
 // (dp=n, ep=n) where the role states attention DP, TPn (tp=n, experts tensor-parallel: SGLang's
-// default without an EP size) where it does not; otherwise unmapped, naming both GPU counts.
+// default without an EP size) where it does not, at least one GPU a worker and an even share;
+// otherwise unmapped, naming both GPU counts.
 DisaggregatedPlan disagg_on_stated_gpus(const DisaggregatedPlan& d, std::string_view plan_text, std::string_view notes,
                                         bool inferencex_sglang);
 

@@ -243,7 +243,8 @@ TEST(MeasuredSources, SpeculativeDisaggregatedRowsAreUnmapped) {
 // InferenceX's multi-node SGLang rows carry their config's placeholder degrees (TP1 EP1): each
 // worker then spans its role's GPUs over its workers, DEPn with attention DP, TPn without (the
 // shipped rows: IXF-gb200-dynamo-sglang-fp4-none-dis-1k1k-p1x1e1d-d2x1e1d-c4 and
-// ...-8k1k-p1x1e1-d4x1e1d-c4). Any other row whose plan fills other GPUs than it states is skipped.
+// ...-8k1k-p1x1e1-d4x1e1d-c4). Any other row whose plan fills other GPUs than it states, or whose
+// workers cannot share the stated GPUs evenly, is skipped.
 TEST(MeasuredSources, DisaggregatedWorkersFillTheGpusTheNotesState) {
   const std::string header =
       "id,source_url,engine_version,system,gpus,model,precision,plan(tp/ep/dp),isl,osl,concurrency,"
@@ -262,7 +263,8 @@ TEST(MeasuredSources, DisaggregatedWorkersFillTheGpusTheNotesState) {
       row("stated", ix, "32", "disagg P 1x(TP8 EP8) + D 3x(TP8 EP8)", "disagg: 8 prefill + 24 decode GPUs") +
       row("other-source", "https://example.org/run", "24", "disagg P 1x(TP8 EP8) + D 1x(TP8 EP8)",
           "disagg: 16 prefill + 8 decode GPUs") +
-      row("indivisible", ix, "8", "disagg P 3x(TP1 EP1 DPA) + D 1x(TP1 EP1 DPA)", "disagg: 4 prefill + 4 decode GPUs"));
+      row("indivisible", ix, "8", "disagg P 3x(TP1 EP1 DPA) + D 1x(TP1 EP1 DPA)", "disagg: 4 prefill + 4 decode GPUs") +
+      row("no-gpus", ix, "8", "disagg P 1x(TP1 EP1 DPA) + D 2x(TP1 EP1 DPA)", "disagg: 0 prefill + 8 decode GPUs"));
   const MeasuredFile f = read_serving_points_2(in, "sp2.csv");
   std::map<std::string, const MeasuredRun*> runs;
   for (const auto& r : f.runs) runs[r.id] = &r;
@@ -280,11 +282,12 @@ TEST(MeasuredSources, DisaggregatedWorkersFillTheGpusTheNotesState) {
   EXPECT_EQ(runs["stated"]->decode_replicas, 3);
   std::map<std::string, std::string> skipped;
   for (const auto& s : f.skipped) skipped[s.id] = s.reason;
-  ASSERT_EQ(skipped.size(), 2u);
+  ASSERT_EQ(skipped.size(), 3u);
   EXPECT_NE(skipped["other-source"].find("its notes state 16 prefill and 8 decode GPUs"), std::string::npos)
       << skipped["other-source"];
   EXPECT_NE(skipped["other-source"].find("fills 8 and 8"), std::string::npos) << skipped["other-source"];
-  EXPECT_NE(skipped["indivisible"].find("do not divide among its workers"), std::string::npos) << skipped["indivisible"];
+  EXPECT_NE(skipped["indivisible"].find("cannot share the stated GPUs evenly"), std::string::npos) << skipped["indivisible"];
+  EXPECT_NE(skipped["no-gpus"].find("cannot share the stated GPUs evenly"), std::string::npos) << skipped["no-gpus"];
 }
 
 // trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- attention DP,
