@@ -36,14 +36,9 @@ DisaggregatedPlan disagg_on_stated_gpus(const DisaggregatedPlan& d, std::string_
     out.prefill_replicas = out.decode_replicas = 0;
     return out;
   }
-  static const std::regex kRoles(R"(disagg P \d+x\((.+)\) \+ D \d+x\((.+)\))");
-  const std::string t(plan_text);
-  std::smatch roles;
-  std::regex_match(t, roles, kRoles);  // map_disaggregated matched the same text
-  const auto worker = [](long long gpus, int workers, const std::string& role_text) {
+  const auto worker = [](long long gpus, int workers, bool attention_dp) {
     const std::string g = std::to_string(gpus / workers);
-    const bool dpa = role_text.find("DPA") != std::string::npos;
-    return canonical_plan(dpa ? "dp=" + g + ",ep=" + g : "tp=" + g);
+    return canonical_plan(attention_dp ? "dp=" + g + ",ep=" + g : "tp=" + g);
   };
   const auto shares = [](long long gpus, int workers) { return gpus >= workers && gpus % workers == 0; };
   if (!shares(prefill_gpus, d.prefill_replicas) || !shares(decode_gpus, d.decode_replicas)) {
@@ -51,8 +46,8 @@ DisaggregatedPlan disagg_on_stated_gpus(const DisaggregatedPlan& d, std::string_
     out.prefill_replicas = out.decode_replicas = 0;
     return out;
   }
-  out.prefill_plan = worker(prefill_gpus, d.prefill_replicas, roles[1].str());
-  out.plan = Mapped{worker(decode_gpus, d.decode_replicas, roles[2].str()), ""};
+  out.prefill_plan = worker(prefill_gpus, d.prefill_replicas, d.prefill_attention_dp);
+  out.plan = Mapped{worker(decode_gpus, d.decode_replicas, d.decode_attention_dp), ""};
   return out;
 }
 

@@ -13,7 +13,7 @@
 
 namespace agentsim::calib {
 
-// `d` (map_disaggregated of `plan_text`) when the notes state no role's GPUs or its replicas fill
+// `d` (map_disaggregated of `plan_text`, which names the row in a reason) when the notes state no role's GPUs or its replicas fill
 // exactly the GPUs they state. When they do not: for an InferenceX SGLang row whose every worker
 // is stated as one GPU (the placeholders), each role's worker spans (its GPUs / its workers): DEPn
 // (dp=n, ep=n) where the role states attention DP, TPn (tp=n, experts tensor-parallel: SGLang's

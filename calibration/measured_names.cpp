@@ -110,12 +110,9 @@ Mapped map_plan(std::string_view text) {
               " is neither a split of TP" + std::to_string(n) + " nor its EP");
   }
   // Engine settings after the degrees ("TP8 EP2, max_batch_size 1", "TP8, triton attention") do not
-  // change the plan; ", attention DP" is attention data parallelism.
-  bool dpa = false;
-  if (const auto comma = t.find(','); comma != std::string::npos) {
-    dpa = has(lower(t.substr(comma)), "attention dp");
-    t = t.substr(0, comma);
-  }
+  // change the plan; ", attention DP" is attention data parallelism (states_attention_dp).
+  const bool dpa = states_attention_dp(t);
+  if (const auto comma = t.find(','); comma != std::string::npos) t = t.substr(0, comma);
   static const std::regex kTp(R"(TP(\d+)(?: EP(\d+))?( DPA)?(?: \(no DP attention\))?)");
   static const std::regex kDep(R"(DEP(\d+))");
   std::smatch m;
@@ -124,12 +121,23 @@ Mapped map_plan(std::string_view text) {
     const std::string n = m[1].str();
     const std::string ep = m[2].matched ? m[2].str() : "1";
     // Attention data parallel over the TP ranks, the experts over ep of them.
-    if (m[3].matched || dpa) return yes(canonical_plan("dp=" + n + ",ep=" + ep));
+    if (dpa) return yes(canonical_plan("dp=" + n + ",ep=" + ep));
     return yes(canonical_plan("tp=" + n + ",ep=" + ep));
   }
   if (starts(lower(t), "disagg")) return no("prefill/decode-disaggregated plan '" + t + "' (map_disaggregated reads it)");
   if (t.empty()) return no("plan not stated");
   return no("plan '" + t + "' is not one replica's TPn [EPm] [DPA] / DEPn");
+}
+
+bool states_attention_dp(std::string_view text) {
+  std::string t(text);
+  bool dpa = false;
+  if (const auto comma = t.find(','); comma != std::string::npos) {
+    dpa = has(lower(t.substr(comma)), "attention dp");
+    t = t.substr(0, comma);
+  }
+  static const std::regex kDegrees(R"((?:DEP\d+|TP\d+(?: EP\d+)? DPA(?: .*)?))");
+  return dpa || std::regex_match(t, kDegrees);
 }
 
 DisaggregatedPlan map_disaggregated(std::string_view text) {
@@ -151,6 +159,8 @@ DisaggregatedPlan map_disaggregated(std::string_view text) {
     d.prefill_plan = prefill.value;
     d.prefill_replicas = digits_to_int(m[1].str());
     d.decode_replicas = digits_to_int(m[3].str());
+    d.prefill_attention_dp = states_attention_dp(m[2].str());
+    d.decode_attention_dp = states_attention_dp(m[4].str());
     if (d.prefill_replicas < 1 || d.decode_replicas < 1) {
       d.plan = no("prefill/decode-disaggregated plan '" + t + "' names no replica of a role");
     } else if (d.prefill_replicas > 1'000'000 || d.decode_replicas > 1'000'000) {

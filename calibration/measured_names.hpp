@@ -23,12 +23,16 @@ Mapped map_hardware(std::string_view text);
 // "TP8 attention, MoE TP4 EP2" -> tp=8,ep=2. Disaggregated (map_disaggregated) and free-text plans
 // are unmapped.
 Mapped map_plan(std::string_view text);
+// Whether one replica's plan text states attention data parallelism, as map_plan reads it: "DEPn",
+// " DPA" after its degrees, or ", attention DP" among its settings ("TP1 EP1 DPA" -> true).
+bool states_attention_dp(std::string_view text);
 // "disagg P 1x(TP4 EP4 DPA) + D 2x(TP8 EP8)" -> the decode replicas' plan (dp=4,ep=4 prefill,
 // tp=8,ep=8 decode) and each role's replica count. A row that states no plan for a role is unmapped.
 struct DisaggregatedPlan {
   Mapped plan;               // the decode replicas' plan
   std::string prefill_plan;  // the prefill replicas' plan (canonical)
   int prefill_replicas = 0, decode_replicas = 0;
+  bool prefill_attention_dp = false, decode_attention_dp = false;  // each role's text states attention DP
 };
 DisaggregatedPlan map_disaggregated(std::string_view text);
 // One role's replica measured alone (the wide-EP set): "prefill-only: 4 nodes EP32, DP attention,

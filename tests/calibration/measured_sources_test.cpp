@@ -205,6 +205,16 @@ TEST(MeasuredNames, DisaggregatedPlans) {
   EXPECT_EQ(mixed.prefill_plan, "tp=1,ep=4,dp=4");
   EXPECT_EQ(mixed.prefill_replicas, 1);
   EXPECT_EQ(mixed.decode_replicas, 5);
+  EXPECT_TRUE(mixed.prefill_attention_dp);
+  EXPECT_FALSE(mixed.decode_attention_dp);
+  // Attention DP at one GPU a worker is still stated (InferenceX's placeholder degrees).
+  const DisaggregatedPlan placeholders = map_disaggregated("disagg P 1x(TP1 EP1) + D 2x(TP1 EP1 DPA)");
+  EXPECT_FALSE(placeholders.prefill_attention_dp);
+  EXPECT_TRUE(placeholders.decode_attention_dp);
+  EXPECT_TRUE(states_attention_dp("DEP4"));
+  EXPECT_TRUE(states_attention_dp("TP8, attention DP"));
+  EXPECT_FALSE(states_attention_dp("TP8 EP8 (no DP attention)"));
+  EXPECT_FALSE(states_attention_dp("TP8 EP2, max_batch_size 1"));
   EXPECT_NE(map_disaggregated("disagg 3x DEP4 prefill + 3x TEP4 decode").plan.reason.find("is not 'disagg P"),
             std::string::npos);
   EXPECT_NE(map_disaggregated("disagg P 1x(MLA TP8) + D 1x(TP8)").plan.reason.find("prefill plan"), std::string::npos);
