@@ -258,6 +258,17 @@ double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffR
   return -1.0;
 }
 
+std::string first_choice_cost(const std::vector<double>& score) {
+  const double best = score.empty() ? -1.0 : *std::max_element(score.begin(), score.end());
+  if (best <= 0) return "no simulated plan read off";
+  if (score.front() >= best) return "the bound's first choice is the best simulated";
+  if (score.front() < 0) return "the bound's first choice did not read off";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "the bound's first choice reads off %.1f%% below the best simulated",
+                100.0 * (1.0 - score.front() / best));
+  return buf;
+}
+
 std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& plan_readoffs) {
   if (!e.search_auto) return "";
   std::string out;
@@ -301,7 +312,7 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
                   shown(rho).c_str());
     out += buf;
     if (!e.readoff_speeds_tok_s.empty()) out += ", against simulated output tok/s per MW: " + shown(rho_output);
-    out += "\n";
+    out += "; " + first_choice_cost(score) + "\n";
     for (std::size_t i = 0; i < sim.size(); ++i) {
       const Plan& plan = e.plans[static_cast<std::size_t>(sim[i])];
       std::snprintf(buf, sizeof buf, "  bound #%-3d simulated #%-4s %-48s bound %.4g output tok/s, read-off %s",

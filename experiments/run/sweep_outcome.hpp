@@ -30,8 +30,13 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
 double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffRow>& plan_readoffs,
                        bool output = false);
 
-// Per system: the simulated plans in bound order with their simulated rank, and the Spearman
-// correlation of the bound against the simulated read-off (and, for a speed target, output per MW).
+// What trusting the bound alone would cost: `score` is the simulated read-off of the simulated
+// plans in bound order (-1: none); how far the first falls below the best, as text.
+std::string first_choice_cost(const std::vector<double>& score);
+
+// Per system: the simulated plans in bound order with their simulated rank, the Spearman
+// correlation of the bound against the simulated read-off (and, for a speed target, output per
+// MW), and first_choice_cost.
 std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& plan_readoffs);
 
 }  // namespace agentsim::exp

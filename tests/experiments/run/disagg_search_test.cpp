@@ -103,7 +103,19 @@ TEST_F(DisaggSearch, LoggedRankCorrelationSharesTiedBoundsAMidRank) {
   char want[64];
   std::snprintf(want, sizeof want, "simulated rank: %.3g, ", 1.5 / std::sqrt(3.0));
   EXPECT_NE(log.find(want), std::string::npos) << log;
-  EXPECT_NE(log.find("against simulated output tok/s per MW: 1\n"), std::string::npos) << log;
+  EXPECT_NE(log.find("against simulated output tok/s per MW: 1; "), std::string::npos) << log;
+  // The bound's first choice (the tie-break's, 2e6) reads off a third below the best (3e6).
+  EXPECT_NE(log.find("the bound's first choice reads off 33.3% below the best simulated\n"), std::string::npos) << log;
+}
+
+// What trusting the bound alone costs, from the simulated read-offs in bound order.
+TEST(FirstChoiceCost, ComparesTheBoundsFirstChoiceWithTheBestSimulated) {
+  EXPECT_EQ(first_choice_cost({7.3e6, 7.53e6, 5.28e6}), "the bound's first choice reads off 3.1% below the best simulated");
+  EXPECT_EQ(first_choice_cost({4.0, 3.0}), "the bound's first choice is the best simulated");
+  EXPECT_EQ(first_choice_cost({4.0}), "the bound's first choice is the best simulated");
+  EXPECT_EQ(first_choice_cost({-1.0, 2.0}), "the bound's first choice did not read off");
+  EXPECT_EQ(first_choice_cost({-1.0, -1.0}), "no simulated plan read off");
+  EXPECT_EQ(first_choice_cost({}), "no simulated plan read off");
 }
 
 // The P:D search against brute force, on a fixed workload: llama-3.1-8b on hgx-h200 with one
