@@ -45,14 +45,20 @@ MeasuredFile read_any(const std::string& path) {
   if (has("output_tokens_per_s_per_gpu") && has("parallelism")) return read_trtllm_perf_overview(body, path);
   if (has("id") && has("plan") && has("gpus")) return read_measured_runs_file(body, path);
   if (has("Performance_Result") && has("Location")) {
-    // The Server runs' latency limits come from the log summaries beside the results.
-    const std::string logs = (fs::path(path).parent_path() / "llm_log_summaries.csv").string();
+    // The Server runs' latency limits come from the log summaries beside the results, the
+    // TensorRT-LLM results' harness settings from the harness configs beside them.
+    const fs::path dir = fs::path(path).parent_path();
+    const std::string logs = (dir / "llm_log_summaries.csv").string(), configs = (dir / "harness_configs.csv").string();
     std::error_code ec;
-    if (!fs::is_regular_file(logs, ec)) return read_mlperf_results(body, path, nullptr, "");
-    std::ifstream log_in = core::open_input(logs, "MLPerf log summaries");
-    return read_mlperf_results(body, path, &log_in, logs);
+    std::ifstream log_in, config_in;
+    const bool has_logs = fs::is_regular_file(logs, ec), has_configs = fs::is_regular_file(configs, ec);
+    if (has_logs) log_in = core::open_input(logs, "MLPerf log summaries");
+    if (has_configs) config_in = core::open_input(configs, "MLPerf harness configs");
+    return read_mlperf_results(body, path, has_logs ? &log_in : nullptr, logs, has_configs ? &config_in : nullptr,
+                               configs);
   }
   if (has("ttft_limit_ns") && has("path")) return MeasuredFile{path, "mlperf-log-summaries", 0, {}, {}};
+  if (has("location") && has("gpu_batch_size")) return MeasuredFile{path, "mlperf-harness-configs", 0, {}, {}};
   throw core::Error(core::SourceLocation{path, 1, ""},
                     "unrecognised measured-runs header: expected the measured-runs schema (id, source, system, model, "
                     "plan, gpus, ...), serving-points (source_id, hardware, ...), serving-points-2 (id, engine_version, "

@@ -44,9 +44,12 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file);  
 MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file);
 MeasuredFile read_measured_runs_file(std::istream& in, const std::string& file);  // measured-runs schema
 // MLPerf Inference results (mlperf-inference-v5.1/llm_datacenter_results.csv), with each run's log
-// summary (llm_log_summaries.csv beside it: the Server latency limits) read from `logs` when given.
+// summary (llm_log_summaries.csv beside it: the Server latency limits) read from `logs` and each
+// TensorRT-LLM result's harness settings (harness_configs.csv: plan, batch limits, KV budget) from
+// `configs`, when given.
 MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std::istream* logs,
-                                 const std::string& logs_file);
+                                 const std::string& logs_file, std::istream* configs = nullptr,
+                                 const std::string& configs_file = "");
 
 // Reads one CSV (its schema told by its header) or every *.csv below a directory (path
 // order). Rows reporting the same point as an earlier row (same source id, system, model,

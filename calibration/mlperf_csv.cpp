@@ -1,7 +1,8 @@
 // Adapter: experiments/validation/measured/mlperf-inference-v5.1/ (PROVENANCE.md there):
 // llm_datacenter_results.csv, one row per submitted result (the Offline and Server scenarios), and
 // llm_log_summaries.csv, each run's parsed mlperf_log_summary.txt (joined on the result's
-// Location: its Server latency limits).
+// Location: its Server latency limits), and harness_configs.csv, the TensorRT-LLM harness settings
+// of the results whose submitter's config file is in the results repository (joined on Location).
 //
 // A result states no parallelism, request lengths or engine limits; how each is taken is in
 // docs/validation-sets.md and below, each marked measured (from the files), cited or assumed.
@@ -132,10 +133,66 @@ std::map<std::string, LogSummary> read_logs(std::istream& in, const std::string&
   return out;
 }
 
+// A TensorRT-LLM result's harness settings (harness_configs.csv: its submitter's config file in the
+// results repository): parallelism, the engine's batch limits and its KV budget.
+struct HarnessConfig {
+  int tp = 1, pp = 1, ep = 1;
+  bool attention_dp = false;  // enable_attention_dp: tp ranks each run their own attention and scheduler
+  int max_sequences = 0;      // gpu_batch_size: TensorRT-LLM's max_batch_size (per attention-DP rank)
+  int max_batch_tokens = 0;   // max_num_tokens
+  double kv_free_memory_fraction = 0;  // kvcache_free_gpu_mem_frac
+  int balance_timeout_steps = 0;       // adp_balancing_timeout_iters (with adp_balancing_enable)
+};
+
+// harness_configs.csv by the result's Location.
+std::map<std::string, HarnessConfig> read_harness(std::istream& in, const std::string& file) {
+  core::CsvReader csv(in, file);
+  std::map<std::string, HarnessConfig> out;
+  const auto col = [&](std::string_view n) { return csv.column(n); };
+  const auto positive = [&](std::string_view n, int fallback) {
+    const double v = csv.number_or(col(n), fallback);
+    if (!(v >= 1 && v <= 1 << 20) || v != std::floor(v)) throw csv.error_at(col(n), "expected a positive integer");
+    return static_cast<int>(v);
+  };
+  while (csv.next()) {
+    HarnessConfig h;
+    h.tp = positive("tensor_parallelism", 1);
+    h.pp = positive("pipeline_parallelism", 1);
+    h.ep = positive("moe_expert_parallelism", 1);
+    const std::string& dp = csv.field(col("enable_attention_dp"));
+    if (dp != "true" && dp != "false") throw csv.error_at(col("enable_attention_dp"), "expected true or false");
+    h.attention_dp = dp == "true";
+    h.max_sequences = positive("gpu_batch_size", 0);
+    h.max_batch_tokens = positive("max_num_tokens", 0);
+    h.kv_free_memory_fraction = csv.number_or(col("kvcache_free_gpu_mem_frac"), 0);
+    if (!(h.kv_free_memory_fraction >= 0 && h.kv_free_memory_fraction <= 1)) {
+      throw csv.error_at(col("kvcache_free_gpu_mem_frac"), "expected a fraction in [0, 1]");
+    }
+    if (!csv.field(col("adp_balancing_timeout_iters")).empty()) h.balance_timeout_steps = positive("adp_balancing_timeout_iters", 0);
+    out[csv.field(col("location"))] = h;
+  }
+  return out;
+}
+
+// The result runs its harness's settings: its plan (attention DP over the tensor-parallel ranks
+// with the experts over `ep` of them, as TensorRT-LLM lays enable_attention_dp out; else tp and
+// pp), its batch limits and KV budget, and its attention-DP balance timeout.
+void apply_harness(MeasuredRun& r, const HarnessConfig& h) {
+  r.trtllm_bench = false;
+  r.plan_smallest_fit = false;
+  const std::string ep = std::to_string(h.ep), pp = std::to_string(h.pp), tp = std::to_string(h.tp);
+  r.plan = h.attention_dp ? "tp=1,ep=" + ep + ",pp=" + pp + ",dp=" + tp : "tp=" + tp + ",ep=" + ep + ",pp=" + pp + ",dp=1";
+  r.max_sequences = h.max_sequences;
+  r.max_batch_tokens = h.max_batch_tokens;
+  r.kv_free_memory_fraction = h.kv_free_memory_fraction;
+  if (h.attention_dp) r.balance_timeout_steps = h.balance_timeout_steps;
+}
+
 }  // namespace
 
 MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std::istream* logs,
-                                 const std::string& logs_file) {
+                                 const std::string& logs_file, std::istream* configs,
+                                 const std::string& configs_file) {
   core::CsvReader csv(in, file);
   static constexpr std::string_view kColumns[] = {
       "ID", "Submitter", "Category", "Suite", "System", "Platform", "Model", "Scenario", "Nodes", "a#",
@@ -143,6 +200,8 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
       "Power_Result", "Power_Units", "Accuracy", "Location", "total_accelerators", "tokens_per_s_per_accelerator"};
   check_known_columns(csv.header(), kColumns, file);
   const std::map<std::string, LogSummary> summaries = logs ? read_logs(*logs, logs_file) : std::map<std::string, LogSummary>{};
+  const std::map<std::string, HarnessConfig> harness =
+      configs ? read_harness(*configs, configs_file) : std::map<std::string, HarnessConfig>{};
   const auto col = [&](std::string_view n) { return csv.column(n); };
   MeasuredFile out{file, "mlperf-inference", 0, {}, {}};
   // (ID, scenario, result) of the llama2-70b-99 rows: a 99.9 row of the same submission reporting the
@@ -191,8 +250,9 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
     } else if (dtype != "UNSET" && dtype != "" && why.empty()) {
       why = "weight data type '" + dtype + "' is not modelled (fp8, fp4, mxfp4)";
     }
-    // NVIDIA's harness builds its TensorRT-LLM engines for maximum throughput; their batch limits
-    // are not in the results, so trtllm-bench's heuristic for the plan stands in (assumed;
+    // NVIDIA's harness builds its TensorRT-LLM engines for maximum throughput; where the submitter's
+    // config is not in the results repository (harness_configs.csv lists those that are, applied
+    // below), trtllm-bench's heuristic for the plan stands in (assumed;
     // experiments/run/trtllm_bench_limits.hpp) where it applies (dense models); DeepSeek-R1 runs
     // TensorRT-LLM's default limits. The other engines run the base experiment's limits.
     r.trtllm_bench = r.engine == "trtllm" && bench.rfind("deepseek", 0) != 0;
@@ -213,6 +273,11 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
     // Offline: all queries at once, closed loop at the engine's running cap (set with the plan).
     r.concurrency = 1;
     const std::string& location = csv.field(col("Location"));
+    // Where the submitter's harness config is in the results repository, its settings replace the
+    // stand-ins above (harness_configs.csv; its PROVENANCE.md).
+    if (const auto it = harness.find(location); it != harness.end() && r.engine == "trtllm") {
+      apply_harness(r, it->second);
+    }
     if (r.scenario == "server") {
       const auto it = summaries.find(location);
       if (it == summaries.end() || !(it->second.ttft_limit_s > 0 && it->second.tpot_limit_s > 0)) {

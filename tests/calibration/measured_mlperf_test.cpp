@@ -96,13 +96,81 @@ TEST(MeasuredMlperf, ServerRowCarriesItsLogSummaryLimitsAndPowerRowItsWallPower)
   ASSERT_NE(power, nullptr);
   EXPECT_EQ(power->system, "hgx-b200");
   EXPECT_EQ(power->engine, "trtllm");  // NVIDIA's "TensorRT" LLM harness is TensorRT-LLM
-  EXPECT_TRUE(power->trtllm_bench);
+  EXPECT_FALSE(power->trtllm_bench);    // its submitter's harness config states the limits
   EXPECT_EQ(power->experts_dtype, "nvfp4");
   EXPECT_NEAR(test::metric_of(*power, "wall_power_w_per_gpu"), 10400.9988793425 / 8, 1e-9);
   // Its 99.9 twin reports the same 102909.0 tokens/s: the same run, listed once.
   const SkippedRow* twin = skipped(s, "5.1-0061:llama2-70b-99.9:Offline");
   ASSERT_NE(twin, nullptr);
   EXPECT_NE(twin->reason.find("the same run as '5.1-0061:llama2-70b-99:Offline'"), std::string::npos) << twin->reason;
+}
+
+TEST(MeasuredMlperf, TensorRtRowsRunTheirSubmittersHarnessConfig) {
+  const MeasuredSet s = load_measured(kSet);
+  // harness_configs.csv: closed/NVIDIA/configs/B200-SXM-180GBx8/Offline/deepseek-r1.py: tensor_parallelism 8,
+  // moe_expert_parallelism 8, enable_attention_dp True, gpu_batch_size 512, max_num_tokens 4608,
+  // kvcache_free_gpu_mem_frac 0.9, adp_balancing_timeout_iters 500 (Server: 3456 tokens, 9 iterations).
+  const MeasuredRun* r1 = run(s, "5.1-0069:deepseek-r1:Offline");
+  ASSERT_NE(r1, nullptr);
+  EXPECT_EQ(r1->plan, "tp=1,ep=8,pp=1,dp=8");  // attention DP over the 8 ranks, experts over 8
+  EXPECT_FALSE(r1->plan_smallest_fit);
+  EXPECT_FALSE(r1->trtllm_bench);
+  EXPECT_EQ(r1->max_sequences, 512);
+  EXPECT_EQ(r1->max_batch_tokens, 4608);
+  EXPECT_DOUBLE_EQ(r1->kv_free_memory_fraction, 0.9);
+  EXPECT_EQ(r1->balance_timeout_steps, 500);
+  const MeasuredRun* r1_server = run(s, "5.1-0069:deepseek-r1:Server");
+  ASSERT_NE(r1_server, nullptr);
+  EXPECT_EQ(r1_server->max_batch_tokens, 3456);
+  EXPECT_EQ(r1_server->balance_timeout_steps, 9);
+  // .../Offline/llama3_1-8b.py: tensor_parallelism 1, gpu_batch_size 6000, max_num_tokens 12000: one
+  // replica per GPU, no attention DP (its balance timeout does not apply).
+  const MeasuredRun* dense = run(s, "5.1-0069:llama3.1-8b:Offline");
+  ASSERT_NE(dense, nullptr);
+  EXPECT_EQ(dense->plan, "tp=1,ep=1,pp=1,dp=1");
+  EXPECT_EQ(dense->max_sequences, 6000);
+  EXPECT_EQ(dense->max_batch_tokens, 12000);
+  EXPECT_EQ(dense->balance_timeout_steps, 0);
+  // Cisco's C885 submission has no llama3_1-8b config in the results repository: trtllm-bench's
+  // heuristic and the smallest fitting plan stand in.
+  const MeasuredRun* stand_in = run(s, "5.1-0014:llama3.1-8b:Offline");
+  ASSERT_NE(stand_in, nullptr);
+  EXPECT_TRUE(stand_in->trtllm_bench);
+  EXPECT_TRUE(stand_in->plan_smallest_fit);
+  EXPECT_EQ(stand_in->max_sequences, 0);
+}
+
+TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColumn) {
+  const std::string header =
+      "ID,Submitter,Category,Suite,System,Platform,Model,Scenario,Nodes,a#,Accelerator,Processor,Software,"
+      "weight_data_types,Performance_Result,Performance_Units,Power_Result,Power_Units,Accuracy,Location,"
+      "total_accelerators,tokens_per_s_per_accelerator\n";
+  const std::string configs_header =
+      "location,config,tensor_parallelism,pipeline_parallelism,moe_expert_parallelism,enable_attention_dp,"
+      "gpu_batch_size,max_num_tokens,kvcache_free_gpu_mem_frac,enable_chunked_context,cuda_graph_max_batch,"
+      "adp_balancing_batching_wait_iters,adp_balancing_timeout_iters\n";
+  const std::string row =
+      "X-1,S,closed,datacenter,Sys,P,llama3.1-8b,Offline,1,8,NVIDIA H200-SXM-141GB,CPU,\"TensorRT 10.11\",fp8,"
+      "8000,Tokens/s,,,ROUGE1: 38,loc/x,8,1000\n";
+  {
+    std::istringstream in(header + row), configs(configs_header + "loc/x,c.py,2,1,,false,1024,4096,0.9,true,,,\n");
+    const MeasuredFile f = read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+    ASSERT_EQ(f.runs.size(), 1u);
+    EXPECT_EQ(f.runs[0].plan, "tp=2,ep=1,pp=1,dp=1");
+    EXPECT_EQ(f.runs[0].max_sequences, 1024);
+    EXPECT_EQ(f.runs[0].max_batch_tokens, 4096);
+  }
+  for (const std::string& bad : {std::string("loc/x,c.py,0,1,,false,1024,4096,0.9,true,,,\n"),
+                                 std::string("loc/x,c.py,2,1,,yes,1024,4096,0.9,true,,,\n"),
+                                 std::string("loc/x,c.py,2,1,,false,1024,4096,1.5,true,,,\n")}) {
+    std::istringstream in(header + row), configs(configs_header + bad);
+    try {
+      read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+      FAIL() << "a bad harness config must be an error: " << bad;
+    } catch (const core::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("harness_configs.csv:2"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(MeasuredMlperf, UnmappableRowsGetTheirReason) {
@@ -114,7 +182,7 @@ TEST(MeasuredMlperf, UnmappableRowsGetTheirReason) {
   int results = 0;
   for (const auto& f : s.files) {
     if (f.schema == "mlperf-inference") results += f.rows;
-    if (f.schema == "mlperf-log-summaries") {
+    if (f.schema == "mlperf-log-summaries" || f.schema == "mlperf-harness-configs") {
       EXPECT_EQ(f.rows, 0);
     }
   }
