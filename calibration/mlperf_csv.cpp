@@ -149,8 +149,10 @@ std::map<std::string, HarnessConfig> read_harness(std::istream& in, const std::s
   core::CsvReader csv(in, file);
   std::map<std::string, HarnessConfig> out;
   const auto col = [&](std::string_view n) { return csv.column(n); };
+  // An empty field is `fallback`; a stated one must be a positive integer.
   const auto positive = [&](std::string_view n, int fallback) {
-    const double v = csv.number_or(col(n), fallback);
+    if (csv.field(col(n)).empty()) return fallback;
+    const double v = csv.number(col(n));
     if (!(v >= 1 && v <= 1 << 20) || v != std::floor(v)) throw csv.error_at(col(n), "expected a positive integer");
     return static_cast<int>(v);
   };
@@ -168,8 +170,10 @@ std::map<std::string, HarnessConfig> read_harness(std::istream& in, const std::s
     if (!(h.kv_free_memory_fraction >= 0 && h.kv_free_memory_fraction <= 1)) {
       throw csv.error_at(col("kvcache_free_gpu_mem_frac"), "expected a fraction in [0, 1]");
     }
-    if (!csv.field(col("adp_balancing_timeout_iters")).empty()) h.balance_timeout_steps = positive("adp_balancing_timeout_iters", 0);
-    out[csv.field(col("location"))] = h;
+    h.balance_timeout_steps = positive("adp_balancing_timeout_iters", 0);
+    if (!out.emplace(csv.field(col("location")), h).second) {
+      throw csv.error_at(col("location"), "a second config for this result");
+    }
   }
   return out;
 }
@@ -181,7 +185,7 @@ void apply_harness(MeasuredRun& r, const HarnessConfig& h) {
   r.trtllm_bench = false;
   r.plan_smallest_fit = false;
   const std::string ep = std::to_string(h.ep), pp = std::to_string(h.pp), tp = std::to_string(h.tp);
-  r.plan = h.attention_dp ? "tp=1,ep=" + ep + ",pp=" + pp + ",dp=" + tp : "tp=" + tp + ",ep=" + ep + ",pp=" + pp + ",dp=1";
+  r.plan = canonical_plan(h.attention_dp ? "dp=" + tp + ",ep=" + ep + ",pp=" + pp : "tp=" + tp + ",ep=" + ep + ",pp=" + pp);
   r.max_sequences = h.max_sequences;
   r.max_batch_tokens = h.max_batch_tokens;
   r.kv_free_memory_fraction = h.kv_free_memory_fraction;

@@ -151,6 +151,11 @@ const Plan& first_valid_plan(const Experiment& e) {
   throw core::Error(core::SourceLocation{e.file, 0, "deployment"}, "no valid deployment plan");
 }
 
+int limit_ranks(const Experiment& e, const wl::ParallelPlan& plan) {
+  // The catalog's batch_limits; a constant step_overhead replaces host time, not scheduling.
+  return e.serving.engine_overhead.limits_per_dp_rank ? std::max(1, plan.attn_dp) : 1;
+}
+
 namespace {
 
 // One replica of deployment `d` on `system`: its step cost, scheduler limits (`max_sequences` per
@@ -159,11 +164,10 @@ serving::ReplicaOptions replica_options(const Experiment& e, const DeploymentCon
                                         long long trace_block_tokens, int max_sequences) {
   serving::ReplicaOptions ro;
   ro.cost = step_cost_options(e, d, system);
-  // Engines whose attention-DP ranks schedule on their own give each rank the limits (the
-  // catalog's batch_limits; a constant step_overhead replaces host time, not scheduling).
-  const int limit_ranks = e.serving.engine_overhead.limits_per_dp_rank ? d.plan.attn_dp : 1;
-  ro.max_batch_tokens = e.serving.max_batch_tokens * limit_ranks;
-  ro.max_sequences = max_sequences * limit_ranks;
+  // Engines whose attention-DP ranks schedule on their own give each rank the limits.
+  const int ranks = limit_ranks(e, d.plan);
+  ro.max_batch_tokens = e.serving.max_batch_tokens * ranks;
+  ro.max_sequences = max_sequences * ranks;
   ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
   ro.recv_interval_steps = e.serving.recv_interval_steps;
   // TensorRT-LLM balances prompts across attention-DP ranks, and batch-waits only without them.

@@ -41,6 +41,10 @@ RunSpec resolve_run(const Experiment& e, const Plan& plan, long long trace_block
 // what serving.memory_fraction holds besides weights and KV (the HBM KV capacity subtracts it).
 double activation_budget_bytes(const Experiment& e, const wl::ParallelPlan& plan);
 
+// The schedulers a replica of `plan` runs, each with serving.max_sequences and max_batch_tokens:
+// its attention-DP ranks where the engine's limits bind each rank (catalog batch_limits), else 1.
+int limit_ranks(const Experiment& e, const wl::ParallelPlan& plan);
+
 // The experiment's first valid plan (the one a single-deployment experiment runs).
 const Plan& first_valid_plan(const Experiment& e);
 

@@ -226,9 +226,8 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     // MLPerf Offline: every query at once, so each replica runs as many requests as its engine
     // admits (the running cap) with one more waiting; the saturated steady state is predicted.
     // Server rows run this first to bound their Poisson rate (server_slo_rate).
-    // The cap binds each attention-DP rank where the engine's limits do (resolve_run.cpp).
-    const int ranks = e.serving.engine_overhead.limits_per_dp_rank ? std::max(1, plan.deployment.plan.attn_dp) : 1;
-    const long long cap = static_cast<long long>(e.serving.max_sequences > 0 ? e.serving.max_sequences : 1024) * ranks;
+    const long long cap = static_cast<long long>(e.serving.max_sequences > 0 ? e.serving.max_sequences : 1024) *
+                          limit_ranks(e, plan.deployment.plan);
     const long long agents = static_cast<long long>(e.serving.replicas) * (cap + 1);
     out.run.concurrency = static_cast<double>(std::min<long long>(agents, 1'000'000));
     // The replicas are independent data-parallel copies, each fed its share of the queries (MLPerf's

@@ -112,7 +112,7 @@ TEST(MeasuredMlperf, TensorRtRowsRunTheirSubmittersHarnessConfig) {
   // kvcache_free_gpu_mem_frac 0.9, adp_balancing_timeout_iters 500 (Server: 3456 tokens, 9 iterations).
   const MeasuredRun* r1 = run(s, "5.1-0069:deepseek-r1:Offline");
   ASSERT_NE(r1, nullptr);
-  EXPECT_EQ(r1->plan, "tp=1,ep=8,pp=1,dp=8");  // attention DP over the 8 ranks, experts over 8
+  EXPECT_EQ(r1->plan, "tp=1,ep=8,dp=8");  // attention DP over the 8 ranks, experts over 8 (canonical_plan)
   EXPECT_FALSE(r1->plan_smallest_fit);
   EXPECT_FALSE(r1->trtllm_bench);
   EXPECT_EQ(r1->max_sequences, 512);
@@ -127,7 +127,7 @@ TEST(MeasuredMlperf, TensorRtRowsRunTheirSubmittersHarnessConfig) {
   // replica per GPU, no attention DP (its balance timeout does not apply).
   const MeasuredRun* dense = run(s, "5.1-0069:llama3.1-8b:Offline");
   ASSERT_NE(dense, nullptr);
-  EXPECT_EQ(dense->plan, "tp=1,ep=1,pp=1,dp=1");
+  EXPECT_EQ(dense->plan, "tp=1,ep=1");
   EXPECT_EQ(dense->max_sequences, 6000);
   EXPECT_EQ(dense->max_batch_tokens, 12000);
   EXPECT_EQ(dense->balance_timeout_steps, 0);
@@ -156,7 +156,7 @@ TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColum
     std::istringstream in(header + row), configs(configs_header + "loc/x,c.py,2,1,,false,1024,4096,0.9,true,,,\n");
     const MeasuredFile f = read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
     ASSERT_EQ(f.runs.size(), 1u);
-    EXPECT_EQ(f.runs[0].plan, "tp=2,ep=1,pp=1,dp=1");
+    EXPECT_EQ(f.runs[0].plan, "tp=2,ep=1");
     EXPECT_EQ(f.runs[0].max_sequences, 1024);
     EXPECT_EQ(f.runs[0].max_batch_tokens, 4096);
   }
@@ -170,6 +170,16 @@ TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColum
     } catch (const core::Error& e) {
       EXPECT_NE(std::string(e.what()).find("harness_configs.csv:2"), std::string::npos) << e.what();
     }
+  }
+  // Two configs for one result: the second is refused where it stands.
+  const std::string ok = "loc/x,c.py,2,1,,false,1024,4096,0.9,true,,,\n";
+  std::istringstream in(header + row), configs(configs_header + ok + ok);
+  try {
+    read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+    FAIL() << "a second config for one result must be an error";
+  } catch (const core::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("harness_configs.csv:3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a second config"), std::string::npos) << e.what();
   }
 }
 

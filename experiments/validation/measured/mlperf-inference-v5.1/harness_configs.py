@@ -11,7 +11,7 @@ harness; they are executed with the harness's field and constant modules replace
 name each field, and the setting for the result's accuracy target (0.99, or 0.999 for -99.9) at
 MaxP power (else the first) is written. Results without a config file are reported on stderr.
 """
-import csv, subprocess, sys, types, os, copy
+import csv, subprocess, sys, types, os
 
 REPO = sys.argv[1]
 ROWS = sys.argv[2]
