@@ -104,6 +104,11 @@ struct MeasuredRun {
   // [floor(ratio x isl), isl] and [floor(ratio x osl), osl] (wl::GeneratorConfig::range_ratio);
   // 1 = every request exactly isl/osl. InferenceX rows: 0.8.
   double range_ratio = 1.0;
+  // The dataset's answers drawn, not fixed: a log-normal of this median and 90th percentile, cut
+  // at osl_max tokens; 0 = every answer osl tokens. MLPerf DeepSeek-R1 rows: the median, p90 and
+  // longest of the answers in the results' TEST06 accuracy logs (answer_lengths.csv, mlperf_csv.cpp).
+  double osl_median = 0, osl_p90 = 0;
+  long long osl_max = 0;
   // Requests the client sent in all, `concurrency` of them at once and then one per completed
   // answer (a finite run: its burst and drain are in the measured rates); 0 = not stated, the
   // steady state is predicted. InferenceX rows: 10 x concurrency (inferencex_client.hpp).

@@ -46,19 +46,26 @@ MeasuredFile read_any(const std::string& path) {
   if (has("id") && has("plan") && has("gpus")) return read_measured_runs_file(body, path);
   if (has("Performance_Result") && has("Location")) {
     // The Server runs' latency limits come from the log summaries beside the results, the
-    // TensorRT-LLM results' harness settings from the harness configs beside them.
+    // TensorRT-LLM results' harness settings from the harness configs beside them, a benchmark's
+    // answer lengths from the accuracy logs' extract beside them.
     const fs::path dir = fs::path(path).parent_path();
-    const std::string logs = (dir / "llm_log_summaries.csv").string(), configs = (dir / "harness_configs.csv").string();
-    std::error_code ec;
-    std::ifstream log_in, config_in;
-    const bool has_logs = fs::is_regular_file(logs, ec), has_configs = fs::is_regular_file(configs, ec);
-    if (has_logs) log_in = core::open_input(logs, "MLPerf log summaries");
-    if (has_configs) config_in = core::open_input(configs, "MLPerf harness configs");
-    return read_mlperf_results(body, path, has_logs ? &log_in : nullptr, logs, has_configs ? &config_in : nullptr,
-                               configs);
+    MlperfSideFiles side{nullptr, (dir / "llm_log_summaries.csv").string(), nullptr,
+                         (dir / "harness_configs.csv").string(), nullptr, (dir / "answer_lengths.csv").string()};
+    std::ifstream log_in, config_in, answer_in;
+    const auto open = [](const std::string& f, std::ifstream& s, const char* what) -> std::istream* {
+      std::error_code ec;
+      if (!fs::is_regular_file(f, ec)) return nullptr;
+      s = core::open_input(f, what);
+      return &s;
+    };
+    side.logs = open(side.logs_file, log_in, "MLPerf log summaries");
+    side.configs = open(side.configs_file, config_in, "MLPerf harness configs");
+    side.answers = open(side.answers_file, answer_in, "MLPerf answer lengths");
+    return read_mlperf_results(body, path, side);
   }
   if (has("ttft_limit_ns") && has("path")) return MeasuredFile{path, "mlperf-log-summaries", 0, {}, {}};
   if (has("location") && has("gpu_batch_size")) return MeasuredFile{path, "mlperf-harness-configs", 0, {}, {}};
+  if (has("location") && has("qsl_idx") && has("output_tokens")) return MeasuredFile{path, "mlperf-answer-lengths", 0, {}, {}};
   throw core::Error(core::SourceLocation{path, 1, ""},
                     "unrecognised measured-runs header: expected the measured-runs schema (id, source, system, model, "
                     "plan, gpus, ...), serving-points (source_id, hardware, ...), serving-points-2 (id, engine_version, "

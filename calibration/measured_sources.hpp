@@ -43,13 +43,18 @@ MeasuredFile read_serving_points(std::istream& in, const std::string& file);    
 MeasuredFile read_serving_points_2(std::istream& in, const std::string& file);   // serving-points-2/
 MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file);
 MeasuredFile read_measured_runs_file(std::istream& in, const std::string& file);  // measured-runs schema
-// MLPerf Inference results (mlperf-inference-v5.1/llm_datacenter_results.csv), with each run's log
-// summary (llm_log_summaries.csv beside it: the Server latency limits) read from `logs` and each
-// TensorRT-LLM result's harness settings (harness_configs.csv: plan, batch limits, KV budget) from
-// `configs`, when given.
-MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std::istream* logs,
-                                 const std::string& logs_file, std::istream* configs = nullptr,
-                                 const std::string& configs_file = "");
+// The files an MLPerf results extract reads beside it, each with its name for errors (null = absent).
+struct MlperfSideFiles {
+  std::istream* logs = nullptr;     // llm_log_summaries.csv: the Server runs' latency limits
+  std::string logs_file;
+  std::istream* configs = nullptr;  // harness_configs.csv: TensorRT-LLM results' plan, batch limits, KV budget
+  std::string configs_file;
+  std::istream* answers = nullptr;  // answer_lengths.csv: a benchmark's measured answer lengths
+  std::string answers_file;
+};
+
+// MLPerf Inference results (mlperf-inference-v5.1/llm_datacenter_results.csv) with the files beside it.
+MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, const MlperfSideFiles& side = {});
 
 // Reads one CSV (its schema told by its header) or every *.csv below a directory (path
 // order). Rows reporting the same point as an earlier row (same source id, system, model,

@@ -2,15 +2,20 @@
 // llm_datacenter_results.csv, one row per submitted result (the Offline and Server scenarios), and
 // llm_log_summaries.csv, each run's parsed mlperf_log_summary.txt (joined on the result's
 // Location: its Server latency limits), and harness_configs.csv, the TensorRT-LLM harness settings
-// of the results whose submitter's config file is in the results repository (joined on Location).
+// of the results whose submitter's config file is in the results repository (joined on Location),
+// and answer_lengths.csv, the answers of the DeepSeek-R1 results' TEST06 accuracy logs (pooled per
+// benchmark: the spread of its answer lengths).
 //
 // A result states no parallelism, request lengths or engine limits; how each is taken is in
 // docs/validation-sets.md and below, each marked measured (from the files), cited or assumed.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "calibration/measured_row.hpp"
+#include "sim/metrics/percentile.hpp"
 
 namespace agentsim::calib {
 using namespace detail;
@@ -43,7 +48,8 @@ constexpr MlperfBenchmark kBenchmarks[] = {
     // ~1.3 Llama 3 tokens per word: 1,000 tokens assumed; outputs 129 tokens (Server logs, measured).
     {"llama3.1-8b", "llama-3.1-8b", 1000, 129},
     // AIME, MATH500, GPQA, MMLU-Pro (5-shot) and LiveCodeBench prompts (<= 3,136 tokens): mean
-    // assumed 800 tokens; outputs from each row's TOKENS_PER_SAMPLE (~3,700).
+    // assumed 800 tokens; outputs from each row's TOKENS_PER_SAMPLE (~3,700), drawn with the spread
+    // of the 1,700 answers in answer_lengths.csv (median 1,825, p90 9,080, longest 20,001).
     {"deepseek-r1", "deepseek-r1", 800, 3700},
     {"llama3.1-405b", "", 0, 0},
     {"llama3_1-405b", "", 0, 0},
@@ -178,6 +184,43 @@ std::map<std::string, HarnessConfig> read_harness(std::istream& in, const std::s
   return out;
 }
 
+// A benchmark's answers in the results' accuracy logs (answer_lengths.csv): the median, 90th
+// percentile and longest of their token counts.
+struct AnswerLengths {
+  double median = 0, p90 = 0;
+  long long max = 0;
+};
+
+// answer_lengths.csv by benchmark (its location's folder after the system's: <division>/<submitter>/
+// compliance/<system>/<benchmark>/<scenario>).
+std::map<std::string, AnswerLengths> read_answers(std::istream& in, const std::string& file) {
+  core::CsvReader csv(in, file);
+  std::map<std::string, std::vector<double>> tokens;
+  const std::size_t c_loc = csv.column("location"), c_tok = csv.column("output_tokens");
+  csv.column("qsl_idx");
+  while (csv.next()) {
+    const std::string& loc = csv.field(c_loc);
+    std::vector<std::string> parts;
+    for (std::size_t a = 0, b; a <= loc.size(); a = b + 1) {
+      b = std::min(loc.find('/', a), loc.size());
+      parts.push_back(loc.substr(a, b - a));
+    }
+    if (parts.size() != 6 || parts[2] != "compliance") {
+      throw csv.error_at(c_loc, "expected <division>/<submitter>/compliance/<system>/<benchmark>/<scenario>");
+    }
+    const double t = csv.number(c_tok);
+    if (!(t >= 1 && t <= 1e7) || t != std::floor(t)) throw csv.error_at(c_tok, "expected a positive whole number of tokens");
+    tokens[parts[4]].push_back(t);
+  }
+  std::map<std::string, AnswerLengths> out;
+  for (auto& [bench, v] : tokens) {
+    const long long longest = static_cast<long long>(*std::max_element(v.begin(), v.end()));
+    const double median = metrics::percentile(v, 50), p90 = metrics::percentile(v, 90);
+    out[bench] = AnswerLengths{median, p90, longest};
+  }
+  return out;
+}
+
 // The result runs its harness's settings: its plan (attention DP over the tensor-parallel ranks
 // with the experts over `ep` of them, as TensorRT-LLM lays enable_attention_dp out; else tp and
 // pp), its batch limits and KV budget, and its attention-DP balance timeout.
@@ -194,18 +237,19 @@ void apply_harness(MeasuredRun& r, const HarnessConfig& h) {
 
 }  // namespace
 
-MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std::istream* logs,
-                                 const std::string& logs_file, std::istream* configs,
-                                 const std::string& configs_file) {
+MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, const MlperfSideFiles& side) {
   core::CsvReader csv(in, file);
   static constexpr std::string_view kColumns[] = {
       "ID", "Submitter", "Category", "Suite", "System", "Platform", "Model", "Scenario", "Nodes", "a#",
       "Accelerator", "Processor", "Software", "weight_data_types", "Performance_Result", "Performance_Units",
       "Power_Result", "Power_Units", "Accuracy", "Location", "total_accelerators", "tokens_per_s_per_accelerator"};
   check_known_columns(csv.header(), kColumns, file);
-  const std::map<std::string, LogSummary> summaries = logs ? read_logs(*logs, logs_file) : std::map<std::string, LogSummary>{};
+  const std::map<std::string, LogSummary> summaries =
+      side.logs ? read_logs(*side.logs, side.logs_file) : std::map<std::string, LogSummary>{};
   const std::map<std::string, HarnessConfig> harness =
-      configs ? read_harness(*configs, configs_file) : std::map<std::string, HarnessConfig>{};
+      side.configs ? read_harness(*side.configs, side.configs_file) : std::map<std::string, HarnessConfig>{};
+  const std::map<std::string, AnswerLengths> answers =
+      side.answers ? read_answers(*side.answers, side.answers_file) : std::map<std::string, AnswerLengths>{};
   const auto col = [&](std::string_view n) { return csv.column(n); };
   MeasuredFile out{file, "mlperf-inference", 0, {}, {}};
   // (ID, scenario, result) of the llama2-70b-99 rows: a 99.9 row of the same submission reporting the
@@ -273,6 +317,13 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, std:
       r.isl = b->isl_tokens;
       const double tps = tokens_per_sample(csv.field(col("Accuracy")));
       r.osl = tps > 0 ? std::llround(tps) : b->osl_tokens;
+      // A benchmark whose answers' lengths were measured draws them (a reasoning model's long tail
+      // decides its batch's context and KV), keeping the row's mean as its reported length.
+      if (const auto it = answers.find(bench); it != answers.end()) {
+        r.osl_median = it->second.median;
+        r.osl_p90 = it->second.p90;
+        r.osl_max = it->second.max;
+      }
     }
     // Offline: all queries at once, closed loop at the engine's running cap (set with the plan).
     r.concurrency = 1;

@@ -205,6 +205,10 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   w.generator.initial_context_tokens = {static_cast<double>(row.isl), static_cast<double>(row.isl)};
   w.generator.output_tokens = {static_cast<double>(row.osl), static_cast<double>(row.osl)};
   w.generator.max_context_tokens = row.isl + row.osl;
+  if (row.osl_max > 0) {  // the dataset's answer lengths drawn (a reasoning model's long tail)
+    w.generator.output_tokens = {row.osl_median, row.osl_p90, 1, static_cast<double>(row.osl_max)};
+    w.generator.max_context_tokens = row.isl + row.osl_max;
+  }
   w.generator.range_ratio = row.range_ratio;  // the client's length spread (InferenceX: 0.8)
   // A serving benchmark sends each prompt once (InferenceX: 10 x concurrency distinct random-token
   // prompts), while the closed loop cycles through the generated sessions: a repeated one must not
@@ -259,7 +263,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     // A saturated batch decodes slower than any interactive row: warm-up and window hold one and two
     // request lifetimes at 150 ms per output token (MLPerf's Server TPOT limits are 80-200 ms).
     w.generated_sessions = std::max(64, static_cast<int>(out.run.concurrency) * 2);
-    w.warmup_s = std::max(30.0, 0.15 * static_cast<double>(row.osl));
+    w.warmup_s = std::max(30.0, 0.15 * static_cast<double>(row.osl_max > 0 ? row.osl_max : row.osl));
     w.window_s = std::max(60.0, 0.3 * static_cast<double>(row.osl));
   } else {
     w.generated_sessions = std::max(64, static_cast<int>(row.concurrency) * 4);

@@ -1,8 +1,8 @@
 #pragma once
-// Predicts measured serving runs: each row becomes a closed-loop run of
-// fixed-length requests (isl in, osl out, no gaps) at the row's concurrency, on
-// the row's system, model, plan, precision, speculation and serving engine, with
-// every other option from a base experiment.
+// Predicts measured serving runs: each row becomes a closed-loop run of one-turn
+// requests (isl in, osl out or drawn with the row's answer spread, no gaps) at the
+// row's concurrency, on the row's system, model, plan, precision, speculation and
+// serving engine, with every other option from a base experiment.
 #include <limits>
 #include <string>
 #include <vector>

@@ -25,6 +25,20 @@ const MeasuredRun* run(const MeasuredSet& s, const std::string& id) {
   return nullptr;
 }
 
+// llm_datacenter_results.csv's header row.
+const std::string kResultsHeader =
+    "ID,Submitter,Category,Suite,System,Platform,Model,Scenario,Nodes,a#,Accelerator,Processor,Software,"
+    "weight_data_types,Performance_Result,Performance_Units,Power_Result,Power_Units,Accuracy,Location,"
+    "total_accelerators,tokens_per_s_per_accelerator\n";
+
+// Only the harness configs beside the results.
+MlperfSideFiles with_configs(std::istream& configs) {
+  MlperfSideFiles side;
+  side.configs = &configs;
+  side.configs_file = "harness_configs.csv";
+  return side;
+}
+
 const SkippedRow* skipped(const MeasuredSet& s, const std::string& id) {
   for (const auto& r : s.skipped) {
     if (r.id == id) return &r;
@@ -140,11 +154,60 @@ TEST(MeasuredMlperf, TensorRtRowsRunTheirSubmittersHarnessConfig) {
   EXPECT_EQ(stand_in->max_sequences, 0);
 }
 
+TEST(MeasuredMlperf, DeepSeekR1RowsDrawTheirAnswersFromTheMeasuredSpread) {
+  // answer_lengths.csv: 1,700 answers of the DeepSeek-R1 results' TEST06 accuracy logs; sorted,
+  // the 850th and 851st are 1,825 tokens, the 90th percentile (linear) 9,079.5, the longest 20,001.
+  const MeasuredSet s = load_measured(kSet);
+  const MeasuredRun* r1 = run(s, "5.1-0069:deepseek-r1:Server");
+  ASSERT_NE(r1, nullptr);
+  EXPECT_DOUBLE_EQ(r1->osl_median, 1825);
+  EXPECT_NEAR(r1->osl_p90, 9079.5, 1e-6);
+  EXPECT_EQ(r1->osl_max, 20001);
+  // Its mean stays the row's accuracy run's TOKENS_PER_SAMPLE; a benchmark without measured
+  // answers keeps every answer at its mean.
+  EXPECT_GT(r1->osl, 3000);
+  const MeasuredRun* llama = run(s, "5.1-0069:llama3.1-8b:Offline");
+  ASSERT_NE(llama, nullptr);
+  EXPECT_EQ(llama->osl_max, 0);
+  EXPECT_EQ(llama->osl_median, 0);
+}
+
+TEST(MeasuredMlperf, AnswerLengthsWithABadValueAreAnErrorNamingFileLineAndColumn) {
+  const std::string header = kResultsHeader;
+  const std::string row =
+      "X-1,S,closed,datacenter,Sys,P,deepseek-r1,Offline,1,8,NVIDIA B200-SXM-180GB,CPU,\"TensorRT 10.11\",fp4,"
+      "8000,Tokens/s,,,exact_match: 81  TOKENS_PER_SAMPLE: 3700.0,loc/x,8,1000\n";
+  const std::string answers_header = "location,qsl_idx,output_tokens\n";
+  const std::string where = "closed/S/compliance/Sys/deepseek-r1/Offline";
+  {
+    std::istringstream in(header + row),
+        answers(answers_header + where + ",1,100\n" + where + ",2,300\n" + where + ",3,200\n");
+    MlperfSideFiles side;
+    side.answers = &answers;
+    side.answers_file = "answer_lengths.csv";
+    const MeasuredFile f = read_mlperf_results(in, "results.csv", side);
+    ASSERT_EQ(f.runs.size(), 1u);
+    EXPECT_DOUBLE_EQ(f.runs[0].osl_median, 200);
+    EXPECT_DOUBLE_EQ(f.runs[0].osl_p90, 280);
+    EXPECT_EQ(f.runs[0].osl_max, 300);
+    EXPECT_EQ(f.runs[0].osl, 3700);
+  }
+  for (const std::string& bad : {where + ",1,0\n", where + ",1,12.5\n", std::string("closed/S/results/Sys/deepseek-r1/Offline,1,100\n")}) {
+    std::istringstream in(header + row), answers(answers_header + bad);
+    MlperfSideFiles side;
+    side.answers = &answers;
+    side.answers_file = "answer_lengths.csv";
+    try {
+      read_mlperf_results(in, "results.csv", side);
+      FAIL() << "a bad answer length must be an error: " << bad;
+    } catch (const core::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("answer_lengths.csv:2"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColumn) {
-  const std::string header =
-      "ID,Submitter,Category,Suite,System,Platform,Model,Scenario,Nodes,a#,Accelerator,Processor,Software,"
-      "weight_data_types,Performance_Result,Performance_Units,Power_Result,Power_Units,Accuracy,Location,"
-      "total_accelerators,tokens_per_s_per_accelerator\n";
+  const std::string header = kResultsHeader;
   const std::string configs_header =
       "location,config,tensor_parallelism,pipeline_parallelism,moe_expert_parallelism,enable_attention_dp,"
       "gpu_batch_size,max_num_tokens,kvcache_free_gpu_mem_frac,enable_chunked_context,cuda_graph_max_batch,"
@@ -154,7 +217,7 @@ TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColum
       "8000,Tokens/s,,,ROUGE1: 38,loc/x,8,1000\n";
   {
     std::istringstream in(header + row), configs(configs_header + "loc/x,c.py,2,1,,false,1024,4096,0.9,true,,,\n");
-    const MeasuredFile f = read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+    const MeasuredFile f = read_mlperf_results(in, "results.csv", with_configs(configs));
     ASSERT_EQ(f.runs.size(), 1u);
     EXPECT_EQ(f.runs[0].plan, "tp=2,ep=1");
     EXPECT_EQ(f.runs[0].max_sequences, 1024);
@@ -165,7 +228,7 @@ TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColum
                                  std::string("loc/x,c.py,2,1,,false,1024,4096,1.5,true,,,\n")}) {
     std::istringstream in(header + row), configs(configs_header + bad);
     try {
-      read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+      read_mlperf_results(in, "results.csv", with_configs(configs));
       FAIL() << "a bad harness config must be an error: " << bad;
     } catch (const core::Error& e) {
       EXPECT_NE(std::string(e.what()).find("harness_configs.csv:2"), std::string::npos) << e.what();
@@ -175,7 +238,7 @@ TEST(MeasuredMlperf, HarnessConfigsWithABadValueAreAnErrorNamingFileLineAndColum
   const std::string ok = "loc/x,c.py,2,1,,false,1024,4096,0.9,true,,,\n";
   std::istringstream in(header + row), configs(configs_header + ok + ok);
   try {
-    read_mlperf_results(in, "results.csv", nullptr, "", &configs, "harness_configs.csv");
+    read_mlperf_results(in, "results.csv", with_configs(configs));
     FAIL() << "a second config for one result must be an error";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("harness_configs.csv:3"), std::string::npos) << e.what();
@@ -203,10 +266,7 @@ TEST(MeasuredMlperf, UnmappableRowsGetTheirReason) {
 }
 
 TEST(MeasuredMlperf, InlineRowsWithoutLogsOrWithUnknownColumns) {
-  const std::string header =
-      "ID,Submitter,Category,Suite,System,Platform,Model,Scenario,Nodes,a#,Accelerator,Processor,Software,"
-      "weight_data_types,Performance_Result,Performance_Units,Power_Result,Power_Units,Accuracy,Location,"
-      "total_accelerators,tokens_per_s_per_accelerator\n";
+  const std::string header = kResultsHeader;
   std::istringstream in(header +
                         "X-1,S,closed,datacenter,Sys,P,llama3.1-8b,Server,1,8,NVIDIA H200-SXM-141GB,CPU,\"vLLM 0.10\",fp8,"
                         "8000,Tokens/s,,,ROUGE1: 38,loc/x,8,1000\n"
@@ -214,14 +274,14 @@ TEST(MeasuredMlperf, InlineRowsWithoutLogsOrWithUnknownColumns) {
                         "8000,Tokens/s,,,ROUGE1: 38,loc/y,8,1000\n"
                         "X-3,S,closed,datacenter,Sys,P,llama3.1-8b,Offline,1,8,NVIDIA H200-SXM-141GB,CPU,PyTorch,fp8,"
                         "8000,Tokens/s,,,ROUGE1: 38,loc/z,8,1000\n");
-  const MeasuredFile f = read_mlperf_results(in, "results.csv", nullptr, "");
+  const MeasuredFile f = read_mlperf_results(in, "results.csv");
   ASSERT_EQ(f.skipped.size(), 3u);
   EXPECT_NE(f.skipped[0].reason.find("no log summary with the Server latency limits"), std::string::npos);
   EXPECT_EQ(f.skipped[1].reason, "accelerator 'NVIDIA L40S' has no catalog system");
   EXPECT_NE(f.skipped[2].reason.find("software 'PyTorch'"), std::string::npos);
   std::istringstream bad(header.substr(0, header.size() - 1) + ",extra\n");
   try {
-    read_mlperf_results(bad, "results.csv", nullptr, "");
+    read_mlperf_results(bad, "results.csv");
     FAIL() << "an unknown column must be an error";
   } catch (const core::Error& e) {
     EXPECT_NE(std::string(e.what()).find("results.csv:1"), std::string::npos) << e.what();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -13,6 +14,7 @@
 #include "experiments/run/validation_runner.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/engine_overhead.hpp"
+#include "workloads/sessions/session_generator.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -82,6 +84,32 @@ TEST(ValidationScenarios, OfflineRunsSaturatedOnTheSmallestFittingPlan) {
   const double wall = offline[calib::measured_metric_index("wall_power_w_per_gpu")];
   ASSERT_TRUE(std::isfinite(board) && std::isfinite(wall));
   EXPECT_GT(wall, board);
+}
+
+TEST(ValidationScenarios, ARowsAnswerSpreadIsDrawnUpToItsLongestAnswer) {
+  // Fixed: every answer osl tokens.
+  const ValidationRow fixed = prepared(small_row("offline"));
+  const wl::Trace a = wl::generate_sessions(fixed.experiment.workload.generator, 400, 7);
+  for (const auto& s : a.sessions) EXPECT_EQ(s.turns.at(0).output_tokens, 16);
+  // Drawn: log-normal of median 16 and p90 64, none longer than 256, every prompt with room for it.
+  calib::MeasuredRun r = small_row("offline");
+  r.osl_median = 16;
+  r.osl_p90 = 64;
+  r.osl_max = 256;
+  const ValidationRow drawn = prepared(r);
+  EXPECT_EQ(drawn.experiment.workload.generator.max_context_tokens, 256 + 256);
+  const wl::Trace b = wl::generate_sessions(drawn.experiment.workload.generator, 400, 7);
+  long long longest = 0, above_p90 = 0, below_median = 0;
+  for (const auto& s : b.sessions) {
+    const long long out = s.turns.at(0).output_tokens;
+    longest = std::max(longest, out);
+    above_p90 += out > 64;
+    below_median += out < 16;
+  }
+  EXPECT_LE(longest, 256);
+  EXPECT_GT(longest, 64);
+  EXPECT_NEAR(static_cast<double>(above_p90) / 400, 0.10, 0.05);
+  EXPECT_NEAR(static_cast<double>(below_median) / 400, 0.50, 0.08);
 }
 
 TEST(ValidationScenarios, NonServerRowsRefuseTheServerProbe) {
