@@ -11,6 +11,40 @@
 namespace agentsim::calib {
 using namespace detail;
 
+namespace {
+
+// TensorRT-LLM's DeepSeek-R1 best-practice blog (the TRTBP- rows; docs/source/blogs/
+// Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md @01c4ece) states no speculative method per
+// row, but its max-throughput runs ran none ("For the max-throughput benchmarking, synthetic dataset
+// is enough to be representative, since it does not use MTP"; their extra-llm-api-options set no
+// speculative_config), each with its trtllm-bench --kv_cache_free_gpu_mem_fraction.
+struct BlogMaxThroughput {
+  std::string_view id;
+  double kv_free_memory_fraction;
+};
+constexpr BlogMaxThroughput kBlogMaxThroughput[] = {
+    {"TRTBP-B200-MAXTP-FP8KV", 0.93},   // "B200 max-throughput for R1-0528 with FP8 KV cache"
+    {"TRTBP-B200-MAXTP-BF16KV", 0.85},  // "B200 max-throughput for R1 with FP16 KV cache"
+    {"TRTBP-H200-MAXTP", 0.8},          // "H200 max-throughput"
+};
+
+const BlogMaxThroughput* blog_max_throughput(const std::string& id) {
+  for (const auto& b : kBlogMaxThroughput) {
+    if (b.id == id) return &b;
+  }
+  return nullptr;
+}
+
+// An engine limit stated after the degrees ("TP8 EP8, attention DP, max_batch_size 896,
+// max_num_tokens 2048"): its value, or 0 where the text states none.
+int stated_limit(const std::string& plan, const char* name) {
+  const std::regex re(std::string(name) + R"(\s+(\d{1,7})\b)");
+  std::smatch m;
+  return std::regex_search(plan, m, re) ? std::stoi(m[1].str()) : 0;
+}
+
+}  // namespace
+
 MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
   core::CsvReader csv(in, file);
   static constexpr std::string_view kColumns[] = {
@@ -66,7 +100,10 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     // InferenceX drives its runs with random-token prompts (PROVENANCE.md, "Caveats").
     r.random_prompts = inferencex;
     // The wide-EP set states no method where none ran (its one speculative row is simulated, above).
-    const std::string& spec_text = csv.field(col("spec_method"));
+    const BlogMaxThroughput* blog = blog_max_throughput(r.id);
+    const std::string& spec_text = blog != nullptr && csv.field(col("spec_method")).empty()
+                                       ? std::string("none")
+                                       : csv.field(col("spec_method"));
     const Mapped spec = role && spec_text.empty() ? Mapped{"0", ""} : map_speculative(spec_text);
     r.speculative = take(spec, why) == "1";
     if (r.speculative) {
@@ -102,7 +139,17 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     }
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);
     r.metrics[metric("total_tok_s_per_gpu")] = optional_positive(csv, col("total_tok_s_per_gpu"), 1, why);
-    r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);
+    if (blog != nullptr) {
+      // A trtllm-bench run at its stated limits (a rank's, with attention DP) and KV fraction. Its
+      // per-user figure is trtllm-bench's "[w/ ctx]" one (output over each request's whole latency,
+      // queueing included), not a decode speed: not compared.
+      r.trtllm_bench = true;
+      r.max_sequences = stated_limit(plan, "max_batch_size");
+      r.max_batch_tokens = stated_limit(plan, "max_num_tokens");
+      r.kv_free_memory_fraction = blog->kv_free_memory_fraction;
+    } else {
+      r.metrics[metric("agent_output_tok_s")] = optional_positive(csv, col("user_tok_s"), 1, why);
+    }
     r.metrics[metric("ttft_s_mean")] = optional_positive(csv, col("ttft_s_mean"), 1, why);
     r.metrics[metric("ttft_s_median")] = optional_positive(csv, col("ttft_s_p50"), 1, why);
     r.metrics[metric("tpot_s_mean")] = optional_positive(csv, col("tpot_s_mean"), 1, why);

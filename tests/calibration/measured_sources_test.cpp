@@ -727,6 +727,41 @@ TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
   EXPECT_GT(batch_waiting, 0);
 }
 
+// TensorRT-LLM's best-practice blog's max-throughput runs ran no MTP ("since it does not use MTP"):
+// they map at their stated trtllm-bench limits and KV fraction, their "[w/ ctx]" per-user figure
+// left out; the blog's min-latency rows keep their stated method.
+TEST(MeasuredSources, BlogMaxThroughputRowsRunTheirStatedLimitsWithoutDrafts) {
+  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
+                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  const auto find = [&](const std::string& id) -> const MeasuredRun* {
+    for (const MeasuredRun& r : set.runs) {
+      if (r.id == id) return &r;
+    }
+    return nullptr;
+  };
+  // "TP8 EP8, attention DP, max_batch_size 896, max_num_tokens 2048", --kv_cache_free_gpu_mem_fraction 0.93.
+  const MeasuredRun* fp8kv = find("TRTBP-B200-MAXTP-FP8KV");
+  ASSERT_NE(fp8kv, nullptr);
+  EXPECT_EQ(fp8kv->plan, "tp=1,ep=8,dp=8");
+  EXPECT_FALSE(fp8kv->speculative);
+  EXPECT_TRUE(fp8kv->trtllm_bench);
+  EXPECT_EQ(fp8kv->max_sequences, 896);
+  EXPECT_EQ(fp8kv->max_batch_tokens, 2048);
+  EXPECT_DOUBLE_EQ(fp8kv->kv_free_memory_fraction, 0.93);
+  EXPECT_TRUE(std::isnan(test::metric_of(*fp8kv, "agent_output_tok_s")));
+  EXPECT_NEAR(test::metric_of(*fp8kv, "output_tok_s_per_gpu"), 5393.2755, 1e-9);
+  const MeasuredRun* h200 = find("TRTBP-H200-MAXTP");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_EQ(h200->max_sequences, 128);
+  EXPECT_EQ(h200->max_batch_tokens, 1151);
+  EXPECT_DOUBLE_EQ(h200->kv_free_memory_fraction, 0.8);
+  const MeasuredRun* minlat = find("TRTBP-B200-MINLAT");
+  ASSERT_NE(minlat, nullptr);
+  EXPECT_TRUE(minlat->speculative);
+  EXPECT_FALSE(minlat->trtllm_bench);
+  EXPECT_FALSE(std::isnan(test::metric_of(*minlat, "agent_output_tok_s")));
+}
+
 // agentsim's own schema refuses `csv` (read as m.csv) with a message containing `where`.
 void expect_own_schema_error(const std::string& csv, const std::string& where) {
   std::istringstream in(csv);
