@@ -197,7 +197,7 @@ std::map<std::string, AnswerLengths> read_answers(std::istream& in, const std::s
   core::CsvReader csv(in, file);
   std::map<std::string, std::vector<double>> tokens;
   const std::size_t c_loc = csv.column("location"), c_tok = csv.column("output_tokens");
-  csv.column("qsl_idx");
+  csv.column("qsl_idx");  // required (the answer's prompt), not read: the spread pools every prompt
   while (csv.next()) {
     const std::string& loc = csv.field(c_loc);
     std::vector<std::string> parts;

@@ -101,9 +101,8 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
     r.random_prompts = inferencex;
     // The wide-EP set states no method where none ran (its one speculative row is simulated, above).
     const BlogMaxThroughput* blog = blog_max_throughput(r.id);
-    const std::string& spec_text = blog != nullptr && csv.field(col("spec_method")).empty()
-                                       ? std::string("none")
-                                       : csv.field(col("spec_method"));
+    const std::string spec_text =
+        blog != nullptr && csv.field(col("spec_method")).empty() ? "none" : csv.field(col("spec_method"));
     const Mapped spec = role && spec_text.empty() ? Mapped{"0", ""} : map_speculative(spec_text);
     r.speculative = take(spec, why) == "1";
     if (r.speculative) {

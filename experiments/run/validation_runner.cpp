@@ -261,7 +261,8 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
     w.window_s = (waves + 1) * 0.1 * static_cast<double>(row.isl + row.osl);
   } else if (!row.scenario.empty()) {
     // A saturated batch decodes slower than any interactive row: warm-up and window hold one and two
-    // request lifetimes at 150 ms per output token (MLPerf's Server TPOT limits are 80-200 ms).
+    // request lifetimes at 150 ms per output token (MLPerf's Server TPOT limits are 80-200 ms); with
+    // drawn answers the warm-up holds the longest one's, so the running mix is the steady state's.
     w.generated_sessions = std::max(64, static_cast<int>(out.run.concurrency) * 2);
     w.warmup_s = std::max(30.0, 0.15 * static_cast<double>(row.osl_max > 0 ? row.osl_max : row.osl));
     w.window_s = std::max(60.0, 0.3 * static_cast<double>(row.osl));

@@ -39,6 +39,14 @@ MlperfSideFiles with_configs(std::istream& configs) {
   return side;
 }
 
+// Only the answer lengths beside the results.
+MlperfSideFiles with_answers(std::istream& answers) {
+  MlperfSideFiles side;
+  side.answers = &answers;
+  side.answers_file = "answer_lengths.csv";
+  return side;
+}
+
 const SkippedRow* skipped(const MeasuredSet& s, const std::string& id) {
   for (const auto& r : s.skipped) {
     if (r.id == id) return &r;
@@ -182,10 +190,7 @@ TEST(MeasuredMlperf, AnswerLengthsWithABadValueAreAnErrorNamingFileLineAndColumn
   {
     std::istringstream in(header + row),
         answers(answers_header + where + ",1,100\n" + where + ",2,300\n" + where + ",3,200\n");
-    MlperfSideFiles side;
-    side.answers = &answers;
-    side.answers_file = "answer_lengths.csv";
-    const MeasuredFile f = read_mlperf_results(in, "results.csv", side);
+    const MeasuredFile f = read_mlperf_results(in, "results.csv", with_answers(answers));
     ASSERT_EQ(f.runs.size(), 1u);
     EXPECT_DOUBLE_EQ(f.runs[0].osl_median, 200);
     EXPECT_DOUBLE_EQ(f.runs[0].osl_p90, 280);
@@ -194,11 +199,8 @@ TEST(MeasuredMlperf, AnswerLengthsWithABadValueAreAnErrorNamingFileLineAndColumn
   }
   for (const std::string& bad : {where + ",1,0\n", where + ",1,12.5\n", std::string("closed/S/results/Sys/deepseek-r1/Offline,1,100\n")}) {
     std::istringstream in(header + row), answers(answers_header + bad);
-    MlperfSideFiles side;
-    side.answers = &answers;
-    side.answers_file = "answer_lengths.csv";
     try {
-      read_mlperf_results(in, "results.csv", side);
+      read_mlperf_results(in, "results.csv", with_answers(answers));
       FAIL() << "a bad answer length must be an error: " << bad;
     } catch (const core::Error& e) {
       EXPECT_NE(std::string(e.what()).find("answer_lengths.csv:2"), std::string::npos) << e.what();
