@@ -25,6 +25,10 @@ const std::vector<KernelFamily>& kernel_families() {
        "one new token per sequence against a paged KV cache; bytes = KV read. Fitted by the KV bytes one call "
        "reads (its `bytes`), not by batch and context: a call's bandwidth follows what it streams, and a "
        "separable batch x context fit multiplies the two rises past the HBM peak"},
+      {"attention_decode_compute", Quantity::kCompute, {"query_heads"}, {}, "flops", "achieved_flops_per_s", false,
+       "one new token per sequence against a paged KV cache where the call is bound by its math, not its KV "
+       "read: a dense-MLA decode call of many query heads (sequences x heads; all 128 of DeepSeek's on an "
+       "attention-data-parallel rank), whose absorbed attention does ~242 FLOPs per byte of a BF16 KV cache"},
       {"mla_decode_floor", Quantity::kLatency, {"query_heads"}, {}, "", "seconds_per_call", false,
        "a dense-MLA decode-attention call at a tiny KV cache (tens of tokens a sequence): the kernel's fixed "
        "cost (work split, partial-result reduce) and its query tiles' work, by query heads (sequences x heads); "

@@ -405,9 +405,23 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
     return add(s, acc, "mla_decode_floor", std::move(row));
   }
   if (starts_with_ci(phase, "decode")) {
+    // A compute-bound configuration's rate (a headline: the kernel's FLOP/s where its query heads
+    // saturate the math) anchors attention_decode_compute; top-k (sparse) decode is another
+    // kernel's work and a memory-bound row's TFLOPS says nothing of the math's ceiling.
+    const double heads = parse_plain(r.field(r.column("num_heads_q")));
+    const bool sparse = contains_ci(r.field(r.column("kernel")), "sparse");
+    if (tflops > 0 && !(gbps > 0) && !sparse && !(batch > 0) && heads > 0) {
+      Row c = row;
+      c.shaped = false;
+      c.axes = {1};
+      c.achieved = tflops * 1e12;
+      c.work = c.achieved;
+      c.time_s = 1;
+      return add(s, acc, "attention_decode_compute", std::move(c));
+    }
     // Decode is priced by its KV bytes: only a published bandwidth anchors it, and the table is
     // fitted by the bytes one call reads (bandwidth x time), so a shaped row needs its time.
-    if (!(gbps > 0)) return skip(s, "decode given in TFLOPS only (no bandwidth)");
+    if (!(gbps > 0)) return skip(s, sparse ? "sparse (top-k) decode given in TFLOPS only" : "decode given in TFLOPS only (no bandwidth)");
     const double context = parse_plain(r.field(r.column("seqlen_kv")));
     const double latency_us = parse_plain(r.field(r.column("latency_us")));
     row.shaped = batch > 0 && context > 0;
@@ -749,7 +763,7 @@ CalibrationFile Importer::build_file(const std::string& acc, const std::map<std:
       std::snprintf(buf, sizeof buf, "%.17g", a.hbm_bw_Bps);
       t.attributes["peak"] = buf;
       t.attributes["peak_source"] = "datasheet: " + a.name + " HBM bandwidth (hardware catalog)";
-      if (family == "attention_prefill") {
+      if (family == "attention_prefill" || family == "attention_decode_compute") {
         std::snprintf(buf, sizeof buf, "%.17g", a.peak_flops_for(hw::DType::kBf16));
         t.attributes["peak"] = buf;
         t.attributes["peak_source"] = "datasheet: " + a.name + " dense bf16 peak (hardware catalog)";

@@ -83,7 +83,10 @@ ProfileEfficiency::ProfileEfficiency(calib::EfficiencyProfile profile, hw::Accel
     grouped_[dtype_index(d)] = std::move(g);
   }
   const auto bf16 = acc_.peak_flops.find(hw::DType::kBf16);
-  if (bf16 != acc_.peak_flops.end()) prefill_ = slot("attention_prefill", "", bf16->second);
+  if (bf16 != acc_.peak_flops.end()) {
+    prefill_ = slot("attention_prefill", "", bf16->second);
+    decode_compute_ = slot("attention_decode_compute", "", bf16->second);
+  }
   decode_ = slot("attention_decode", "", acc_.hbm_bw_Bps);
   mem_ = slot("mem_read", "", acc_.hbm_bw_Bps);
   mla_floor_ = slot("mla_decode_floor", "", 1.0);  // seconds: no peak to rescale
@@ -148,6 +151,10 @@ serving::EfficiencyValue ProfileEfficiency::compute(const serving::KernelShape& 
     case serving::KernelKind::kGroupedGemm: return look(grouped_[dtype_index(s.dtype)], s, fallback_.compute);
     case serving::KernelKind::kAttentionPrefill: return look(prefill_, s, fallback_.compute);
     case serving::KernelKind::kAttentionDecode:
+      // The math's ceiling where a call is compute-bound (dense MLA on an attention-DP rank); a
+      // profile without the table keeps the constant, unnoted, as before the table existed.
+      if (decode_compute_.table != nullptr) return look(decode_compute_, s, fallback_.compute);
+      break;
     case serving::KernelKind::kOther: break;
   }
   return {fallback_.compute, false, ""};
@@ -182,7 +189,8 @@ bool ProfileEfficiency::constant_between(const serving::KernelShape& a, const se
       return flat(g, a, b) && (memory_from_gemm || flat(mem_, a, b));
     }
     case serving::KernelKind::kAttentionPrefill: return flat(prefill_, a, b) && flat(mem_, a, b);
-    case serving::KernelKind::kAttentionDecode: return flat(decode_, a, b) && flat(mla_floor_, a, b);
+    case serving::KernelKind::kAttentionDecode:
+      return flat(decode_, a, b) && flat(decode_compute_, a, b) && flat(mla_floor_, a, b);
     case serving::KernelKind::kOther: return flat(mem_, a, b);
   }
   return false;

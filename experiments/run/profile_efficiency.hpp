@@ -89,7 +89,7 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
   hw::Efficiency fallback_;
   std::map<std::string, std::string> implementations_;
   std::array<Slot, 4> gemm_, grouped_;  // by dtype: fp4, fp8, bf16, fp32
-  Slot prefill_, decode_, mem_, mla_floor_;
+  Slot prefill_, decode_, decode_compute_, mem_, mla_floor_;
 };
 
 // The accelerator's profile (path relative to `root` unless absolute), or null

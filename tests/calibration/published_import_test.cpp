@@ -118,6 +118,40 @@ TEST(PublishedImport, B200DecodeAttentionFollowsTheKvBytesOneCallReads) {
   EXPECT_EQ(imported().profiles.at("gb200").table("attention_decode").derived_from, "b200");
 }
 
+// The dense MLA decode kernel's compute-bound rate (a TFLOPS-only decode row with its query heads
+// and no bandwidth: FlashMLA's "up to 660 TFLOPS in computation-bound configuration" on H800)
+// anchors attention_decode_compute at that rate over the H100 die's BF16 peak; top-k (sparse)
+// decode rows, another kernel's work, and rows with a bandwidth (memory-bound) anchor nothing
+// there. Siblings take that efficiency against their own BF16 peak.
+TEST(PublishedImport, DenseMlaDecodeMathIsPricedAtTheMeasuredComputeBoundRate) {
+  std::ifstream in(kKernels + "/attention.csv");
+  core::CsvReader r(in, "attention.csv");
+  std::vector<std::pair<int, double>> dense, sparse;  // (line, FLOP/s)
+  while (r.next()) {
+    if (r.field(r.column("phase")) != "decode" || r.field(r.column("achieved_tflops")).empty() ||
+        !r.field(r.column("achieved_GBps")).empty())
+      continue;
+    const double flops = r.number(r.column("achieved_tflops")) * 1e12;
+    const bool is_sparse = r.field(r.column("kernel")).find("sparse") != std::string::npos;
+    (is_sparse ? sparse : dense).emplace_back(r.line(), flops);
+  }
+  ASSERT_EQ(dense.size(), 1u);  // the 2025-04-22 kernel's headline on H800
+  ASSERT_EQ(sparse.size(), 3u);
+  const FittedTable& t = imported().profiles.at("h100-sxm").table("attention_decode_compute");
+  EXPECT_TRUE(t.derived_from.empty());
+  EXPECT_EQ(t.quantity, Quantity::kCompute);
+  EXPECT_NE(t.provenance.find("lines " + std::to_string(dense[0].first)), std::string::npos) << t.provenance;
+  const double h100 = peak("h100-sxm", hw::DType::kBf16);
+  EXPECT_NEAR(efficiency("h100-sxm", "attention_decode_compute", {1}, h100), dense[0].second / h100, 1e-9);
+  EXPECT_LT(dense[0].second / h100, 0.7);  // two thirds of the datasheet: the math's ceiling is not the peak
+  for (const std::string acc : {"h200", "b200", "gb300", "mi355x"}) {
+    const FittedTable& d = imported().profiles.at(acc).table("attention_decode_compute");
+    EXPECT_EQ(d.derived_from, "h100-sxm") << acc;
+    const double p = peak(acc, hw::DType::kBf16);
+    EXPECT_NEAR(efficiency(acc, "attention_decode_compute", {1}, p), dense[0].second / h100, 1e-9) << acc;
+  }
+}
+
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {
   // H100 BF16 (vLLM PR #23280 torch.matmul rows) and B200 BF16 (SM100 PR rows): small-M underutilisation.
   for (const auto& [acc, n, k] : {std::tuple<std::string, double, double>{"h100-sxm", 2112, 7168}, {"b200", 4096, 4096}}) {

@@ -499,5 +499,43 @@ TEST(PublishedImport, MlaDecodeAttentionOnAmdPaysTheCallFloor) {
   }
 }
 
+// A dense-MLA decode call on an attention-data-parallel rank (all 128 of DeepSeek-R1's query heads
+// over an FP8 KV cache) is bound by its math, priced at the decode kernel's measured
+// compute-bound rate (attention_decode_compute: FlashMLA's 660 TFLOPS on H800, two thirds of the
+// die's BF16 peak), not at the datasheet peak; at TP 8 (16 heads a rank) the same sequences stay
+// bound by their KV read.
+TEST(PublishedImport, MlaDecodeOnAnAttentionDataParallelRankRunsAtTheKernelsComputeBoundRate) {
+  const auto& p = imported().profiles;
+  const hw::System& s = catalog().systems.get("hgx-b200");
+  const double bf16 = s.accelerator.peak_flops.at(hw::DType::kBf16);
+  const double measured = p.at("b200").table("attention_decode_compute").lookup({1}).value *
+                          p.at("b200").table("attention_decode_compute").peak / bf16;
+  ASSERT_GT(measured, 0.6);
+  ASSERT_LT(measured, 0.7);
+  auto attn = [&](const std::string& plan) {
+    serving::StepCostOptions o = serving::test::step_coster_cases::plan_options(s, plan);
+    o.kernels = std::make_shared<exp::ProfileEfficiency>(p.at("b200"), s.accelerator, o.efficiency);
+    wl::ModelSpec m = catalog().models.get("deepseek-r1");
+    m.precision.kv_cache = hw::DType::kFp8;
+    const serving::StepCost c = serving::step_cost(serving::parse_step_batch("decode=2048@4096"), m, s, o);
+    std::vector<serving::OpCost> rows;
+    for (const serving::OpCost& op : c.breakdown.ops)
+      if (op.op == "attn_core") rows.push_back(op);
+    return rows;
+  };
+  const auto adp = attn("tp=1,ep=8,dp=8");
+  ASSERT_FALSE(adp.empty());
+  for (const serving::OpCost& op : adp) {
+    EXPECT_DOUBLE_EQ(op.e_compute, measured) << op.layer_kind;
+    EXPECT_NEAR(op.compute_s, op.flops / (measured * bf16), 1e-12 * op.compute_s) << op.layer_kind;
+    EXPECT_EQ(op.bound, serving::Cause::kCompute) << op.layer_kind;
+    EXPECT_NE(op.note.find("attention_decode_compute"), std::string::npos) << op.note;
+  }
+  for (const serving::OpCost& op : attn("tp=8,ep=8")) {
+    EXPECT_EQ(op.bound, serving::Cause::kHbm) << op.layer_kind;
+    EXPECT_LT(op.compute_s, op.memory_s) << op.layer_kind;
+  }
+}
+
 }  // namespace
 }  // namespace agentsim::calib
