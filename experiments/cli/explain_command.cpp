@@ -19,9 +19,11 @@
 #include "calibration/kernel_implementation.hpp"
 #include "experiments/run/resolve_run.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/format_g.hpp"
 #include "sim/core/units.hpp"
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/collective_pricer.hpp"
+#include "workloads/model/moe_expectation.hpp"
 #include "workloads/model/weight_format.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -85,6 +87,17 @@ void print_layout(const wl::ModelSpec& model, const hw::System& system, const wl
                 "ep_imbalance %.3g on the busiest rank\n",
                 nodes > 1 ? "" : "\n", model.ffn.experts, plan.redundant_for(model.ffn.experts), plan.ep,
                 plan.experts_per_rank(model.ffn.experts), plan.expert_tp(), opt.ep_imbalance);
+    if (model.ffn.expert_load_cv > 0) {
+      const int redundant = plan.redundant_for(model.ffn.experts);
+      std::printf("expert popularity (model card: expert loads' CV %.3g; %s): the busiest rank routes at least %.3f x "
+                  "the mean rank's tokens\n",
+                  model.ffn.expert_load_cv,
+                  redundant > 0 ? ("redundant experts placed by a load balancer, rank loads' CV " +
+                                   core::format_g(model.ffn.expert_load_cv_balanced)).c_str()
+                                : "no redundant experts, contiguous placement",
+                  wl::expected_busiest_rank_skew(model.ffn.experts, plan.ep, redundant, model.ffn.expert_load_cv,
+                                                 model.ffn.expert_load_cv_balanced));
+    }
   }
   if (plan.pp > 1) {
     const int m = std::max(1, opt.micro_batches);

@@ -95,6 +95,10 @@ constexpr std::array kFfnKeys = {
     OptionSpec{"latent_dim", "integer", "0", "LatentMoE expert width"},
     OptionSpec{"expert_bias", "bool", "false", "experts carry biases"},
     OptionSpec{"hash_layers", "integer", "0", "MoE layers routed by token hash"},
+    OptionSpec{"expert_load_cv", "number", "0",
+               "coefficient of variation of the experts' routed loads in a step (hot experts; 0 = uniform routing)"},
+    OptionSpec{"expert_load_cv_balanced", "number", "0",
+               "coefficient of variation of an expert-parallel rank's load with redundant experts placed by a load balancer"},
     OptionSpec{"n_group", "integer", "0", "router groups (informational)"},
     OptionSpec{"topk_group", "integer", "0", "groups per token (informational)"},
     OptionSpec{"scoring_func", "string", "", "router scoring (informational)"},
@@ -253,6 +257,11 @@ void decode_ffn(const YamlNode& n, wl::ModelSpec& m) {
   f.latent_dim = int_or(n, "latent_dim", 0);
   f.expert_bias = bool_or(n, "expert_bias", false);
   f.hash_layers = int_or(n, "hash_layers", 0);
+  for (const char* key : {"expert_load_cv", "expert_load_cv_balanced"}) {
+    const double v = n.number_or(key, 0.0);
+    if (!(v >= 0 && v <= 10)) throw n.at(key).error(std::string(key) + " must be in [0, 10]");
+    (std::string(key) == "expert_load_cv" ? f.expert_load_cv : f.expert_load_cv_balanced) = v;
+  }
   int_or(n, "n_group", 0);
   int_or(n, "topk_group", 0);
   n.string_or("scoring_func", "");

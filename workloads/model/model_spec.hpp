@@ -69,6 +69,11 @@ struct FfnSpec {
   int latent_dim = 0;                  // LatentMoE width routed experts run at (0 = hidden)
   bool expert_bias = false;
   int hash_layers = 0;  // MoE layers routed by a static token hash (no router matmul)
+  // Expert popularity: the coefficient of variation of the experts' routed loads in a step (0:
+  // uniform routing), and of an expert-parallel rank's load once a load balancer has placed
+  // redundant copies of the hot experts (moe_expectation.hpp, expected_busiest_rank_skew).
+  double expert_load_cv = 0;
+  double expert_load_cv_balanced = 0;
 };
 
 // Per-tensor-group numeric formats. Each weight group has its own block (WeightFormat): FP4

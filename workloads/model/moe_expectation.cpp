@@ -99,4 +99,13 @@ double expected_busiest_rank_assignments(int top_k, double tokens, int ranks) {
   return expected_max_poisson(top_k * tokens / ranks, ranks);
 }
 
+double expected_busiest_rank_skew(int experts, int ranks, int redundant, double load_cv, double balanced_cv) {
+  if (ranks <= 1 || experts <= 0 || !(load_cv > 0)) return 1.0;
+  const double z = expected_max_std_normal(ranks);
+  if (redundant > 0) return 1.0 + z * std::max(0.0, balanced_cv);
+  const double per_rank = static_cast<double>(experts) / ranks;
+  const double s2 = std::log1p(load_cv * load_cv / per_rank);
+  return std::max(1.0, std::exp(std::sqrt(s2) * z - s2 / 2));
+}
+
 }  // namespace agentsim::wl

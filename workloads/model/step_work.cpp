@@ -104,24 +104,24 @@ const std::string& StepWork::kind_name(std::size_t kind) const {
 StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   const FfnSpec& f = model_->ffn;
   const int ranks = plan_.ep;
-  // A pure function of (experts, top-k, ranks, tokens) whose expert-parallel expectations cost up
+  // A pure function of (experts, top-k, ranks, redundant, load skew, tokens) whose expert-parallel expectations cost up
   // to ~1,000 libm calls: every thread keeps what it computed (every replica's StepWork tables the
   // same 0..511 tokens; prefill steps repeat their token counts), a bounded map, dropped when full.
   struct Key {
     int experts, top_k, ranks, redundant;
-    double tokens;
+    double load_cv, balanced_cv, tokens;
     bool operator==(const Key&) const = default;
   };
   struct Hash {
     std::size_t operator()(const Key& k) const {
-      std::size_t h = std::hash<double>{}(k.tokens);
+      std::size_t h = std::hash<double>{}(k.tokens) ^ std::hash<double>{}(k.load_cv) * 31U ^ std::hash<double>{}(k.balanced_cv);
       for (int x : {k.experts, k.top_k, k.ranks, k.redundant}) h = h * 1000003U ^ static_cast<std::size_t>(x);
       return h;
     }
   };
   thread_local std::unordered_map<Key, RoutedLoad, Hash> known;
   const int redundant = plan_.redundant_for(f.experts);
-  const Key key{f.experts, f.top_k, ranks, redundant, tokens};
+  const Key key{f.experts, f.top_k, ranks, redundant, f.expert_load_cv, f.expert_load_cv_balanced, tokens};
   if (ranks > 1) {
     if (const auto it = known.find(key); it != known.end()) return it->second;
   }
@@ -130,7 +130,10 @@ StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   if (ranks <= 1 || r.touched <= 0) return r;
   r.weight_factor = std::max(1.0, expected_busiest_rank_experts(f.experts, f.top_k, tokens, ranks, redundant) * ranks /
                                            r.touched);
-  r.token_factor = std::max(1.0, expected_busiest_rank_assignments(f.top_k, tokens, ranks) * ranks / (f.top_k * tokens));
+  // Routing's sampling spread or the experts' own popularity, whichever loads the busiest rank more.
+  r.token_factor = std::max({1.0, expected_busiest_rank_assignments(f.top_k, tokens, ranks) * ranks / (f.top_k * tokens),
+                             expected_busiest_rank_skew(f.experts, ranks, redundant, f.expert_load_cv,
+                                                        f.expert_load_cv_balanced)});
   if (known.size() >= (std::size_t{1} << 16)) known.clear();
   known.emplace(key, r);
   return r;

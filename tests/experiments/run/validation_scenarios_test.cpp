@@ -165,9 +165,10 @@ TEST(ValidationScenarios, OneRoleRowsSlowWithContextAndNeverLoseToADominatingSys
   // H200: the H100's die with more HBM bandwidth, the same NICs.
   for (const char* role : {"prefill-only", "decode-only"}) {
     const char* metric = std::string(role) == "prefill-only" ? "total_tok_s_per_gpu" : "output_tok_s_per_gpu";
-    EXPECT_GE(predicted(one_role_row(role, "hgx-h200", 2000), metric),
-              predicted(one_role_row(role, "hgx-h100", 2000), metric))
-        << role;
+    const double h200 = predicted(one_role_row(role, "hgx-h200", 2000), metric);
+    const double h100 = predicted(one_role_row(role, "hgx-h100", 2000), metric);
+    // (Prefill over the default row's nodes waits on the same NICs on both: equal to rounding.)
+    EXPECT_GE(h200, h100 * (1 - 1e-12)) << role;
   }
 }
 

@@ -125,5 +125,34 @@ TEST(ExpertPlacement, BusiestRankWithRedundantSlotsMatchesMonteCarlo) {
   }
 }
 
+// DeepSeek-R1's card states its experts' popularity (TensorRT-LLM's measured EP32 table): at EP8
+// with 4,096 decode tokens the busiest rank's routed-expert math is the skew's share of the
+// tokens, where uniform routing's would be within 3% of the mean; the weights it streams (every
+// expert of the rank is touched) and a model without the skew are unchanged.
+TEST(ExpertPlacement, HotExpertsLoadTheBusiestRank) {
+  const ModelSpec& r1 = model("deepseek-r1");
+  ASSERT_GT(r1.ffn.expert_load_cv, 1.0);
+  ModelSpec uniform = r1;
+  uniform.ffn.expert_load_cv = 0;
+  uniform.ffn.expert_load_cv_balanced = 0;
+  BatchShape b;
+  b.decode_contexts.assign(4096, 2048);
+  const auto routed = [&](const ModelSpec& m, const char* plan, double OpWork::*field) {
+    double sum = 0;
+    for (const OpWork& o : batch_work(m, parse_parallel_plan(plan), b).ops) sum += o.op == "routed_experts" ? o.*field : 0.0;
+    return sum;
+  };
+  const double skew = expected_busiest_rank_skew(256, 8, 0, r1.ffn.expert_load_cv, r1.ffn.expert_load_cv_balanced);
+  const double sampling = expected_busiest_rank_assignments(8, 4096, 8) * 8 / (8.0 * 4096);
+  ASSERT_LT(sampling, 1.03);
+  EXPECT_GT(skew, 1.3);
+  EXPECT_NEAR(routed(r1, "dp=8,ep=8", &OpWork::flops) / routed(uniform, "dp=8,ep=8", &OpWork::flops), skew / sampling,
+              1e-9);
+  EXPECT_DOUBLE_EQ(routed(r1, "dp=8,ep=8", &OpWork::weight_read_bytes),
+                   routed(uniform, "dp=8,ep=8", &OpWork::weight_read_bytes));
+  // Without expert parallelism there is no busiest rank to skew.
+  EXPECT_DOUBLE_EQ(routed(r1, "tp=8", &OpWork::flops), routed(uniform, "tp=8", &OpWork::flops));
+}
+
 }  // namespace
 }  // namespace agentsim::wl
