@@ -83,6 +83,13 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
         why = rr.reason;
       }
       r.plan = rr.plan;
+      // The LMSYS 96-GPU deployment runs SGLang's expert-parallel load balancer with 32 redundant
+      // experts on its prefill and decode servers (its reproduction commands, sgl-project/sglang
+      // issue #6017: `--ep-num-redundant-experts 32`); the rows do not repeat it.
+      if (!r.plan.empty() && r.source.find("lm-sys.github.io") != std::string::npos &&
+          r.source.find("2025-05-05-large-scale-ep.md") != std::string::npos) {
+        r.plan += ",re=32";
+      }
       r.scenario = rr.scenario;
       r.role_batch_per_device = rr.batch_per_device;
       r.two_batch_overlap = rr.two_batch_overlap;

@@ -47,7 +47,7 @@ TEST(MeasuredDisaggregated, WideEpRowsMapToOneRoleAtItsStatedBatch) {
   for (int i = 0; i < 3; ++i) {  // EP32 prefill over four nodes, 16,384 tokens per device, TBO
     const MeasuredRun& r = s.runs[static_cast<std::size_t>(i)];
     EXPECT_EQ(r.scenario, "prefill-only") << r.id;
-    EXPECT_EQ(r.plan, "tp=1,ep=32,dp=32") << r.id;
+    EXPECT_EQ(r.plan, "tp=1,ep=32,dp=32,re=32") << r.id;  // EPLB's 32 redundant experts (sglang#6017)
     EXPECT_EQ(r.gpus, 32) << r.id;
     EXPECT_EQ(r.role_batch_per_device, 16384) << r.id;
     EXPECT_TRUE(r.two_batch_overlap) << r.id;
@@ -60,7 +60,7 @@ TEST(MeasuredDisaggregated, WideEpRowsMapToOneRoleAtItsStatedBatch) {
   EXPECT_EQ(s.runs[2].isl, 4000);
   const MeasuredRun& d = s.runs[3];  // EP72 decode over nine nodes, 256 sequences per device at 2,000 tokens
   EXPECT_EQ(d.scenario, "decode-only");
-  EXPECT_EQ(d.plan, "tp=1,ep=72,dp=72");
+  EXPECT_EQ(d.plan, "tp=1,ep=72,dp=72,re=32");
   EXPECT_EQ(d.role_batch_per_device, 256);
   EXPECT_EQ(d.isl, 2000);
   EXPECT_DOUBLE_EQ(d.concurrency, 256.0 * 72);
