@@ -421,7 +421,9 @@ void Importer::attention_row(const core::CsvReader& r, ImportFileSummary& s, con
     }
     // Decode is priced by its KV bytes: only a published bandwidth anchors it, and the table is
     // fitted by the bytes one call reads (bandwidth x time), so a shaped row needs its time.
-    if (!(gbps > 0)) return skip(s, sparse ? "sparse (top-k) decode given in TFLOPS only" : "decode given in TFLOPS only (no bandwidth)");
+    if (!(gbps > 0)) {
+      return skip(s, sparse ? "sparse (top-k) decode given in TFLOPS only" : "decode given in TFLOPS only (no bandwidth)");
+    }
     const double context = parse_plain(r.field(r.column("seqlen_kv")));
     const double latency_us = parse_plain(r.field(r.column("latency_us")));
     row.shaped = batch > 0 && context > 0;

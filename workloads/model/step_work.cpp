@@ -104,9 +104,10 @@ const std::string& StepWork::kind_name(std::size_t kind) const {
 StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   const FfnSpec& f = model_->ffn;
   const int ranks = plan_.ep;
-  // A pure function of (experts, top-k, ranks, redundant, load skew, tokens) whose expert-parallel expectations cost up
-  // to ~1,000 libm calls: every thread keeps what it computed (every replica's StepWork tables the
-  // same 0..511 tokens; prefill steps repeat their token counts), a bounded map, dropped when full.
+  // A pure function of (experts, top-k, ranks, redundant, load skew, tokens) whose expert-parallel
+  // expectations cost up to ~1,000 libm calls: every thread keeps what it computed (every replica's
+  // StepWork tables the same 0..511 tokens; prefill steps repeat their token counts), a bounded
+  // map, dropped when full.
   struct Key {
     int experts, top_k, ranks, redundant;
     double load_cv, balanced_cv, tokens;
@@ -114,7 +115,8 @@ StepWork::RoutedLoad StepWork::routed_load(double tokens) const {
   };
   struct Hash {
     std::size_t operator()(const Key& k) const {
-      std::size_t h = std::hash<double>{}(k.tokens) ^ std::hash<double>{}(k.load_cv) * 31U ^ std::hash<double>{}(k.balanced_cv);
+      std::size_t h = std::hash<double>{}(k.tokens);
+      for (double x : {k.load_cv, k.balanced_cv}) h = h * 1000003U ^ std::hash<double>{}(x);
       for (int x : {k.experts, k.top_k, k.ranks, k.redundant}) h = h * 1000003U ^ static_cast<std::size_t>(x);
       return h;
     }
