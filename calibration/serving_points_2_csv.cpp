@@ -35,6 +35,17 @@ const BlogMaxThroughput* blog_max_throughput(const std::string& id) {
   return nullptr;
 }
 
+// Redundant experts a source's deployment ran that its rows do not repeat (0: none stated). The
+// LMSYS 96-GPU deployment runs SGLang's expert-parallel load balancer with 32 on its prefill and
+// decode servers (its reproduction commands, sgl-project/sglang issue #6017:
+// `--ep-num-redundant-experts 32`).
+int stated_redundant_experts(const std::string& source) {
+  return source.find("lm-sys/lm-sys.github.io") != std::string::npos &&
+                 source.find("2025-05-05-large-scale-ep.md") != std::string::npos
+             ? 32
+             : 0;
+}
+
 // An engine limit stated after the degrees ("TP8 EP8, attention DP, max_batch_size 896,
 // max_num_tokens 2048"): its value, or 0 where the text states none.
 int stated_limit(const std::string& plan, const char* name) {
@@ -83,12 +94,8 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
         why = rr.reason;
       }
       r.plan = rr.plan;
-      // The LMSYS 96-GPU deployment runs SGLang's expert-parallel load balancer with 32 redundant
-      // experts on its prefill and decode servers (its reproduction commands, sgl-project/sglang
-      // issue #6017: `--ep-num-redundant-experts 32`); the rows do not repeat it.
-      if (!r.plan.empty() && r.source.find("lm-sys.github.io") != std::string::npos &&
-          r.source.find("2025-05-05-large-scale-ep.md") != std::string::npos) {
-        r.plan += ",re=32";
+      if (const int re = stated_redundant_experts(r.source); re > 0 && !r.plan.empty()) {
+        r.plan += ",re=" + std::to_string(re);
       }
       r.scenario = rr.scenario;
       r.role_batch_per_device = rr.batch_per_device;

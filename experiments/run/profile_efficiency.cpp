@@ -150,11 +150,8 @@ serving::EfficiencyValue ProfileEfficiency::compute(const serving::KernelShape& 
     case serving::KernelKind::kGemm: return look(gemm_[dtype_index(s.dtype)], s, fallback_.compute);
     case serving::KernelKind::kGroupedGemm: return look(grouped_[dtype_index(s.dtype)], s, fallback_.compute);
     case serving::KernelKind::kAttentionPrefill: return look(prefill_, s, fallback_.compute);
-    case serving::KernelKind::kAttentionDecode:
-      // The math's ceiling where a call is compute-bound (dense MLA on an attention-DP rank); a
-      // profile without the table keeps the constant, unnoted, as before the table existed.
-      if (decode_compute_.table != nullptr) return look(decode_compute_, s, fallback_.compute);
-      break;
+    // The math's ceiling where a decode call is compute-bound (dense MLA on an attention-DP rank).
+    case serving::KernelKind::kAttentionDecode: return look(decode_compute_, s, fallback_.compute);
     case serving::KernelKind::kOther: break;
   }
   return {fallback_.compute, false, ""};

@@ -257,11 +257,13 @@ void decode_ffn(const YamlNode& n, wl::ModelSpec& m) {
   f.latent_dim = int_or(n, "latent_dim", 0);
   f.expert_bias = bool_or(n, "expert_bias", false);
   f.hash_layers = int_or(n, "hash_layers", 0);
-  for (const char* key : {"expert_load_cv", "expert_load_cv_balanced"}) {
+  const auto cv = [&n](const char* key) {
     const double v = n.number_or(key, 0.0);
     if (!(v >= 0 && v <= 10)) throw n.at(key).error(std::string(key) + " must be in [0, 10]");
-    (std::string(key) == "expert_load_cv" ? f.expert_load_cv : f.expert_load_cv_balanced) = v;
-  }
+    return v;
+  };
+  f.expert_load_cv = cv("expert_load_cv");
+  f.expert_load_cv_balanced = cv("expert_load_cv_balanced");
   int_or(n, "n_group", 0);
   int_or(n, "topk_group", 0);
   n.string_or("scoring_func", "");
