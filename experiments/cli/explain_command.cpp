@@ -24,7 +24,6 @@
 #include "sim/serving/batch_text.hpp"
 #include "sim/serving/collective_pricer.hpp"
 #include "workloads/model/moe_expectation.hpp"
-#include "workloads/model/step_work.hpp"
 #include "workloads/model/weight_format.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -75,21 +74,7 @@ std::string group_of(const std::string& kind) {
 
 // Expert placement, the systems spanned, and each collective group with the links it crosses.
 void print_layout(const wl::ModelSpec& model, const hw::System& system, const wl::ParallelPlan& plan,
-                  const serving::StepCostOptions& opt, const serving::StepBatch& batch,
-                  const serving::StepBreakdown& bd) {
-  if (plan.attn_dp > 1 && !batch.prefills.empty()) {
-    long long chunks = 0, tokens = 0, all = 0;
-    for (const serving::PrefillChunk& c : batch.prefills) all += c.tokens;
-    wl::busiest_attention_rank(
-        batch.prefills.size(), static_cast<std::size_t>(plan.attn_dp),
-        [&](std::size_t i) { return static_cast<double>(batch.prefills[i].tokens); },
-        [&](std::size_t i) { ++chunks, tokens += batch.prefills[i].tokens; });
-    std::printf("\nattention DP: %d ranks meet at every MoE layer, so the step runs at its busiest rank's pace: %lld of "
-                "%zu prompt chunks (%lld of %lld tokens), each whole on the rank least loaded when placed, beside "
-                "%.4g of %zu decodes\n",
-                plan.attn_dp, chunks, batch.prefills.size(), tokens, all,
-                static_cast<double>(batch.decodes.size()) / plan.attn_dp, batch.decodes.size());
-  }
+                  const serving::StepCostOptions& opt, const serving::StepBreakdown& bd) {
   const int nodes = plan.nodes(system.accelerators);
   if (nodes > 1) {
     std::printf("\nreplica spans %d systems of %d (%d devices); scale-out: %d NICs per system at %.0f Gb/s, %.1f us "
@@ -362,7 +347,7 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
                   r.count, r.payload_bytes / 1e3, r.algorithm.c_str(), r.latency_s * 1e6, r.transfer_s * 1e6);
     }
   }
-  print_layout(model, system, plan, opt, batch, bd);
+  print_layout(model, system, plan, opt, bd);
   if (model.engram.table_bytes > 0 && plan.engram_on_host) {
     std::printf("\nEngram host link: %.3f MB of rows per device over %s at %.0f GB/s per GPU: transfer %.2f us, "
                 "exposed %.2f us (prefetch %s)\n",

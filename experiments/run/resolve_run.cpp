@@ -168,10 +168,6 @@ serving::ReplicaOptions replica_options(const Experiment& e, const DeploymentCon
   const int ranks = limit_ranks(e, d.plan);
   ro.max_batch_tokens = e.serving.max_batch_tokens * ranks;
   ro.max_sequences = max_sequences * ranks;
-  if (d.plan.attn_dp > 1) {
-    ro.ranks = d.plan.attn_dp;
-    ro.rank_batch_tokens = std::max(1LL, ro.max_batch_tokens / d.plan.attn_dp);
-  }
   ro.mixed_batches = e.serving.engine_overhead.mixed_batches;
   ro.recv_interval_steps = e.serving.recv_interval_steps;
   // TensorRT-LLM balances prompts across attention-DP ranks, and batch-waits only without them.

@@ -339,15 +339,9 @@ void Replica::maybe_start_step() {
     }
   }
   long long budget = opt_.max_batch_tokens - verify_tokens * static_cast<long long>(batch.decodes.size());
-  // Under attention DP a chunk is one rank's: its share of the step, less its decodes.
-  const long long rank_left =
-      opt_.rank_batch_tokens > 0
-          ? opt_.rank_batch_tokens - verify_tokens * ((static_cast<long long>(batch.decodes.size()) + opt_.ranks - 1) / opt_.ranks)
-          : budget;
   auto add_prefill = [&](std::size_t slot) {
     Active& a = running_[slot];
-    const long long chunk = std::min({budget, rank_left, a.prompt - a.prefilled});
-    if (chunk <= 0) return;
+    const long long chunk = std::min(budget, a.prompt - a.prefilled);
     batch.prefills.push_back(PrefillChunk{chunk, a.prefilled, a.prefilled + chunk == a.prompt});
     prefill_slots.push_back(slot);
     chunks.push_back(chunk);

@@ -45,10 +45,6 @@ enum class ReplicaRole { kUnified, kPrefill, kDecode };
 struct ReplicaOptions {
   StepCostOptions cost;             // plan, efficiencies, step overhead
   long long max_batch_tokens = 8192; // new tokens per step (decode + prefill)
-  // Attention DP: a prompt chunk runs on one rank, within that rank's share of the step's tokens
-  // (max_batch_tokens / ranks, less its share of the decodes); 0: one rank, the whole budget.
-  long long rank_batch_tokens = 0;
-  int ranks = 1;
   int max_sequences = 256;          // sequences in the running batch
   long long kv_capacity_tokens = 0; // KV cache size in tokens (from HBM left after weights)
   // KV cache: granularity, lower tiers (capacity 0 = absent), retention. tiers[0] is

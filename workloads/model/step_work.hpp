@@ -4,9 +4,7 @@
 // attention), then visited per batch without allocating. The step cost prices
 // what it visits (sim/serving/step_coster); batch_work() records it.
 // Per-device values are for the average pipeline stage (layers split over pp)
-// and, under attention data parallelism, for the busiest attention-DP rank:
-// decodes spread evenly, each prompt chunk whole on one rank (busiest_rank).
-#include <algorithm>
+// with sequences spread evenly over the attention-DP groups.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,13 +32,6 @@ inline constexpr std::size_t kFormats = 4;
 // MORI-EP's "FP8 dispatching and BF16 combining"), else the activation dtype's. The combine
 // returns the experts' outputs in the activation dtype.
 double dispatch_bytes_per_element(const PrecisionSpec& p);
-
-// StepWork::busiest_rank's placement of `chunks` prompt chunks (`tokens(i)` each) over `attn_dp`
-// ranks: returns the busiest rank and calls f(i) for each chunk on it. Plans wider than
-// kMaxAttentionRanks place over that many.
-inline constexpr std::size_t kMaxAttentionRanks = 1024;
-template <class Tokens, class F>
-std::size_t busiest_attention_rank(std::size_t chunks, std::size_t attn_dp, Tokens&& tokens, F&& f);
 
 // Token counts of one step's batch.
 struct StepTokens {
@@ -74,13 +65,6 @@ class StepWork {
   // Returns the kinds that ran, one bit each.
   template <class Batch, class Sink>
   std::uint64_t visit(const Batch& batch, Sink& sink) const;
-
-  // Attention-DP ranks meet at every MoE layer's all-to-all, so a step waits for its busiest
-  // rank. Each prompt chunk of `batch` runs whole on the rank least loaded with chunk tokens when
-  // it is placed (batch order, lowest rank on ties), as the engines' attention-DP dispatchers place
-  // requests; decodes spread evenly. Returns that busiest rank; `f(i)` per chunk i placed on it.
-  template <class Batch, class F>
-  std::size_t busiest_rank(const Batch& batch, F&& f) const;
 
   // Layers on the device of the kinds in `present`, summed in kind-name order.
   double layers(std::uint64_t present) const;
@@ -175,13 +159,6 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
 
   const double h = h_, ab = ab_, wb = wb_, eb = eb_;
   const double tp = plan_.tp, dp = plan_.attn_dp, stage = plan_.devices_per_stage();
-  // The busiest attention-DP rank's prompt and output-chunk tokens (all of them on one rank).
-  double rank_prefill = 0, rank_output = 0;
-  busiest_rank(batch, [&](std::size_t i) {
-    const PrefillShape c = batch.chunk(i);
-    rank_prefill += c.new_tokens;
-    if (c.output) rank_output += c.new_tokens;
-  });
   // Kinds sharing an attention variant and phase see the same attention work: computed
   // once, kept in the slot the first of them saves to.
   std::array<AttentionCost, kMaxSharedAttention> shared;
@@ -193,8 +170,7 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     const double tokens = (k.prefill ? t.prefill_tokens : t.output_chunk_tokens) + t.decode_tokens;
     if (tokens <= 0) continue;
     present |= std::uint64_t{1} << ki;
-    // Tokens the busiest attention-DP group handles.
-    const double dev_tokens = t.decode_tokens / dp + (k.prefill ? rank_prefill : rank_output);
+    const double dev_tokens = tokens / dp;  // tokens one attention-DP group handles
     auto op = [&](Op id, Format f, const OpAmounts& a) { sink.op(ki, id, n, f, a); };
     auto matmul = [&](Op id, double params, double bytes_per_weight, double split) {
       op(id, Format::kWeights,
@@ -208,32 +184,29 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     if (k.load_slot >= 0) {
       att = shared[static_cast<std::size_t>(k.load_slot)];
     } else {
-      auto add = [](AttentionCost& to, const AttentionCost& x, double share) {
-        to.core_flops += x.core_flops * share;
-        to.indexer_flops += x.indexer_flops * share;
-        to.kv_read_bytes += x.kv_read_bytes * share;
-        to.kv_write_bytes += x.kv_write_bytes * share;
+      auto add = [&att](const AttentionCost& x) {
+        att.core_flops += x.core_flops;
+        att.indexer_flops += x.indexer_flops;
+        att.kv_read_bytes += x.kv_read_bytes;
+        att.kv_write_bytes += x.kv_write_bytes;
       };
-      // The busiest rank's chunks, and an even share of the decodes (summed whole, then divided).
-      if (t.prefill_chunks > 0) {
-        busiest_rank(batch, [&](std::size_t i) {
-          const PrefillShape c = batch.chunk(i);
-          if (k.prefill || c.output) add(att, chunk_attention(k.prefill_attention, c), 1.0);
-        });
+      for (std::size_t i = 0; i < t.prefill_chunks; ++i) {
+        const PrefillShape c = batch.chunk(i);
+        if (!k.prefill && !c.output) continue;
+        add(chunk_attention(k.prefill_attention, c));
       }
-      AttentionCost decodes;
       const long long capped_sum = k.cap_slot >= 0 ? capped[static_cast<std::size_t>(k.cap_slot)] : ctx_sum;
       if (n_decode > 0 && !(integer_contexts && k.sum_exact &&
-          k.decode_attention.add_exact_sum(static_cast<long long>(n_decode), ctx_sum, capped_sum, decodes))) {
-        for (std::size_t i = 0; i < n_decode; ++i) add(decodes, k.decode_attention.at(static_cast<double>(batch.context(i))), 1.0);
+          k.decode_attention.add_exact_sum(static_cast<long long>(n_decode), ctx_sum, capped_sum, att))) {
+        for (std::size_t i = 0; i < n_decode; ++i) add(k.decode_attention.at(static_cast<double>(batch.context(i))));
       }
-      add(att, decodes, 1.0 / dp);
       if (k.save_slot >= 0) shared[static_cast<std::size_t>(k.save_slot)] = att;
     }
     op(Op::kAttnCore, Format::kActivations,
-       {n * att.core_flops / tp, 0, n * att.kv_read_bytes / kv_split_, n * att.kv_write_bytes / kv_split_, 0, 0, 0});
+       {n * att.core_flops / (dp * tp), 0, n * att.kv_read_bytes / (dp * kv_split_),
+        n * att.kv_write_bytes / (dp * kv_split_), 0, 0, 0});
     if (att.indexer_flops > 0) {
-      double flops = n * att.indexer_flops;
+      double flops = n * att.indexer_flops / dp;
       const double weight = n * k.indexer_params * wb;
       flops += n * 2.0 * k.indexer_params * dev_tokens;
       op(Op::kIndexer, Format::kFp8, {flops, weight, 0, 0, 0, 0, 0});
@@ -272,36 +245,6 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
 
   model_ops(t, sink);
   return present;
-}
-
-template <class Batch, class F>
-std::size_t StepWork::busiest_rank(const Batch& batch, F&& f) const {
-  return busiest_attention_rank(
-      batch.prefill_count(), static_cast<std::size_t>(plan_.attn_dp),
-      [&batch](std::size_t i) { return static_cast<double>(batch.chunk(i).new_tokens); }, f);
-}
-
-template <class Tokens, class F>
-std::size_t busiest_attention_rank(std::size_t chunks, std::size_t attn_dp, Tokens&& tokens, F&& f) {
-  if (chunks == 0) return 0;
-  const std::size_t ranks = std::clamp<std::size_t>(attn_dp, 1, kMaxAttentionRanks);
-  std::array<double, kMaxAttentionRanks> load;  // chunk tokens placed on each rank; `ranks` of them used
-  auto place = [&](auto&& placed) {
-    std::fill_n(load.begin(), ranks, 0.0);
-    for (std::size_t i = 0; i < chunks; ++i) {
-      std::size_t r = 0;
-      for (std::size_t j = 1; j < ranks; ++j) r = load[j] < load[r] ? j : r;
-      load[r] += tokens(i);
-      placed(i, r);
-    }
-  };
-  place([](std::size_t, std::size_t) {});
-  std::size_t top = 0;
-  for (std::size_t j = 1; j < ranks; ++j) top = load[j] > load[top] ? j : top;
-  place([&](std::size_t i, std::size_t r) {
-    if (r == top) f(i);
-  });
-  return top;
 }
 
 // Once per step (averaged over stages: the first stage embeds, the last samples).

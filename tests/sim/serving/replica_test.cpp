@@ -93,26 +93,6 @@ TEST_F(ReplicaFixture, ChunkedPrefillSplitsLongPromptsAcrossSteps) {
   EXPECT_EQ(rec.steps()[3].decode_tokens, 1);
 }
 
-// Under attention DP a prompt chunk runs on one rank, within that rank's share of the step:
-// with 4 ranks of 512 tokens (a 2,048-token step) a 1,300-token prompt still takes 512 a step,
-// while two prompts together fill two ranks' shares in one step.
-TEST_F(ReplicaFixture, AttentionDataParallelChunksStayWithinOneRanksShare) {
-  core::Simulator sim;
-  metrics::Recorder rec;
-  ReplicaOptions o = options();
-  o.max_batch_tokens = 2048;
-  o.ranks = 4;
-  o.rank_batch_tokens = 512;
-  Replica replica(sim, model, system, o, rec);
-  replica.submit(req(0, 1300, 2), [](const metrics::RequestRecord&) {});
-  replica.submit(req(1, 600, 2), [](const metrics::RequestRecord&) {});
-  sim.run_until_idle();
-  ASSERT_GE(rec.steps().size(), 3u);
-  EXPECT_EQ(rec.steps()[0].prefill_tokens, 1024);  // 512 of each prompt, on two ranks
-  EXPECT_EQ(rec.steps()[1].prefill_tokens, 512 + 88);
-  EXPECT_EQ(rec.steps()[2].prefill_tokens, 276);
-}
-
 TEST_F(ReplicaFixture, DecodesRunFirstAndShareTheBudgetWithPrefill) {
   core::Simulator sim;
   metrics::Recorder rec;

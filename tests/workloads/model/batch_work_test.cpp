@@ -57,47 +57,6 @@ TEST(BatchWork, PrefillAttentionIsCausal) {
   EXPECT_DOUBLE_EQ(core, 4.0 * 32 * 128 * 32 * 836);
 }
 
-// Attention-DP ranks meet at every MoE layer, so a step's rank-local work is its busiest rank's:
-// decodes spread evenly, and each prompt chunk runs whole on the rank least loaded with chunk
-// tokens when it is placed. DeepSeek-R1 at dp=8,ep=8 with 64 decodes and three chunks (800, 300,
-// 300 tokens): the 800-token chunk's rank carries 8 decodes + 800 tokens through the attention
-// projections and its chunk's attention; the two 300-token chunks land on two other ranks. The
-// routed experts see every token, spread over the expert ranks, as before.
-TEST(BatchWork, AttentionDataParallelStepsArePricedOnTheBusiestRank) {
-  const ModelSpec& m = model("deepseek-r1");
-  const ParallelPlan plan = parse_parallel_plan("tp=1,dp=8,ep=8");
-  auto op = [](const BatchWork& w, const std::string& name, const std::string& kind) {
-    for (const OpWork& o : w.ops) {
-      if (o.op == name && o.layer_kind == kind) return o;
-    }
-    ADD_FAILURE() << "no " << name << " in " << kind;
-    return OpWork{};
-  };
-  BatchShape decodes;
-  decodes.decode_contexts.assign(64, 2000.0);
-  BatchShape mixed = decodes;
-  mixed.prefill = {PrefillShape{800, 0, true}, PrefillShape{300, 0, true}, PrefillShape{300, 0, true}};
-  BatchShape big_only = decodes;
-  big_only.prefill = {PrefillShape{800, 0, true}};
-  const BatchWork d = batch_work(m, plan, decodes), w = batch_work(m, plan, mixed), b = batch_work(m, plan, big_only);
-  const std::string kind = "mla/moe";
-  // Projections: FLOPs per token are fixed, so the ratio is the busiest rank's tokens over 8 decodes.
-  EXPECT_NEAR(op(w, "attn_proj", kind).flops / op(d, "attn_proj", kind).flops, (8.0 + 800) / 8.0, 1e-9);
-  // The 300-token chunks run on other ranks: the step's rank-local work is the 800-token chunk's alone.
-  EXPECT_DOUBLE_EQ(op(w, "attn_proj", kind).flops, op(b, "attn_proj", kind).flops);
-  EXPECT_DOUBLE_EQ(op(w, "attn_core", kind).flops, op(b, "attn_core", kind).flops);
-  // Evenly spread, the three chunks would have put (1,400 / 8) tokens on each rank: the busiest
-  // rank carries several times that.
-  EXPECT_GT(op(w, "attn_proj", kind).flops / op(d, "attn_proj", kind).flops, 3 * (8.0 + 1400.0 / 8) / 8.0);
-  // The experts see all 1,464 tokens (busiest expert rank included), more than the 864 of the busiest
-  // attention rank's batch alone.
-  EXPECT_GT(op(w, "routed_experts", kind).flops, op(b, "routed_experts", kind).flops);
-  // Without attention data parallelism the one rank runs everything, chunks and decodes.
-  const ParallelPlan tp8 = parse_parallel_plan("tp=8,ep=8");
-  EXPECT_NEAR(op(batch_work(m, tp8, mixed), "attn_proj", kind).flops / op(batch_work(m, tp8, decodes), "attn_proj", kind).flops,
-              (64.0 + 1400) / 64.0, 1e-9);
-}
-
 // The busiest expert-parallel rank's load is remembered per thread (step_work.cpp): a step of
 // 700 tokens (past the 0..511 table) under EP 8, then EP 4, then EP 8 again on one thread gives
 // what fresh threads compute, and the two plans differ (a key without the ranks would not).
