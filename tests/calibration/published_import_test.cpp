@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -63,9 +64,9 @@ TEST(PublishedImport, EveryCatalogAcceleratorGetsAProfile) {
   ASSERT_EQ(files.size(), 16u);  // eight CSVs, the two H200 suite runs, the four torch GEMM files, the two Triton MoE runs
   std::size_t rows = 0;
   for (const auto& f : files) rows += f.rows;
-  // PROVENANCE.md: 168 + 25 + 524 + 191 + 301 + 43 + 50 + 24 CSV rows, each suite run's 1,018
+  // PROVENANCE.md: 168 + 25 + 524 + 203 + 301 + 43 + 50 + 24 CSV rows, each suite run's 1,018
   // table rows, each torch file's 110 and each Triton MoE run's 24
-  EXPECT_EQ(rows, 1326u + 2 * 1018u + 4 * 110u + 2 * 24u);
+  EXPECT_EQ(rows, 1338u + 2 * 1018u + 4 * 110u + 2 * 24u);
 }
 
 // B200's decode rows (FlashInfer PR #1415): the table is keyed by the KV bytes one call reads
@@ -81,8 +82,8 @@ TEST(PublishedImport, B200DecodeAttentionFollowsTheKvBytesOneCallReads) {
   double outlier_bytes = 0, outlier_Bps = 0;
   while (r.next()) {
     if (r.field(r.column("gpu_family")) != "B200" || r.field(r.column("phase")) != "decode" ||
-        r.field(r.column("latency_us")).empty())
-      continue;  // FlashMLA's B200 sparse decode gives TFLOPS only
+        r.field(r.column("latency_us")).empty() || r.field(r.column("achieved_GBps")).empty())
+      continue;  // FlashMLA's sparse and the TRTLLM-gen MLA decode rows give TFLOPS only
     const double Bps = r.number(r.column("achieved_GBps")) * 1e9, s = r.number(r.column("latency_us")) * 1e-6;
     if (r.field(r.column("quality")) == "excluded_outlier") {
       outlier_bytes = Bps * s;
@@ -118,38 +119,63 @@ TEST(PublishedImport, B200DecodeAttentionFollowsTheKvBytesOneCallReads) {
   EXPECT_EQ(imported().profiles.at("gb200").table("attention_decode").derived_from, "b200");
 }
 
-// The dense MLA decode kernel's compute-bound rate (a TFLOPS-only decode row with its query heads
-// and no bandwidth: FlashMLA's "up to 660 TFLOPS in computation-bound configuration" on H800)
-// anchors attention_decode_compute at that rate over the H100 die's BF16 peak; top-k (sparse)
-// decode rows, another kernel's work, and rows with a bandwidth (memory-bound) anchor nothing
-// there. Siblings take that efficiency against their own BF16 peak.
+// A dense MLA decode kernel's compute-bound rate (a TFLOPS-only decode row with its query heads
+// and neither batch nor bandwidth: FlashMLA's "up to 660 TFLOPS in computation-bound
+// configuration" on H800, and TRTLLM-gen's fastest timed call on SM100, vLLM PR #41778) anchors
+// attention_decode_compute at that rate over its die's BF16 peak, under its implementation; shaped
+// TFLOPS-only rows, top-k (sparse) decode rows, another kernel's work, and rows with a bandwidth
+// (memory-bound) anchor nothing there. Siblings take the nearest measured die's efficiency against
+// their own BF16 peak.
 TEST(PublishedImport, DenseMlaDecodeMathIsPricedAtTheMeasuredComputeBoundRate) {
   std::ifstream in(kKernels + "/attention.csv");
   core::CsvReader r(in, "attention.csv");
-  std::vector<std::pair<int, double>> dense, sparse;  // (line, FLOP/s)
+  std::map<std::string, std::pair<int, double>> headline;  // gpu family -> (line, FLOP/s)
+  std::vector<double> shaped;                                // the TRTLLM-gen table's rows, FLOP/s
+  std::size_t sparse = 0;
   while (r.next()) {
     if (r.field(r.column("phase")) != "decode" || r.field(r.column("achieved_tflops")).empty() ||
         !r.field(r.column("achieved_GBps")).empty())
       continue;
     const double flops = r.number(r.column("achieved_tflops")) * 1e12;
-    const bool is_sparse = r.field(r.column("kernel")).find("sparse") != std::string::npos;
-    (is_sparse ? sparse : dense).emplace_back(r.line(), flops);
+    if (r.field(r.column("kernel")).find("sparse") != std::string::npos) {
+      ++sparse;
+    } else if (r.field(r.column("batch")).empty()) {
+      ASSERT_FALSE(headline.contains(r.field(r.column("gpu_family"))));
+      headline[r.field(r.column("gpu_family"))] = {r.line(), flops};
+    } else {
+      shaped.push_back(flops);
+    }
   }
-  ASSERT_EQ(dense.size(), 1u);  // the 2025-04-22 kernel's headline on H800
-  ASSERT_EQ(sparse.size(), 3u);
-  const FittedTable& t = imported().profiles.at("h100-sxm").table("attention_decode_compute");
-  EXPECT_TRUE(t.derived_from.empty());
-  EXPECT_EQ(t.quantity, Quantity::kCompute);
-  EXPECT_NE(t.provenance.find("lines " + std::to_string(dense[0].first)), std::string::npos) << t.provenance;
-  const double h100 = peak("h100-sxm", hw::DType::kBf16);
-  EXPECT_NEAR(efficiency("h100-sxm", "attention_decode_compute", {1}, h100), dense[0].second / h100, 1e-9);
-  EXPECT_LT(dense[0].second / h100, 0.7);  // two thirds of the datasheet: the math's ceiling is not the peak
-  for (const std::string acc : {"h200", "b200", "gb300", "mi355x"}) {
-    const FittedTable& d = imported().profiles.at(acc).table("attention_decode_compute");
-    EXPECT_EQ(d.derived_from, "h100-sxm") << acc;
+  ASSERT_EQ(headline.size(), 2u);  // the 2025-04-22 kernel's headline on H800, TRTLLM-gen's on SM100
+  ASSERT_EQ(sparse, 3u);
+  ASSERT_EQ(shaped.size(), 11u);
+  // The SM100 headline restates the fastest shaped row, which the table reproduces.
+  EXPECT_DOUBLE_EQ(*std::max_element(shaped.begin(), shaped.end()), headline.at("B200").second);
+  const auto check = [&](const std::string& acc, const std::string& family, const std::string& impl) {
+    const auto& [line, flops] = headline.at(family);
+    const FittedTable& t = imported().profiles.at(acc).table("attention_decode_compute");
+    EXPECT_TRUE(t.derived_from.empty()) << acc;
+    EXPECT_EQ(t.quantity, Quantity::kCompute);
+    EXPECT_EQ(t.implementation, impl) << acc;
+    EXPECT_NE(t.provenance.find("lines " + std::to_string(line)), std::string::npos) << t.provenance;
     const double p = peak(acc, hw::DType::kBf16);
-    EXPECT_NEAR(efficiency(acc, "attention_decode_compute", {1}, p), dense[0].second / h100, 1e-9) << acc;
+    EXPECT_NEAR(efficiency(acc, "attention_decode_compute", {1}, p), flops / p, 1e-9) << acc;
+    return flops / p;
+  };
+  const double hopper = check("h100-sxm", "H800", "flashmla");
+  const double blackwell = check("b200", "B200", "flashinfer-trtllm-gen");
+  EXPECT_LT(hopper, 0.7);     // two thirds of the datasheet: the math's ceiling is not the peak
+  EXPECT_LT(blackwell, 0.3);  // and SM100's MLA decode reaches about a quarter of its BF16 peak
+  for (const auto& [acc, sibling, e] : {std::tuple<std::string, std::string, double>{"h200", "h100-sxm", hopper},
+                                        {"gb300", "b200", blackwell},
+                                        {"b300", "b200", blackwell},
+                                        {"mi355x", "b200", blackwell}}) {
+    const FittedTable& d = imported().profiles.at(acc).table("attention_decode_compute");
+    EXPECT_EQ(d.derived_from, sibling) << acc;
+    EXPECT_NEAR(efficiency(acc, "attention_decode_compute", {1}, peak(acc, hw::DType::kBf16)), e, 1e-9) << acc;
   }
+  // B200's FlashMLA table stays the H800 kernel's, derived: one implementation never stands in for another.
+  EXPECT_EQ(imported().profiles.at("b200").table("attention_decode_compute@flashmla").derived_from, "h100-sxm");
 }
 
 TEST(PublishedImport, GemmEfficiencyRisesWithM) {

@@ -501,17 +501,17 @@ TEST(PublishedImport, MlaDecodeAttentionOnAmdPaysTheCallFloor) {
 
 // A dense-MLA decode call on an attention-data-parallel rank (all 128 of DeepSeek-R1's query heads
 // over an FP8 KV cache) is bound by its math, priced at the decode kernel's measured
-// compute-bound rate (attention_decode_compute: FlashMLA's 660 TFLOPS on H800, two thirds of the
-// die's BF16 peak), not at the datasheet peak; at TP 8 (16 heads a rank) the same sequences stay
-// bound by their KV read.
+// compute-bound rate (attention_decode_compute: on B200 TRTLLM-gen's 587.5 TFLOPS, about a
+// quarter of the die's BF16 peak), not at the datasheet peak; at TP 8 (16 heads a rank) the same
+// sequences stay bound by their KV read.
 TEST(PublishedImport, MlaDecodeOnAnAttentionDataParallelRankRunsAtTheKernelsComputeBoundRate) {
   const auto& p = imported().profiles;
   const hw::System& s = catalog().systems.get("hgx-b200");
   const double bf16 = s.accelerator.peak_flops.at(hw::DType::kBf16);
   const double measured = p.at("b200").table("attention_decode_compute").lookup({1}).value *
                           p.at("b200").table("attention_decode_compute").peak / bf16;
-  ASSERT_GT(measured, 0.6);
-  ASSERT_LT(measured, 0.7);
+  ASSERT_GT(measured, 0.2);
+  ASSERT_LT(measured, 0.3);
   auto attn = [&](const std::string& plan) {
     serving::StepCostOptions o = serving::test::step_coster_cases::plan_options(s, plan);
     o.kernels = std::make_shared<exp::ProfileEfficiency>(p.at("b200"), s.accelerator, o.efficiency);
