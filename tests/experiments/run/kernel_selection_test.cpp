@@ -63,6 +63,34 @@ TEST(KernelSelection, TheExpertGemmIsPricedFromTheSelectedImplementationsTable) 
   EXPECT_NE(one->compute(ks).value, across->compute(ks).value);
 }
 
+// Dense-MLA decode math on an attention-DP rank (all 128 of DeepSeek-R1's query heads) is priced
+// from the kernel each engine runs: TRTLLM-gen's MLA decode on SM100 (TensorRT-LLM's own, SGLang's
+// trtllm_mla, vLLM's FLASHINFER_MLA), measured at about a quarter of B200's BF16 peak, and
+// FlashMLA on Hopper, at two thirds of H800's; never one kernel's rate for the other's die.
+TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchitecture) {
+  serving::KernelShape ks;
+  ks.kind = serving::KernelKind::kAttentionDecode;
+  ks.batch = 512;
+  ks.context = 4096;
+  ks.query_heads = 512 * 128;
+  const hw::Accelerator& b200 = test::repo_catalog().accelerators.get("b200");
+  for (const char* engine : {"vllm", "sglang", "trtllm"}) {
+    EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, engine, b200).at("attention_decode_compute"), "flashinfer-trtllm-gen")
+        << engine;
+    const auto sm100 = load_profile_efficiency(b200, AGENTSIM_SOURCE_DIR, {}, engine);
+    ASSERT_TRUE(sm100) << engine;
+    const serving::EfficiencyValue e = sm100->compute(ks);
+    EXPECT_NE(e.note.find("attention_decode_compute@flashinfer-trtllm-gen"), std::string::npos) << e.note;
+    EXPECT_GT(e.value, 0.2) << engine;
+    EXPECT_LT(e.value, 0.3) << engine;
+    const auto hopper = load_profile_efficiency(h100(), AGENTSIM_SOURCE_DIR, {}, engine);
+    ASSERT_TRUE(hopper) << engine;
+    EXPECT_GT(hopper->compute(ks).value, 0.6) << engine;  // FlashMLA's H800 headline, 0.667
+    EXPECT_LT(hopper->compute(ks).value, 0.7) << engine;
+  }
+  EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, "trtllm", h100()).at("attention_decode_compute"), "flashmla");
+}
+
 // serving.kernels replaces the engine's implementation of an op table in every replica the
 // experiment resolves (as TensorRT-LLM's moe_config.backend does); a table or implementation the
 // catalog does not know, or one of another vendor than the system's, names file, line and key.
