@@ -13,6 +13,7 @@
 #include "experiments/config/experiment.hpp"
 #include "experiments/run/profile_efficiency.hpp"
 #include "experiments/run/resolve_run.hpp"
+#include "sim/core/csv_reader.hpp"
 #include "sim/core/error.hpp"
 #include "tests/experiments/run/catalog_fixture.hpp"
 #include "tests/support/source_root.hpp"
@@ -63,10 +64,25 @@ TEST(KernelSelection, TheExpertGemmIsPricedFromTheSelectedImplementationsTable) 
   EXPECT_NE(one->compute(ks).value, across->compute(ks).value);
 }
 
+// The compute-bound headline (a decode row in TFLOPS only, no batch) attention.csv gives for
+// `family`'s dense-MLA decode kernel `kernel`, in FLOP/s.
+double mla_headline_flops(const std::string& family, const std::string& kernel) {
+  std::ifstream in(std::string(AGENTSIM_SOURCE_DIR) + "/calibration/data/published/kernels/attention.csv");
+  core::CsvReader r(in, "attention.csv");
+  while (r.next()) {
+    if (r.field(r.column("gpu_family")) == family && r.field(r.column("phase")) == "decode" &&
+        r.field(r.column("batch")).empty() && r.field(r.column("achieved_GBps")).empty() &&
+        r.field(r.column("kernel")).find(kernel) != std::string::npos &&
+        r.field(r.column("kernel")).find("sparse") == std::string::npos)
+      return r.number(r.column("achieved_tflops")) * 1e12;
+  }
+  return 0;
+}
+
 // Dense-MLA decode math on an attention-DP rank (all 128 of DeepSeek-R1's query heads) is priced
 // from the kernel each engine runs: TRTLLM-gen's MLA decode on SM100 (TensorRT-LLM's own, SGLang's
-// trtllm_mla, vLLM's FLASHINFER_MLA), measured at about a quarter of B200's BF16 peak, and
-// FlashMLA on Hopper, at two thirds of H800's; never one kernel's rate for the other's die.
+// trtllm_mla, vLLM's FLASHINFER_MLA) at its measured headline over B200's BF16 peak, and FlashMLA
+// on Hopper at its H800 headline over the die's; never one kernel's rate for the other's die.
 TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchitecture) {
   serving::KernelShape ks;
   ks.kind = serving::KernelKind::kAttentionDecode;
@@ -74,6 +90,11 @@ TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchi
   ks.context = 4096;
   ks.query_heads = 512 * 128;
   const hw::Accelerator& b200 = test::repo_catalog().accelerators.get("b200");
+  const double trtllm_gen = mla_headline_flops("B200", "trtllm-gen MLA decode");
+  const double flashmla = mla_headline_flops("H800", "FlashMLA dense decode");
+  ASSERT_GT(trtllm_gen, 0);
+  ASSERT_GT(flashmla, 0);
+  const double b200_bf16 = b200.peak_flops.at(hw::DType::kBf16), h100_bf16 = h100().peak_flops.at(hw::DType::kBf16);
   for (const char* engine : {"vllm", "sglang", "trtllm"}) {
     EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, engine, b200).at("attention_decode_compute"), "flashinfer-trtllm-gen")
         << engine;
@@ -81,13 +102,16 @@ TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchi
     ASSERT_TRUE(sm100) << engine;
     const serving::EfficiencyValue e = sm100->compute(ks);
     EXPECT_NE(e.note.find("attention_decode_compute@flashinfer-trtllm-gen"), std::string::npos) << e.note;
-    EXPECT_GT(e.value, 0.2) << engine;
-    EXPECT_LT(e.value, 0.3) << engine;
+    EXPECT_NEAR(e.value, trtllm_gen / b200_bf16, 1e-9) << engine;
     const auto hopper = load_profile_efficiency(h100(), AGENTSIM_SOURCE_DIR, {}, engine);
     ASSERT_TRUE(hopper) << engine;
-    EXPECT_GT(hopper->compute(ks).value, 0.6) << engine;  // FlashMLA's H800 headline, 0.667
-    EXPECT_LT(hopper->compute(ks).value, 0.7) << engine;
+    EXPECT_NEAR(hopper->compute(ks).value, flashmla / h100_bf16, 1e-9) << engine;
   }
+  // FlashMLA's table on B200 (a serving.kernels override) is the H800 kernel's fraction, not SM100's.
+  const auto forced = load_profile_efficiency(b200, AGENTSIM_SOURCE_DIR, {}, "trtllm", false,
+                                              {{"attention_decode_compute", "flashmla"}});
+  ASSERT_TRUE(forced);
+  EXPECT_NEAR(forced->compute(ks).value, flashmla / h100_bf16, 1e-9);
   EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, "trtllm", h100()).at("attention_decode_compute"), "flashmla");
 }
 
