@@ -97,6 +97,7 @@ class StepCoster::Pricer {
     }
     if (layers > 0) r_.layer_ops_s += time_s;
     if (id == wl::Op::kLmHead) r_.lm_head_s += time_s;
+    if (t_.work_.moe(kind)) add_stage(id, layers, time_s);
     if (rows_ == nullptr) return;
     OpCost& o = rows_->ops.emplace_back();
     o.layer_kind = t_.work_.kind_name(kind);
@@ -136,6 +137,8 @@ class StepCoster::Pricer {
     const double latency_s = count * cc.latency_s, transfer_s = count * transfer;
     r_.alpha_s += latency_s;
     r_.beta_s += transfer_s;
+    if (c == wl::CollectiveOp::kDispatch) r_.stages.dispatch_s += latency_s + transfer_s;
+    if (c == wl::CollectiveOp::kCombine) r_.stages.combine_s += latency_s + transfer_s;
     if (c == wl::CollectiveOp::kAllReduce) {
       r_.allreduces += static_cast<int>(core::llround(count * micro_));
       r_.allreduce_bytes = std::max(r_.allreduce_bytes, payload);
@@ -158,6 +161,19 @@ class StepCoster::Pricer {
   }
 
  private:
+  // A MoE layer's op time, under the two-batch-overlap stage that runs it (comm_exposure.hpp).
+  void add_stage(wl::Op id, double layers, double time_s) {
+    TwoBatchSide& st = r_.stages;
+    switch (id) {
+      case wl::Op::kAttnProj: st.prep_s += time_s; break;
+      case wl::Op::kAttnCore: case wl::Op::kIndexer: case wl::Op::kRouter: st.core_s += time_s; break;
+      case wl::Op::kSharedExperts: st.shared_s += time_s; break;
+      case wl::Op::kRoutedExperts: st.experts_s += time_s, st.moe_layers += layers; break;
+      case wl::Op::kLatentProj: st.experts_s += time_s; break;
+      default: break;
+    }
+  }
+
   // The op's efficiencies (looked up when the options have kernel tables) and its time on the roofline.
   [[gnu::always_inline]] hw::OpTime price_op(wl::Op id, double L, std::size_t s, hw::DType dt,
                                              const wl::OpAmounts& a, double bytes, double kernels, double& e_compute,
@@ -446,7 +462,7 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
   } else {
     parts[0] = price(mb, opt, spec, false, micro, floor_s, rows, memo, probe);
   }
-  double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0, layers = 0;
+  double roof = 0, comp = 0, mem = 0, alpha = 0, beta = 0, host = 0;
   for (std::size_t i = 0; i < n_parts; ++i) {
     const Priced& p = parts[i];
     roof += p.roof_s;
@@ -469,16 +485,28 @@ StepCost StepCoster::Tables::price(const StepBatch& batch, const StepCostOptions
     bd.engram_host_exposed_s += engram;
     bd.engram_host_transfer_s += p.engram_host_s;
     bd.engram_host_bytes += p.engram_host_bytes;
-    layers = std::max(layers, p.layers);
   }
   bd.engram_host_bytes *= micro;
   bd.engram_host_transfer_s *= micro;
   bd.engram_host_exposed_s *= micro;
   bd.host_link_bw_Bps = host_bw_Bps_;
-  const CommExposure exposed = comm_exposure(opt.overlap, tbo, roof, alpha, beta, layers);
+  const CommExposure exposed = tbo ? two_batch_exposure(batch.prefills.empty(), parts[0].stages, parts[1].stages, alpha, beta)
+                                   : comm_exposure(opt.overlap, roof, alpha, beta);
   bd.exposed_comm_s = micro * (exposed.alpha_s + exposed.beta_s);
   bd.hidden_comm_s = micro * (alpha + beta) - bd.exposed_comm_s;
   bd.micro_batch_s = roof + exposed.alpha_s + exposed.beta_s + host;
+  if (tbo && breakdown) {
+    const TwoBatchSide& a = parts[0].stages;
+    const TwoBatchSide& b = parts[1].stages;
+    const double a2a = a.dispatch_s + a.combine_s + b.dispatch_s + b.combine_s;
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "two-batch overlap (SGLang's %s stage schedule): expert all-to-alls %.3f ms, %.3f ms of them in "
+                  "flight under the other micro-batch's ops; other collectives %.3f ms, in the stream",
+                  batch.prefills.empty() ? "decode" : "prefill", 1e3 * micro * a2a, 1e3 * bd.hidden_comm_s,
+                  1e3 * micro * std::max(0.0, alpha + beta - a2a));
+    bd.notes.emplace_back(text);
+  }
   bd.bubble_s = pp > 1 ? (pp - 1) * bd.micro_batch_s : 0.0;
 
   // Drafting: k sequential passes of a one-layer MTP module plus the LM head over the decoding sequences.

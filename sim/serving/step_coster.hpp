@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hwmodels/system.hpp"
+#include "sim/serving/comm_exposure.hpp"
 #include "sim/serving/kernel_efficiency.hpp"
 #include "sim/serving/price_memo.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -96,6 +97,7 @@ class StepCoster {
     double flops = 0, weight_bytes = 0, kv_read_bytes = 0, kv_write_bytes = 0, host_read_bytes = 0;
     int allreduces = 0;          // sum of round(count x micro) over the all-reduce rows
     double allreduce_bytes = 0;  // largest all-reduce payload
+    TwoBatchSide stages;         // MoE layers' op times by overlap stage, expert all-to-alls
   };
   class Pricer;  // prices what StepWork visits (step_coster.cpp)
 

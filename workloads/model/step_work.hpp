@@ -71,6 +71,8 @@ class StepWork {
   const std::string& kind_name(std::size_t kind) const;  // LayerKind::name(), "model" for kModel
   // Layer kind `kind` attends with dense MLA (LayerAttention::kMla); false for kModel.
   bool dense_mla(std::size_t kind) const { return kind < kinds_.size() && kinds_[kind].attention == LayerAttention::kMla; }
+  // Layer kind `kind` routes to experts; false for kModel.
+  bool moe(std::size_t kind) const { return kind < kinds_.size() && kinds_[kind].moe; }
   hw::DType dtype(Format f) const { return dtype_[static_cast<std::size_t>(f)]; }
   // Stored bytes per routed-expert weight, block scales included (weight_format.hpp).
   double expert_bytes_per_weight() const { return eb_; }

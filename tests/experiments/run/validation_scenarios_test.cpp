@@ -158,10 +158,12 @@ TEST(ValidationScenarios, OneRoleRowsSlowWithContextAndNeverLoseToADominatingSys
   EXPECT_LT(predicted(one_role_row("decode-only", "hgx-h200", 8000, 8), "output_tok_s_per_gpu"),
             predicted(one_role_row("decode-only", "hgx-h200", 1000, 8), "output_tok_s_per_gpu"));
   // Over two nodes the EP16 prefill step waits on the NICs: the all-to-all's bytes, not the prompt
-  // length, set it (its expert GEMMs, with twice the tokens per expert of EP8's, take less).
+  // length, set it (its expert GEMMs, with twice the tokens per expert of EP8's, take less); only
+  // the dense layers' attention, which no all-to-all flies over, grows with the prompt.
   const double ep16_short = predicted(one_role_row("prefill-only", "hgx-h200", 1000, 16), "total_tok_s_per_gpu");
-  EXPECT_NEAR(predicted(one_role_row("prefill-only", "hgx-h200", 8000, 16), "total_tok_s_per_gpu"), ep16_short,
-              1e-4 * ep16_short);
+  const double ep16_long = predicted(one_role_row("prefill-only", "hgx-h200", 8000, 16), "total_tok_s_per_gpu");
+  EXPECT_LT(ep16_long, ep16_short);
+  EXPECT_NEAR(ep16_long, ep16_short, 0.01 * ep16_short);
   // H200: the H100's die with more HBM bandwidth, the same NICs. Decode reads more KV a second;
   // prefill over the default row's nodes waits on the same NICs on both, equal to rounding.
   EXPECT_GT(predicted(one_role_row("decode-only", "hgx-h200", 2000), "output_tok_s_per_gpu"),

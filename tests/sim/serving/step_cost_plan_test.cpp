@@ -126,7 +126,8 @@ TEST_F(Plans, MoreTokensNeverCostLess) {
 TEST_F(Plans, TwoBatchOverlapHidesExpertCommunication) {
   const auto& m = cat().models.get("deepseek-r1");
   const auto& s = cat().systems.get("hgx-h200");
-  StepCostOptions o = options(s, "tp=8,ep=8");
+  // Attention data-parallel, experts over the node: the layout two-batch overlap is built for.
+  StepCostOptions o = options(s, "tp=1,dp=8,ep=8");
   const StepBatch b = parse_step_batch("decode=256@2000");
   const StepCost none = step_cost(b, m, s, o);
   o.overlap = Overlap::kTwoBatch;
@@ -134,6 +135,24 @@ TEST_F(Plans, TwoBatchOverlapHidesExpertCommunication) {
   EXPECT_GT(tbo.breakdown.hidden_comm_s, 0.0);
   EXPECT_LT(tbo.breakdown.exposed_comm_s, none.breakdown.exposed_comm_s);
   EXPECT_NEAR(tbo.breakdown.causes.sum(), tbo.total_s, 1e-12);
+}
+
+TEST_F(Plans, TwoBatchOverlapLeavesInStreamCollectivesExposed) {
+  // Tensor-parallel attention: its all-reduces run in the stream, so each micro-batch's are
+  // exposed whole; only the expert all-to-alls can hide.
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=8,ep=8");
+  o.overlap = Overlap::kTwoBatch;
+  const StepCost tbo = step_cost(parse_step_batch("decode=256@2000"), m, s, o);
+  double all_reduce_s = 0, all_to_all_s = 0;
+  for (const CollectiveCostRow& r : tbo.breakdown.collectives) {
+    (r.kind == "all_reduce" ? all_reduce_s : all_to_all_s) += r.latency_s + r.transfer_s;
+  }
+  ASSERT_GT(all_reduce_s, 0.0);
+  ASSERT_GT(all_to_all_s, 0.0);
+  EXPECT_GE(tbo.breakdown.exposed_comm_s, all_reduce_s - 1e-12);
+  EXPECT_LE(tbo.breakdown.hidden_comm_s, all_to_all_s + 1e-12);
 }
 
 TEST_F(Plans, HostResidentKvLoadsShareTheHostLink) {
