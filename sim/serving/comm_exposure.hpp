@@ -23,7 +23,7 @@ inline CommExposure comm_exposure(Overlap overlap, double roof_s, double alpha_s
 // One micro-batch of a two-batch-overlapped step, over its MoE layers: the op time of each
 // stage that can cover the other micro-batch's expert all-to-alls, and its own all-to-alls.
 struct TwoBatchSide {
-  double prep_s = 0;     // attention projections (attn_proj)
+  double prep_s = 0;     // attention projections (attn_proj, all of it: SGLang's core stage holds o_proj)
   double core_s = 0;     // attention core, sparse indexer, router
   double shared_s = 0;   // shared experts
   double experts_s = 0;  // routed experts (and LatentMoE projections)
