@@ -797,14 +797,20 @@ void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& me
       const core::SourceLocation where{"accelerator catalog entry '" + a.name + "'", 0, "kernel_tables_from." + name};
       if (is_collective(name))
         throw core::Error(where, "a collective depends on the system's fabric, not the die; expected a kernel table");
-      // The table name: a kernel family, then "_<dtype>" for per-dtype families.
-      std::string family = name;
+      // The table name: a kernel family, then "_<dtype>" for per-dtype families, then
+      // "@<implementation>" for one implementation's table.
+      const std::string table = base_table(name), impl = table_implementation(name);
+      std::string family = table;
       for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"})
-        if (name.ends_with(d)) family = name.substr(0, name.size() - std::string(d).size());
+        if (table.ends_with(d)) family = table.substr(0, table.size() - std::string(d).size());
+      bool known = impl.empty() || find_kernel_implementation(impl) != nullptr;
       try {
         kernel_family(family);
       } catch (const core::Error&) {
-        throw core::Error(where, "'" + name + "' is not a profile table name (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes)");
+        known = false;
+      }
+      if (!known) {
+        throw core::Error(where, "'" + name + "' is not a profile table name (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes, then @ and a kernel implementation for one implementation's table)");
       }
       if (accelerator(sib) == nullptr) throw core::Error(where, "no accelerator '" + sib + "' in the catalog");
       // Where this import measured no such table for the sibling (a reduced kernel directory), the
@@ -821,8 +827,18 @@ void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& me
       if (!t) throw core::Error(where, a.name + " has no datasheet peak for table '" + name + "'");
       if (own_table != nullptr) {
         const double bits = dtype_bits_of(src.dtype);  // 0 for families without dtypes
-        if (const auto m = out_.measured.find(a.name); m != out_.measured.end() && m->second.tables.contains(src.family))
-          t->held_out_error = table_error(m->second.tables.at(src.family), *t, bits);
+        if (impl.empty()) {
+          if (const auto m = out_.measured.find(a.name); m != out_.measured.end() && m->second.tables.contains(src.family))
+            t->held_out_error = table_error(m->second.tables.at(src.family), *t, bits);
+        } else if (const auto fams = own_rows_.find(a.name); fams != own_rows_.end() && fams->second.contains(src.family)) {
+          // One implementation's table is checked on this accelerator's own rows of that implementation.
+          std::vector<Row> rows;
+          for (const Row& r : fams->second.at(src.family)) {
+            if (r.impl == impl) rows.push_back(r);
+          }
+          const CalibrationFile own_impl = build_file(a.name, {{src.family, rows}}, "");
+          t->held_out_error = table_error(own_impl.tables.at(src.family), *t, bits);
+        }
         t->provenance += ". Check, " + a.name + "'s own rows: " + own_table->provenance;
       }
       out_.profiles[a.name].tables[name] = *t;

@@ -68,12 +68,15 @@ std::map<std::string, EngineKernels> load_kernel_selections(const std::string& p
     if (k != "engines") throw top.at(k).error("unknown key '" + k + "'; expected: engines");
   }
   // An architecture's mapping of op table to implementation.
-  // `engine_level`: a key beside the architectures, where ep_across_systems may stand too.
+  // `engine_level`: a key beside the architectures, where the override sections may stand too.
   auto selection = [](const std::string& arch, const core::YamlNode& a, bool engine_level) {
     const auto vendor = architecture_vendors().find(arch);
     if (vendor == architecture_vendors().end()) {
       std::vector<std::string> expected = keys_of(architecture_vendors());
-      if (engine_level) expected.push_back("ep_across_systems");
+      if (engine_level) {
+        expected.push_back("per_tensor_fp8");
+        expected.push_back("ep_across_systems");
+      }
       throw a.error(core::unknown_name_message("architecture", arch, expected));
     }
     if (!a.is_map()) throw a.error("expected a mapping of op table (e.g. grouped_gemm_fp8) to implementation");
@@ -97,19 +100,27 @@ std::map<std::string, EngineKernels> load_kernel_selections(const std::string& p
     EngineKernels& k = out[engine];
     for (const std::string& arch : e.keys()) {
       const core::YamlNode a = e.at(arch);
-      if (arch != "ep_across_systems") {
+      if (arch != "ep_across_systems" && arch != "per_tensor_fp8") {
         k.by_architecture[arch] = selection(arch, a, true);
         continue;
       }
       if (!a.is_map()) throw a.error("expected a mapping of accelerator architecture to op tables");
-      for (const std::string& over : a.keys()) k.ep_across_systems[over] = selection(over, a.at(over), false);
+      auto& section = arch == "per_tensor_fp8" ? k.per_tensor_fp8 : k.ep_across_systems;
+      for (const std::string& over : a.keys()) {
+        section[over] = selection(over, a.at(over), false);
+        if (arch != "per_tensor_fp8") continue;
+        for (const auto& [table, id] : section[over]) {
+          if (table != "gemm_fp8" && table != "grouped_gemm_fp8")
+            throw a.at(over).at(table).error("per_tensor_fp8 overrides FP8 weight GEMMs only; expected gemm_fp8 or grouped_gemm_fp8");
+        }
+      }
     }
   }
   return out;
 }
 
 KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc,
-                                 bool ep_across_systems) {
+                                 bool ep_across_systems, const PerTensorFp8& per_tensor) {
   const std::string path = (std::filesystem::path(root) / "experiments/catalog/kernel_implementations.yaml").string();
   static std::mutex mu;
   static std::map<std::string, std::map<std::string, EngineKernels>> cache;
@@ -124,6 +135,11 @@ KernelSelection kernel_selection(const std::string& root, const std::string& eng
   if (e == it->second.end()) return {};
   KernelSelection out;
   if (const auto a = e->second.by_architecture.find(acc.architecture); a != e->second.by_architecture.end()) out = a->second;
+  if (const auto o = e->second.per_tensor_fp8.find(acc.architecture); o != e->second.per_tensor_fp8.end()) {
+    for (const auto& [table, id] : o->second) {
+      if (per_tensor.contains(table)) out[table] = id;
+    }
+  }
   if (ep_across_systems) {
     if (const auto o = e->second.ep_across_systems.find(acc.architecture); o != e->second.ep_across_systems.end()) {
       for (const auto& [table, id] : o->second) out[table] = id;

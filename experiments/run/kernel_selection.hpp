@@ -5,6 +5,7 @@
 // that op from the implementation's own table ("<table>@<id>"), so two accelerators compared
 // under one engine are priced from the same kernel (docs/kernel-implementations.md).
 #include <map>
+#include <set>
 #include <string>
 
 #include "hwmodels/accelerator.hpp"
@@ -15,12 +16,18 @@ namespace agentsim::exp {
 // Op table ("gemm_fp8", "grouped_gemm_fp8", "attention_prefill") -> implementation id.
 using KernelSelection = std::map<std::string, std::string>;
 
-// One engine's choices: per architecture, and the overrides where the plan's expert-parallel
-// group spans systems (the all-to-all then runs another library, which brings its own MoE runner).
+// One engine's choices: per architecture; the overrides for FP8 weights with one scale per tensor
+// (no block scales: another GEMM kernel); and those where the plan's expert-parallel group spans
+// systems (the all-to-all then runs another library, which brings its own MoE runner).
 struct EngineKernels {
   std::map<std::string, KernelSelection> by_architecture;
+  std::map<std::string, KernelSelection> per_tensor_fp8;
   std::map<std::string, KernelSelection> ep_across_systems;
 };
+
+// Which FP8 op tables a run's weights reach with one scale per tensor: "gemm_fp8" where the
+// model's dense weights are FP8 without block scales, "grouped_gemm_fp8" where its routed experts are.
+using PerTensorFp8 = std::set<std::string>;
 
 // `sel` with `overrides` (op table -> implementation id, e.g. serving.kernels) put over it. An
 // override of another vendor than `acc`'s is an error at its location (`where`).
@@ -32,9 +39,10 @@ KernelSelection with_overrides(KernelSelection sel, const std::map<std::string, 
 std::map<std::string, EngineKernels> load_kernel_selections(const std::string& path);
 
 // The selection for `engine` on `acc`'s architecture from <root>/experiments/catalog/
-// kernel_implementations.yaml (read once per path), with the engine's ep_across_systems
-// overrides applied when `ep_across_systems`; empty where the file or the entry is absent.
+// kernel_implementations.yaml (read once per path), with the engine's per_tensor_fp8 overrides of
+// the tables in `per_tensor`, then its ep_across_systems overrides when `ep_across_systems`; empty
+// where the file or the entry is absent.
 KernelSelection kernel_selection(const std::string& root, const std::string& engine, const hw::Accelerator& acc,
-                                 bool ep_across_systems = false);
+                                 bool ep_across_systems = false, const PerTensorFp8& per_tensor = {});
 
 }  // namespace agentsim::exp

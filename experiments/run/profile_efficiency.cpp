@@ -265,12 +265,12 @@ double ProfileEfficiency::scale_up_network_efficiency() const {
 
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(
     const hw::Accelerator& acc, const std::string& root, hw::Efficiency fallback, const std::string& engine,
-    bool ep_across_systems, const std::map<std::string, std::string>& overrides,
+    bool ep_across_systems, const PerTensorFp8& per_tensor, const std::map<std::string, std::string>& overrides,
     const std::map<std::string, core::SourceLocation>& overrides_at) {
   if (acc.efficiency_profile.empty()) return nullptr;
   std::filesystem::path p(acc.efficiency_profile);
   if (p.is_relative()) p = std::filesystem::path(root) / p;
-  KernelSelection sel = engine.empty() ? KernelSelection{} : kernel_selection(root, engine, acc, ep_across_systems);
+  KernelSelection sel = engine.empty() ? KernelSelection{} : kernel_selection(root, engine, acc, ep_across_systems, per_tensor);
   return std::make_shared<const ProfileEfficiency>(calib::load_profile(p.string()), acc, fallback,
                                                    with_overrides(std::move(sel), overrides, overrides_at, acc));
 }

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "calibration/efficiency_profile.hpp"
+#include "experiments/run/kernel_selection.hpp"
 #include "hwmodels/accelerator.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/kernel_efficiency.hpp"
@@ -95,12 +96,14 @@ class ProfileEfficiency final : public serving::KernelEfficiency {
 // The accelerator's profile (path relative to `root` unless absolute), or null
 // when it names none. Throws core::Error when the file is missing or invalid. `engine` (a
 // serving.engine name; empty: none) selects each op's implementation from the catalog's
-// kernel_implementations.yaml under `root` (kernel_selection.hpp), with its ep_across_systems
-// choices when `ep_across_systems` (the plan's expert-parallel group spans systems), and
-// `overrides` (serving.kernels: op table -> implementation, `overrides_at` where each is written) over them.
+// kernel_implementations.yaml under `root` (kernel_selection.hpp), with its choices for the FP8
+// tables `per_tensor` names (weights with one scale per tensor) and its ep_across_systems choices when
+// `ep_across_systems` (the plan's expert-parallel group spans systems), and `overrides`
+// (serving.kernels: op table -> implementation, `overrides_at` where each is written) over them.
 std::shared_ptr<const ProfileEfficiency> load_profile_efficiency(
     const hw::Accelerator& acc, const std::string& root, hw::Efficiency fallback, const std::string& engine = "",
-    bool ep_across_systems = false, const std::map<std::string, std::string>& overrides = {},
+    bool ep_across_systems = false, const PerTensorFp8& per_tensor = {},
+    const std::map<std::string, std::string>& overrides = {},
     const std::map<std::string, core::SourceLocation>& overrides_at = {});
 
 }  // namespace agentsim::exp

@@ -556,22 +556,24 @@ TEST(PublishedImport, DerivedCollectiveScalesTheTransferNotTheLatencyFloor) {
   EXPECT_NEAR(time_s("h200", 131072) / time_s("h100-sxm", 131072), 1.0, 1e-9);
 }
 
-// H200's own FP8 GEMM rows (Azure's cuBLASLt sweep) start at m = 1024; below that the table
-// takes H100's measured rows (vLLM PR #23280's block-FP8 sweep at n 2112, k 7168) at the same
-// fraction of each roofline, instead of holding its m = 1024 efficiency down to one token.
+// GB200's own FP8 GEMM rows (Azure's cuBLASLt sweep) start at m = 1024; below that the table
+// takes B200's measured rows (the same vendor's nearest sibling) at the same fraction of each
+// roofline, instead of holding its m = 1024 efficiency down to one token.
 TEST(PublishedImport, ATableStartingAboveItsSiblingsSizesTakesTheSiblingsRowsBelowIt) {
   const auto& p = imported().profiles;
-  const FittedTable& h200 = p.at("h200").table("gemm_fp8");
-  EXPECT_EQ(h200.extended_from, "h100-sxm below m 1024");
-  EXPECT_TRUE(h200.derived_from.empty());
-  EXPECT_EQ(h200.axes.front().knots.front(), 1);
-  // At its own sizes the table is still its own: the written calibration file holds H200's rows
-  // only (its FP8 rows from m = 1,024; its BF16 rows, the torch run's, from m = 1).
-  const MeasurementTable& g = imported().measured.at("h200").tables.at("gemm");
+  const FittedTable& gb200 = p.at("gb200").table("gemm_fp8");
+  EXPECT_EQ(gb200.extended_from, "b200 below m 1024");
+  EXPECT_TRUE(gb200.derived_from.empty());
+  EXPECT_LT(gb200.axes.front().knots.front(), 1024);
+  // At its own sizes the table is still its own: the written calibration file holds GB200's rows
+  // only (its FP8 rows from m = 1,024).
+  const MeasurementTable& g = imported().measured.at("gb200").tables.at("gemm");
   double fp8_min_m = 1e9;
   for (std::size_t r = 0; r < g.rows(); ++r)
     if (g.column("dtype_bits")[r] == 8) fp8_min_m = std::min(fp8_min_m, g.column("m")[r]);
   EXPECT_EQ(fp8_min_m, 1024);
+  // H200's FP8 rows reach m = 1 (the torch run's per-tensor calls): nothing is lent to it.
+  EXPECT_TRUE(p.at("h200").table("gemm_fp8").extended_from.empty());
   // Collectives stay within their vendor: MI325X's RCCL rows start at 4 GiB, MI300X's (the same
   // xGMI fabric and link bandwidth) fill below; 1 MiB costs MI300X's published 28.39 us.
   EXPECT_EQ(p.at("mi325x").table("nccl_all_reduce_1node").extended_from, "mi300x below size_bytes 4.29497e+09");
@@ -969,6 +971,29 @@ TEST(PublishedImport, H200Bf16GemmIsItsOwnTorchRun) {
   EXPECT_EQ(imported().profiles.at("h100-sxm").table("gemm_bf16").derived_from, "h200");
   EXPECT_GT(imported().profiles.at("h100-sxm").table("gemm_bf16").held_out_error.points, 0u);
   EXPECT_EQ(imported().profiles.at("mi300x").table("gemm_bf16").derived_from, "h200");
+}
+
+// The torch run's per-tensor FP8 calls (torch._scaled_mm: cuBLASLt, TensorRT-LLM's kernel for
+// per-tensor FP8 weights) anchor H200's cuBLAS FP8 table beside Azure's squares, and H100 takes that
+// table by its catalog entry (the same die and kernel), its own Azure rows (lines 30-38) the check:
+// only its cuBLAS rows, not the DeepGEMM and vLLM rows of its best-of-sources table.
+TEST(PublishedImport, H200PerTensorFp8GemmIsItsOwnTorchRunAndH100TakesIt) {
+  const FittedTable& h200 = imported().profiles.at("h200").table("gemm_fp8@cublas");
+  EXPECT_TRUE(h200.derived_from.empty());
+  EXPECT_NE(h200.provenance.find("h200-torch-gemm-fp8_tensor-2026-12-04.h5 (110 rows"), std::string::npos) << h200.provenance;
+  EXPECT_EQ(h200.fit_error.points, 118u);  // 110 torch calls and Azure's 8 H200 squares
+  const FittedTable& h100 = imported().profiles.at("h100-sxm").table("gemm_fp8@cublas");
+  EXPECT_EQ(h100.derived_from, "h200");
+  EXPECT_EQ(h100.peak, peak("h100-sxm", hw::DType::kFp8));
+  EXPECT_EQ(h100.log_constant, h200.log_constant);
+  EXPECT_EQ(h100.held_out_error.points, 9u);
+  EXPECT_NE(h100.provenance.find("lines 30 31 32 33 34 35 36 37 38"), std::string::npos) << h100.provenance;
+  EXPECT_GT(imported().profiles.at("h100-sxm").table("gemm_fp8").fit_error.points, 9u);
+  EXPECT_TRUE(imported().profiles.at("h100-sxm").table("gemm_fp8").derived_from.empty());
+  // A same-die rule naming an implementation no table is keyed by is an error.
+  const std::string typo = same_die_error("gemm_fp8@cublass", "b200");
+  EXPECT_NE(typo.find("kernel_tables_from.gemm_fp8@cublass"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("not a profile table name"), std::string::npos) << typo;
 }
 
 // A file that says its kernels were replayed from a graph (torch_gemm_check.py's `launch: graph`)

@@ -1,6 +1,7 @@
 // Which kernel implementation an engine runs (experiments/catalog/kernel_implementations.yaml):
-// per architecture, with the engine's ep_across_systems choices where the plan's expert-parallel
-// group spans systems; a bad file is an error naming file, line and key.
+// per architecture, with the engine's per_tensor_fp8 choices where FP8 weights carry one scale per
+// tensor and its ep_across_systems choices where the plan's expert-parallel group spans systems; a
+// bad file is an error naming file, line and key.
 #include "experiments/run/kernel_selection.hpp"
 
 #include <gtest/gtest.h>
@@ -108,7 +109,7 @@ TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchi
     EXPECT_NEAR(hopper->compute(ks).value, flashmla / h100_bf16, 1e-9) << engine;
   }
   // FlashMLA's table on B200 (a serving.kernels override) is the H800 kernel's fraction, not SM100's.
-  const auto forced = load_profile_efficiency(b200, AGENTSIM_SOURCE_DIR, {}, "trtllm", false,
+  const auto forced = load_profile_efficiency(b200, AGENTSIM_SOURCE_DIR, {}, "trtllm", false, {},
                                               {{"attention_decode_compute", "flashmla"}});
   ASSERT_TRUE(forced);
   EXPECT_NEAR(forced->compute(ks).value, flashmla / h100_bf16, 1e-9);
@@ -118,11 +119,12 @@ TEST(KernelSelection, MlaDecodeMathIsPricedFromTheKernelEachEngineRunsOnItsArchi
 // serving.kernels replaces the engine's implementation of an op table in every replica the
 // experiment resolves (as TensorRT-LLM's moe_config.backend does); a table or implementation the
 // catalog does not know, or one of another vendor than the system's, names file, line and key.
-Experiment parse_kernels(const std::string& system, const std::string& kernels) {
+Experiment parse_kernels(const std::string& system, const std::string& kernels,
+                         const std::string& model = "deepseek-r1", const std::string& deployment = "{tp: 8, ep: 8}") {
   return parse_experiment("name: kernels\n"
-                          "model: deepseek-r1\n"
+                          "model: " + model + "\n"
                           "system: " + system + "\n"
-                          "deployment: {tp: 8, ep: 8}\n"
+                          "deployment: " + deployment + "\n"
                           "serving:\n"
                           "  engine: trtllm\n" + kernels +
                           "workload:\n"
@@ -176,6 +178,41 @@ TEST(KernelSelection, ServingKernelsReplaceTheEnginesChoice) {
       << constants;
 }
 
+// FP8 weights with one scale per tensor (Llama 3.1 in FP8) run no block-scaled kernel: on Hopper the
+// engines' per-tensor FP8 GEMM (cuBLASLt's for TensorRT-LLM) prices their dense GEMMs, while a
+// block-scaled checkpoint (DeepSeek-R1's 128 x 128 tiles) keeps DeepGEMM; Blackwell has no override.
+TEST(KernelSelection, PerTensorFp8WeightsRunTheEnginesPerTensorGemm) {
+  for (const char* engine : {"vllm", "sglang", "trtllm"}) {
+    const KernelSelection block = kernel_selection(AGENTSIM_SOURCE_DIR, engine, h100());
+    const KernelSelection tensor = kernel_selection(AGENTSIM_SOURCE_DIR, engine, h100(), false, {"gemm_fp8"});
+    EXPECT_EQ(block.at("gemm_fp8"), "deepgemm") << engine;
+    EXPECT_EQ(tensor.at("gemm_fp8"), "cublas") << engine;
+    EXPECT_EQ(tensor.at("grouped_gemm_fp8"), block.at("grouped_gemm_fp8")) << engine;
+    // Only the tables whose weights carry per-tensor scales are overridden.
+    EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, engine, h100(), false, {"grouped_gemm_fp8"}), block) << engine;
+    const hw::Accelerator& b200 = test::repo_catalog().accelerators.get("b200");
+    EXPECT_EQ(kernel_selection(AGENTSIM_SOURCE_DIR, engine, b200, false, {"gemm_fp8"}),
+              kernel_selection(AGENTSIM_SOURCE_DIR, engine, b200))
+        << engine;
+  }
+  // Resolved from the model's formats: Llama 3.1 70B's weights in FP8 without block scales (an MLPerf
+  // submission's precision over the BF16 card) against DeepSeek-R1's block-scaled card.
+  auto dense_gemm_note = [](const std::string& model, bool fp8_per_tensor) {
+    Experiment e = parse_kernels("hgx-h200", "", model, "{tp: 8}");
+    if (fp8_per_tensor) e.model.precision.override_formats("fp8", "", "", false);
+    const auto kernels = resolve_run(e, first_valid_plan(e)).replica.cost.kernels;
+    serving::KernelShape ks;
+    ks.kind = serving::KernelKind::kGemm;
+    ks.dtype = hw::DType::kFp8;
+    ks.m = 256;
+    ks.n = 7168;
+    ks.k = 8192;
+    return kernels ? kernels->compute(ks).note : std::string("no profile");
+  };
+  EXPECT_EQ(dense_gemm_note("llama-3.1-70b", true).rfind("gemm_fp8@cublas table", 0), 0u) << dense_gemm_note("llama-3.1-70b", true);
+  EXPECT_EQ(dense_gemm_note("deepseek-r1", false).rfind("gemm_fp8@deepgemm table", 0), 0u) << dense_gemm_note("deepseek-r1", false);
+}
+
 class KernelSelectionFile : public ::testing::Test {
  protected:
   fs::path path = fs::temp_directory_path() / ("agentsim_kernel_selection_" + std::to_string(::getpid()) + ".yaml");
@@ -207,6 +244,13 @@ TEST_F(KernelSelectionFile, OverridesAreReadAndBadOnesNameFileLineAndKey) {
       error_of("engines:\n  sglang:\n    ep_across_systems:\n      cdna3:\n        grouped_gemm_fp8: deepgemm\n");
   EXPECT_NE(vendor.find("runs on nvidia parts"), std::string::npos) << vendor;
   EXPECT_NE(vendor.find(":5: engines.sglang.ep_across_systems.cdna3.grouped_gemm_fp8"), std::string::npos) << vendor;
+  std::ofstream(path) << "engines:\n  trtllm:\n    per_tensor_fp8:\n      hopper:\n        gemm_fp8: cublas\n";
+  EXPECT_EQ(load_kernel_selections(path.string()).at("trtllm").per_tensor_fp8.at("hopper").at("gemm_fp8"), "cublas");
+  const std::string attention =
+      error_of("engines:\n  trtllm:\n    per_tensor_fp8:\n      hopper:\n        attention_prefill: flash-attention-3\n");
+  EXPECT_NE(attention.find(":5: engines.trtllm.per_tensor_fp8.hopper.attention_prefill: per_tensor_fp8 overrides FP8 weight GEMMs only"),
+            std::string::npos)
+      << attention;
   const std::string shape = error_of("engines:\n  sglang:\n    ep_across_systems: deepgemm\n");
   EXPECT_NE(shape.find("expected a mapping of accelerator architecture"), std::string::npos) << shape;
   EXPECT_NE(shape.find(":3: engines.sglang.ep_across_systems"), std::string::npos) << shape;
