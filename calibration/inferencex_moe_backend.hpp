@@ -12,7 +12,8 @@
 // TRTLLM is the TRTLLM-gen fused MoE (flashinfer-trtllm-gen), DEEPGEMM DeepGEMM's grouped GEMMs
 // (deepgemm). The FP4 B200 scripts run TRTLLM, or CUTLASS with attention DP, and the H200 scripts
 // CUTLASS: no CUTLASS MoE table is measured, so those rows, undated rows, other engines and
-// models keep the engine's choice (experiments/catalog/kernel_implementations.yaml).
+// models keep the engine's choice (experiments/catalog/kernel_implementations.yaml; TensorRT-LLM's
+// on Hopper is its default CUTLASS MoE, priced from the Triton fused MoE's table).
 #include <string>
 
 #include "calibration/measured_runs.hpp"

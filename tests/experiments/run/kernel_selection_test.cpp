@@ -65,6 +65,26 @@ TEST(KernelSelection, TheExpertGemmIsPricedFromTheSelectedImplementationsTable) 
   EXPECT_NE(one->compute(ks).value, across->compute(ks).value);
 }
 
+// TensorRT-LLM's default MoE runner on Hopper (CUTLASS, which no table measures) is priced from the
+// measured kernel of its class, SGLang's Triton fused MoE: at DeepSeek-R1's TP 8 expert slices the two
+// engines' expert GEMMs cost alike on H200, and DeepGEMM stays a choice (serving.kernels) that prices
+// otherwise.
+TEST(KernelSelection, TensorRtLlmsHopperMoeIsPricedFromTheTritonFusedMoe) {
+  const hw::Accelerator& h200 = test::repo_catalog().accelerators.get("h200");
+  serving::KernelShape ks = expert_gemm(4, 32);
+  ks.n = 768;  // the measured calls' output widths per expert: gate/up and down of 2,048 over TP 8
+  ks.weight_bytes = 32 * 3.0 * 7168 * 256;
+  const auto trtllm = load_profile_efficiency(h200, AGENTSIM_SOURCE_DIR, {}, "trtllm");
+  const auto sglang = load_profile_efficiency(h200, AGENTSIM_SOURCE_DIR, {}, "sglang");
+  const auto deepgemm = load_profile_efficiency(h200, AGENTSIM_SOURCE_DIR, {}, "trtllm", false, {},
+                                                {{"grouped_gemm_fp8", "deepgemm"}});
+  ASSERT_TRUE(trtllm && sglang && deepgemm);
+  EXPECT_EQ(trtllm->memory(ks).note.rfind("grouped_gemm_fp8@triton-fused-moe table (measured)", 0), 0u) << trtllm->memory(ks).note;
+  EXPECT_EQ(trtllm->memory(ks).value, sglang->memory(ks).value);
+  EXPECT_EQ(trtllm->compute(ks).value, sglang->compute(ks).value);
+  EXPECT_NE(deepgemm->memory(ks).value, trtllm->memory(ks).value);
+}
+
 // The compute-bound headline (a decode row in TFLOPS only, no batch) attention.csv gives for
 // `family`'s dense-MLA decode kernel `kernel`, in FLOP/s.
 double mla_headline_flops(const std::string& family, const std::string& kernel) {
