@@ -799,17 +799,8 @@ void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& me
         throw core::Error(where, "a collective depends on the system's fabric, not the die; expected a kernel table");
       // The table name: a kernel family, then "_<dtype>" for per-dtype families, then
       // "@<implementation>" for one implementation's table.
-      const std::string table = base_table(name), impl = table_implementation(name);
-      std::string family = table;
-      for (const char* d : {"_fp4", "_fp8", "_bf16", "_fp32"})
-        if (table.ends_with(d)) family = table.substr(0, table.size() - std::string(d).size());
-      bool known = impl.empty() || find_kernel_implementation(impl) != nullptr;
-      try {
-        kernel_family(family);
-      } catch (const core::Error&) {
-        known = false;
-      }
-      if (!known) {
+      const std::string impl = table_implementation(name);
+      if (!is_op_table(base_table(name)) || (!impl.empty() && find_kernel_implementation(impl) == nullptr)) {
         throw core::Error(where, "'" + name + "' is not a profile table name (a kernel family such as gemm, then _fp4, _fp8, _bf16 or _fp32 where it has dtypes, then @ and a kernel implementation for one implementation's table)");
       }
       if (accelerator(sib) == nullptr) throw core::Error(where, "no accelerator '" + sib + "' in the catalog");
@@ -836,8 +827,10 @@ void Importer::take_same_die_tables(std::map<std::string, EfficiencyProfile>& me
           for (const Row& r : fams->second.at(src.family)) {
             if (r.impl == impl) rows.push_back(r);
           }
-          const CalibrationFile own_impl = build_file(a.name, {{src.family, rows}}, "");
-          t->held_out_error = table_error(own_impl.tables.at(src.family), *t, bits);
+          if (!rows.empty()) {
+            const CalibrationFile own_impl = build_file(a.name, {{src.family, rows}}, "");
+            t->held_out_error = table_error(own_impl.tables.at(src.family), *t, bits);
+          }
         }
         t->provenance += ". Check, " + a.name + "'s own rows: " + own_table->provenance;
       }

@@ -20,6 +20,10 @@ const std::map<std::string, std::string>& architecture_vendors() {
   return v;
 }
 
+// The op tables a per_tensor_fp8 section may override: the FP8 weight GEMMs, dense and expert.
+constexpr const char* kDenseFp8 = "gemm_fp8";
+constexpr const char* kExpertFp8 = "grouped_gemm_fp8";
+
 std::vector<std::string> keys_of(const std::map<std::string, std::string>& m) {
   std::vector<std::string> out;
   out.reserve(m.size());
@@ -110,12 +114,20 @@ std::map<std::string, EngineKernels> load_kernel_selections(const std::string& p
         section[over] = selection(over, a.at(over), false);
         if (arch != "per_tensor_fp8") continue;
         for (const auto& [table, id] : section[over]) {
-          if (table != "gemm_fp8" && table != "grouped_gemm_fp8")
-            throw a.at(over).at(table).error("per_tensor_fp8 overrides FP8 weight GEMMs only; expected gemm_fp8 or grouped_gemm_fp8");
+          if (table != kDenseFp8 && table != kExpertFp8)
+            throw a.at(over).at(table).error(std::string("per_tensor_fp8 overrides FP8 weight GEMMs only; expected ") +
+                                             kDenseFp8 + " or " + kExpertFp8);
         }
       }
     }
   }
+  return out;
+}
+
+PerTensorFp8 per_tensor_fp8(wl::WeightFormat dense, wl::WeightFormat experts) {
+  PerTensorFp8 out;
+  if (dense.dtype == hw::DType::kFp8 && dense.block <= 0) out.insert(kDenseFp8);
+  if (experts.dtype == hw::DType::kFp8 && experts.block <= 0) out.insert(kExpertFp8);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "hwmodels/accelerator.hpp"
+#include "workloads/model/weight_format.hpp"
 #include "sim/core/error.hpp"
 
 namespace agentsim::exp {
@@ -28,6 +29,7 @@ struct EngineKernels {
 // Which FP8 op tables a run's weights reach with one scale per tensor: "gemm_fp8" where the
 // model's dense weights are FP8 without block scales, "grouped_gemm_fp8" where its routed experts are.
 using PerTensorFp8 = std::set<std::string>;
+PerTensorFp8 per_tensor_fp8(wl::WeightFormat dense, wl::WeightFormat experts);
 
 // `sel` with `overrides` (op table -> implementation id, e.g. serving.kernels) put over it. An
 // override of another vendor than `acc`'s is an error at its location (`where`).

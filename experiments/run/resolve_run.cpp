@@ -82,14 +82,6 @@ serving::KvManagerOptions kv_options(const ServingConfig& s, const hw::System& s
   return kv;
 }
 
-// The FP8 GEMM tables whose weights carry one scale per tensor (an FP8 group without block scales).
-PerTensorFp8 per_tensor_fp8(const wl::PrecisionSpec& p) {
-  PerTensorFp8 out;
-  if (p.weights == hw::DType::kFp8 && p.weights_block <= 0) out.insert("gemm_fp8");
-  if (p.experts == hw::DType::kFp8 && p.experts_block <= 0) out.insert("grouped_gemm_fp8");
-  return out;
-}
-
 // The plan and engine options priced per step, with the plan's collectives priced over the
 // system's topology once and the accelerator's efficiency profile when it names one.
 serving::StepCostOptions step_cost_options(const Experiment& e, const DeploymentConfig& d, const hw::System& system) {
@@ -115,7 +107,8 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
     auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
                                            std::string(serving::to_string(e.serving.engine)),
                                            serving::ep_spans_systems(d.plan, system.accelerators),
-                                           per_tensor_fp8(e.model.precision), e.serving.kernels, e.serving.kernels_at);
+                                           per_tensor_fp8(e.model.precision.weights_format(), e.model.precision.experts_format()),
+                                           e.serving.kernels, e.serving.kernels_at);
     if (profile) {
       const double net = profile->scale_up_network_efficiency();
       if (net > 0) cost.efficiency.network = net;

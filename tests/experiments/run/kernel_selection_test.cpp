@@ -202,6 +202,10 @@ TEST(KernelSelection, ServingKernelsReplaceTheEnginesChoice) {
 // engines' per-tensor FP8 GEMM (cuBLASLt's for TensorRT-LLM) prices their dense GEMMs, while a
 // block-scaled checkpoint (DeepSeek-R1's 128 x 128 tiles) keeps DeepGEMM; Blackwell has no override.
 TEST(KernelSelection, PerTensorFp8WeightsRunTheEnginesPerTensorGemm) {
+  // Which tables a run's formats name: FP8 without block scales only.
+  EXPECT_EQ(per_tensor_fp8({hw::DType::kFp8, 0}, {hw::DType::kFp8, 128}), PerTensorFp8{"gemm_fp8"});
+  EXPECT_EQ(per_tensor_fp8({hw::DType::kBf16, 0}, {hw::DType::kFp8, 0}), PerTensorFp8{"grouped_gemm_fp8"});
+  EXPECT_TRUE(per_tensor_fp8({hw::DType::kFp8, 128}, {hw::DType::kFp4, 32}).empty());
   for (const char* engine : {"vllm", "sglang", "trtllm"}) {
     const KernelSelection block = kernel_selection(AGENTSIM_SOURCE_DIR, engine, h100());
     const KernelSelection tensor = kernel_selection(AGENTSIM_SOURCE_DIR, engine, h100(), false, {"gemm_fp8"});
@@ -221,12 +225,7 @@ TEST(KernelSelection, PerTensorFp8WeightsRunTheEnginesPerTensorGemm) {
     Experiment e = parse_kernels("hgx-h200", "", model, "{tp: 8}");
     if (fp8_per_tensor) e.model.precision.override_formats("fp8", "", "", false);
     const auto kernels = resolve_run(e, first_valid_plan(e)).replica.cost.kernels;
-    serving::KernelShape ks;
-    ks.kind = serving::KernelKind::kGemm;
-    ks.dtype = hw::DType::kFp8;
-    ks.m = 256;
-    ks.n = 7168;
-    ks.k = 8192;
+    const serving::KernelShape ks{.kind = serving::KernelKind::kGemm, .dtype = hw::DType::kFp8, .m = 256, .n = 7168, .k = 8192};
     return kernels ? kernels->compute(ks).note : std::string("no profile");
   };
   EXPECT_EQ(dense_gemm_note("llama-3.1-70b", true).rfind("gemm_fp8@cublas table", 0), 0u) << dense_gemm_note("llama-3.1-70b", true);
