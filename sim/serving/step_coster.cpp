@@ -165,7 +165,7 @@ class StepCoster::Pricer {
   void add_stage(wl::Op id, double layers, double time_s) {
     TwoBatchSide& st = r_.stages;
     switch (id) {
-      case wl::Op::kAttnProj: st.prep_s += time_s; break;
+      case wl::Op::kAttnProj: case wl::Op::kNormAct: st.prep_s += time_s; break;
       case wl::Op::kAttnCore: case wl::Op::kIndexer: case wl::Op::kRouter: st.core_s += time_s; break;
       case wl::Op::kSharedExperts: st.shared_s += time_s; break;
       case wl::Op::kRoutedExperts: st.experts_s += time_s, st.moe_layers += layers; break;

@@ -11,7 +11,7 @@ namespace agentsim::wl {
 
 // In the order a layer runs them, then the once-per-step ops.
 enum class Op : std::uint8_t {
-  kAttnProj, kAttnCore, kIndexer, kRouter, kSharedExperts, kLatentProj, kRoutedExperts, kDenseFfn,
+  kAttnProj, kAttnCore, kIndexer, kRouter, kSharedExperts, kLatentProj, kRoutedExperts, kDenseFfn, kNormAct,
   kEmbedding, kEngram, kLmHead,
   kHostKvLoad,  // KV loaded over the host link (the step cost's row; no kernels)
 };
@@ -20,16 +20,18 @@ struct OpInfo {
   std::string_view name;
   // Kernel launches per layer (assumed: what vLLM/SGLang run after their usual
   // fusions, e.g. attn_proj = input norm, QKV GEMM, RoPE + cache write, output
-  // GEMM; dense_ffn = norm, gate/up GEMM with fused SiLU, down).
+  // GEMM; dense_ffn = norm, gate/up GEMM, down: the SiLU's launch is not counted).
+  // norm_act has none of its own: it is the norms' and the SiLU's memory traffic
+  // (StepWork::visit), priced as a memory-bound op beside the GEMMs.
   double kernels_per_layer;
   // Its work on a decode depends on the context (attention over the cache, the sparse
   // indexer's scan); every other op's depends on the step's token counts only.
   bool reads_contexts = false;
 };
 
-inline constexpr std::array<OpInfo, 12> kOps = {{
+inline constexpr std::array<OpInfo, 13> kOps = {{
     {"attn_proj", 4}, {"attn_core", 1, true}, {"indexer", 2, true}, {"router", 2}, {"shared_experts", 2},
-    {"latent_proj", 2}, {"routed_experts", 4}, {"dense_ffn", 3}, {"embedding", 1}, {"engram", 1}, {"lm_head", 2},
+    {"latent_proj", 2}, {"routed_experts", 4}, {"dense_ffn", 3}, {"norm_act", 0}, {"embedding", 1}, {"engram", 1}, {"lm_head", 2},
     {"host_kv_load", 0},
 }};
 constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }

@@ -233,6 +233,19 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     } else {
       matmul(Op::kDenseFfn, k.dense_ffn_params, wb, tp);
     }
+    {
+      // The memory-bound kernels between the GEMMs, each token's activations read and written at
+      // the activation format: per sub-block (attention, FFN) the residual-add RMSNorm (reads the
+      // sub-block's output and the residual streams, writes the streams and the normed input:
+      // (1 + streams) x h each way; one stream without mHC), and the SwiGLU of the dense or shared
+      // FFN slice (reads gate and up, writes their product). A fused MoE call's activation is in
+      // its measured time (routed experts).
+      const double streams = m.hc_mult > 0 ? m.hc_mult : 1;
+      const double ffn = (k.moe ? k.shared_expert_params : k.dense_ffn_params) / (3.0 * h * tp);
+      const double rd = n * dev_tokens * (2.0 * (1.0 + streams) * h + 2.0 * ffn) * ab;
+      const double wr = n * dev_tokens * (2.0 * (1.0 + streams) * h + ffn) * ab;
+      op(Op::kNormAct, Format::kActivations, {0, 0, 0, 0, rd, wr, 0});
+    }
 
     if (tp > 1) {
       sink.collective(ki, CollectiveOp::kAllReduce, " attention output", plan_.tp, n, dev_tokens * h * ab);

@@ -137,6 +137,48 @@ TEST(BatchWork, V41PrefillTokensSkipTheDecoderLayers) {
   EXPECT_NEAR(linear / (2 * c.active_layers_prefill), 1.0, 0.01);
 }
 
+// The norms and the SwiGLU between the GEMMs are one memory-bound op a layer (norm_act): no
+// FLOPs or weights, each token's activations read and written at BF16.
+TEST(BatchWork, NormsAndActivationAreAMemoryBoundOpOfTheirOwn) {
+  auto norm_act = [](const BatchWork& w) {
+    std::vector<OpWork> out;
+    for (const OpWork& o : w.ops) {
+      if (o.op == "norm_act") out.push_back(o);
+    }
+    return out;
+  };
+  // Llama-3.1-8B at TP 2, a 100-token prompt: per token and layer two add-RMSNorms (read the
+  // sub-block's output and the residual, write both: 2 x 4096 each way) and the SwiGLU of
+  // the FFN's 7,168-wide slice (read gate and up, write the product), 2 B each.
+  BatchShape b;
+  b.prefill = {PrefillShape{100, 0, true}};
+  const std::vector<OpWork> llama = norm_act(batch_work(model("llama-3.1-8b"), parse_parallel_plan("tp=2"), b));
+  ASSERT_EQ(llama.size(), 1u);
+  EXPECT_EQ(llama[0].flops, 0.0);
+  EXPECT_EQ(llama[0].weight_read_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(llama[0].act_read_bytes, 32.0 * 100 * (4 * 4096 + 2 * 7168) * 2);
+  EXPECT_DOUBLE_EQ(llama[0].act_write_bytes, 32.0 * 100 * (4 * 4096 + 7168) * 2);
+  // mHC keeps hc_mult residual streams: each norm reads and writes all of them. V4.1 Flash
+  // (hidden 5,120, four streams) moves 2 x 3 x 5120 more elements each way, per token and layer,
+  // than the same model with one stream; its shared expert's SwiGLU is the same in both.
+  const ModelSpec& v41 = model("deepseek-v4.1-flash");
+  ModelSpec one = v41;
+  one.hc_mult = 0;
+  BatchShape d;
+  d.decode_contexts = {100, 200};
+  const ParallelPlan plan = parse_parallel_plan("tp=1");
+  const std::vector<OpWork> four = norm_act(batch_work(v41, plan, d)), single = norm_act(batch_work(one, plan, d));
+  ASSERT_EQ(four.size(), single.size());
+  ASSERT_FALSE(four.empty());
+  for (std::size_t i = 0; i < four.size(); ++i) {
+    const double extra = four[i].layers * 2 * 2 * 3 * 5120 * 2;
+    EXPECT_DOUBLE_EQ(four[i].act_read_bytes - single[i].act_read_bytes, extra) << four[i].layer_kind;
+    EXPECT_DOUBLE_EQ(four[i].act_write_bytes - single[i].act_write_bytes, extra) << four[i].layer_kind;
+    // The shared expert (2,304 wide) is the only SwiGLU: routed experts' is in the fused MoE call.
+    EXPECT_DOUBLE_EQ(single[i].act_read_bytes, single[i].layers * 2 * (4 * 5120 + 2 * 2304) * 2);
+  }
+}
+
 TEST(BatchWork, EngramOnHostIsReadOverTheHostLink) {
   const ModelSpec& m = model("deepseek-v4.1-flash");
   ParallelPlan plan = parse_parallel_plan("tp=2,ep=2");
