@@ -106,8 +106,17 @@ ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunRes
   // decoding batch): the most the plan gives at that speed is its peak, read off there.
   bool all_fast = true;
   for (const RunResult* r : pts) all_fast = all_fast && r->summary.agent_output_tok_s_p50 >= speed;
-  const std::size_t peak = passed_peak(pts);
-  if (!t.in_swept_range && all_fast && peak < pts.size()) {
+  std::size_t peak = passed_peak(pts);
+  // The ladder's top can have no second run past the peak: there one run 5% below it counts.
+  const std::size_t n = pts.size();
+  if (peak == n && n >= 3 && e.workload.auto_concurrency &&
+      pts[n - 1]->level >= static_cast<double>(e.workload.max_concurrency)) {
+    const auto best = std::max_element(pts.begin(), pts.end() - 1, [](const RunResult* a, const RunResult* b) {
+      return a->summary.total_tok_s < b->summary.total_tok_s;
+    });
+    if (pts[n - 1]->summary.total_tok_s < 0.95 * (*best)->summary.total_tok_s) peak = static_cast<std::size_t>(best - pts.begin());
+  }
+  if (!t.in_swept_range && all_fast && peak < n) {
     const RunResult& at = *pts[peak];
     row.in_swept_range = true;
     row.concurrency = at.level;

@@ -49,7 +49,9 @@ std::vector<const RunResult*> plan_runs(const std::vector<RunResult>& runs, cons
                                         bool with_bisection);
 std::string plan_prefix(const Experiment& e, int plan);
 
-// Interpolated between the bracketing runs of the plan (sweep and bisection runs alike).
+// Interpolated between the bracketing runs of the plan (sweep and bisection runs alike); where
+// every run is at or above the speed and throughput has passed its peak (passed_peak, or with
+// concurrency: auto the ladder's top run 5% below the best before it), read off at the peak.
 ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs, double speed);
 // Runs in level order whose total throughput has passed its peak: the index of the peak run when
 // the last two runs are both 5% below it (one noisy run does not count) or the last one has

@@ -5,6 +5,7 @@
 #include <future>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <mutex>
 
 #include "experiments/config/deployment_name.hpp"
@@ -356,12 +357,25 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
   // search: auto simulates plans further down a system's ranking while its best is the last
   // simulated (deeper_plans). A system with none left to simulate has its final ladders: its
   // bisections run beside the other systems' deeper ladders, in one batch of tasks (a ladder, like
-  // a bisection, one task: its pods on the threads of one rank).
+  // a bisection, one task: its pods on the threads of one rank). Once every bisection has run, the
+  // narrowed read-offs are checked again: where they put a system's best last, it goes deeper.
   std::vector<std::vector<RunResult>> bisected;
   std::vector<int> taken(e.systems.size(), 0);
   std::vector<bool> settled(e.systems.size(), false);
+  // The runs so far with the bisections' (one run per id), for the read-offs they give.
+  const auto with_bisections = [&] {
+    std::vector<RunResult> all = out.runs;
+    std::set<std::string> ids;
+    for (const RunResult& r : all) ids.insert(r.id);
+    for (const auto& v : bisected) {
+      for (const RunResult& r : v) {
+        if (ids.insert(r.id).second) all.push_back(r);
+      }
+    }
+    return all;
+  };
+  std::vector<int> more = e.search_auto ? deeper_plans(e, all_readoffs(e, out.runs), taken) : std::vector<int>{};
   while (true) {
-    const std::vector<int> more = e.search_auto ? deeper_plans(e, all_readoffs(e, out.runs), taken) : std::vector<int>{};
     std::vector<bool> busy(e.systems.size(), false);
     for (const int p : more) {
       Plan& plan = e.plans[static_cast<std::size_t>(p)];
@@ -388,7 +402,14 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
         bisected.push_back(std::move(made[i]));
       }
     }
+    if (!e.search_auto) break;
+    if (!more.empty()) {
+      more = deeper_plans(e, all_readoffs(e, out.runs), taken);
+      continue;
+    }
+    more = deeper_plans(e, all_readoffs(e, with_bisections()), taken);
     if (more.empty()) break;
+    for (const int p : more) settled[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(p)].system)] = false;
   }
   // Tasks of one plan may probe the same level; keep one run per id.
   std::map<std::string, RunResult> extra;

@@ -175,6 +175,26 @@ TEST_F(HandMade, AnSloFloorAboveTheInRangeFigureWins) {
   EXPECT_DOUBLE_EQ(again[1].agents_per_mw, 20);
 }
 
+// The auto ladder's top run (max_concurrency) has no run after it: there one run 5% below the
+// peak has passed it. Below the top, or with a fixed list of levels, one such run is noise.
+TEST_F(HandMade, TheLaddersTopRunBelowThePeakHasPassedIt) {
+  const std::vector<RunResult> runs = {run(0, 1, 300, 290, 1, 1000, 1e6), run(0, 2, 250, 240, 1, 3000, 1e6),
+                                       run(0, 4, 200, 190, 1, 2900, 1e6), run(0, 8, 150, 140, 1, 2800, 1e6)};
+  EXPECT_FALSE(speed_readoff(e, 0, runs, 100).in_swept_range);  // a fixed list of levels
+  e.workload.auto_concurrency = true;
+  e.workload.max_concurrency = 16;
+  EXPECT_FALSE(speed_readoff(e, 0, runs, 100).in_swept_range);  // the ladder could go on
+  e.workload.max_concurrency = 8;
+  const ReadoffRow top = speed_readoff(e, 0, runs, 100);
+  EXPECT_TRUE(top.in_swept_range) << top.note;
+  EXPECT_DOUBLE_EQ(top.total_tok_s_per_mw, 3000);
+  EXPECT_DOUBLE_EQ(top.concurrency, 2);
+  // Within 5% of the peak it has not passed it.
+  const std::vector<RunResult> level = {run(0, 1, 300, 290, 1, 1000, 1e6), run(0, 2, 250, 240, 1, 3000, 1e6),
+                                        run(0, 4, 200, 190, 1, 2900, 1e6), run(0, 8, 150, 140, 1, 2900, 1e6)};
+  EXPECT_FALSE(speed_readoff(e, 0, level, 100).in_swept_range);
+}
+
 // Every run at or above 100 tok/s per agent, and throughput peaking at 2 agents (3000 tok/s on 1 MW)
 // with the last two runs 5% below it: the read-off is the peak, in range. Otherwise out of range.
 TEST_F(HandMade, SpeedNeverReachedBeforeThePeakReadsOffThePeak) {

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <algorithm>
 #include <set>
+#include <cstdio>
+#include <string>
 
 #include "experiments/config/catalog.hpp"
 #include "experiments/config/experiment.hpp"
@@ -230,6 +232,37 @@ TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
   std::vector<double> acc(n);
   runs.read(acc.data(), one);
   for (double a : acc) EXPECT_EQ(a, 72) << "every simulated plan serves with all 72 GPUs";
+}
+
+// The search goes down each system's ranking until the best simulated plan is not the last of
+// the plans simulated from the top, judged on the read-offs the run reports (after bisection).
+// V4 Pro on hgx-h100 with seed 3: the ladders rank 1x(tp=16) first, the narrowed read-offs the
+// bound's second plan, so the third is simulated.
+TEST_F(SearchAuto, TheBestSimulatedPlanIsNotTheLastOfTheTopOnTheReportedReadoffs) {
+  const auto r = test_support::run("run " + std::string(kRoot) +
+                                   "/experiments/examples/v4-pro-vs-v4.1-flash.yaml -j 2 --set seed=3 "
+                                   "--set systems=[hgx-h100] --no-run-table --out " + (dir / "o").string());
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::size_t at = r.output.find("ranking hgx-h100: ");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  int ranked = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "ranking hgx-h100: %d plans", &ranked), 1);
+  std::set<int> simulated;
+  int best = 0;
+  for (std::size_t line = r.output.find("\n  bound #", at); line != std::string::npos;
+       line = r.output.find("\n  bound #", line + 1)) {
+    int bound = 0;
+    char rank[16] = {};
+    if (std::sscanf(r.output.c_str() + line, "\n  bound #%d simulated #%15s", &bound, rank) != 2) break;
+    simulated.insert(bound);
+    if (std::string(rank) == "1") best = bound;
+  }
+  int top = 0;  // plans simulated from the top of the ranking without a gap
+  while (simulated.count(top + 1) > 0) ++top;
+  ASSERT_GT(best, 0) << r.output.substr(at, 1200);
+  EXPECT_TRUE(best < top || top == ranked || top >= kAutoSearchKeep + kAutoSearchDeeper)
+      << "best simulated is bound #" << best << ", the last of the top " << top << "\n" << r.output.substr(at, 1200);
+  EXPECT_GE(top, 3) << r.output.substr(at, 1200);
 }
 
 }  // namespace
