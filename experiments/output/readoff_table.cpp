@@ -106,17 +106,11 @@ ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunRes
   // decoding batch): the most the plan gives at that speed is its peak, read off there.
   bool all_fast = true;
   for (const RunResult* r : pts) all_fast = all_fast && r->summary.agent_output_tok_s_p50 >= speed;
-  std::size_t peak = passed_peak(pts);
-  // The ladder's top can have no second run past the peak: there one run 5% below it counts.
-  const std::size_t n = pts.size();
-  if (peak == n && n >= 3 && e.workload.auto_concurrency &&
-      pts[n - 1]->level >= static_cast<double>(e.workload.max_concurrency)) {
-    const auto best = std::max_element(pts.begin(), pts.end() - 1, [](const RunResult* a, const RunResult* b) {
-      return a->summary.total_tok_s < b->summary.total_tok_s;
-    });
-    if (pts[n - 1]->summary.total_tok_s < 0.95 * (*best)->summary.total_tok_s) peak = static_cast<std::size_t>(best - pts.begin());
-  }
-  if (!t.in_swept_range && all_fast && peak < n) {
+  // The auto ladder's top run has no run after it to confirm a peak.
+  const bool final_run = e.workload.auto_concurrency &&
+                         pts.back()->level >= static_cast<double>(e.workload.max_concurrency);
+  const std::size_t peak = passed_peak(pts, final_run);
+  if (!t.in_swept_range && all_fast && peak < pts.size()) {
     const RunResult& at = *pts[peak];
     row.in_swept_range = true;
     row.concurrency = at.level;
@@ -130,7 +124,7 @@ ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunRes
   return row;
 }
 
-std::size_t passed_peak(const std::vector<const RunResult*>& runs) {
+std::size_t passed_peak(const std::vector<const RunResult*>& runs, bool last_is_final) {
   const std::size_t n = runs.size();
   if (n < 3) return n;
   std::size_t peak = 0;
@@ -140,9 +134,10 @@ std::size_t passed_peak(const std::vector<const RunResult*>& runs) {
   const double top = runs[peak]->summary.total_tok_s;
   const double last = runs[n - 1]->summary.total_tok_s;
   if (!(last < 0.95 * top)) return n;
-  // Two runs 5% below the peak, or one at less than half of it (a collapse is not noise).
+  // Two runs 5% below the peak, one at less than half of it (a collapse is not noise), or the
+  // final one.
   const bool two_below = peak + 2 < n && runs[n - 2]->summary.total_tok_s < 0.95 * top;
-  return two_below || last < 0.5 * top ? peak : n;
+  return two_below || last < 0.5 * top || last_is_final ? peak : n;
 }
 
 ReadoffRow single_agent_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs) {

@@ -50,13 +50,14 @@ std::vector<const RunResult*> plan_runs(const std::vector<RunResult>& runs, cons
 std::string plan_prefix(const Experiment& e, int plan);
 
 // Interpolated between the bracketing runs of the plan (sweep and bisection runs alike); where
-// every run is at or above the speed and throughput has passed its peak (passed_peak, or with
-// concurrency: auto the ladder's top run 5% below the best before it), read off at the peak.
+// every run is at or above the speed and throughput has passed its peak (passed_peak, the auto
+// ladder's top run counting as final), read off at the peak.
 ReadoffRow speed_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs, double speed);
 // Runs in level order whose total throughput has passed its peak: the index of the peak run when
-// the last two runs are both 5% below it (one noisy run does not count) or the last one has
-// collapsed below half of it; runs.size() otherwise.
-std::size_t passed_peak(const std::vector<const RunResult*>& runs);
+// the last two runs are both 5% below it (one noisy run does not count), the last one has
+// collapsed below half of it, or the last, 5% below it, is `last_is_final` (no run can follow
+// it to confirm the fall); runs.size() otherwise.
+std::size_t passed_peak(const std::vector<const RunResult*>& runs, bool last_is_final = false);
 // Single-agent speed: the p50 per-agent speed of the plan's concurrency-1 run, and its per-MW figures.
 ReadoffRow single_agent_readoff(const Experiment& e, int plan, const std::vector<RunResult>& runs);
 

@@ -5,7 +5,6 @@
 #include <future>
 #include <cstdio>
 #include <map>
-#include <set>
 #include <mutex>
 
 #include "experiments/config/deployment_name.hpp"
@@ -362,17 +361,27 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
   std::vector<std::vector<RunResult>> bisected;
   std::vector<int> taken(e.systems.size(), 0);
   std::vector<bool> settled(e.systems.size(), false);
-  // The runs so far with the bisections' (one run per id), for the read-offs they give.
-  const auto with_bisections = [&] {
-    std::vector<RunResult> all = out.runs;
-    std::set<std::string> ids;
-    for (const RunResult& r : all) ids.insert(r.id);
-    for (const auto& v : bisected) {
-      for (const RunResult& r : v) {
-        if (ids.insert(r.id).second) all.push_back(r);
+  // Tasks of one plan may probe the same level: the bisections' runs, one per id, in plan and
+  // level order (moved out of `bisected` when `take`, else copied).
+  const auto bisection_runs = [&](bool take) {
+    std::map<std::string, RunResult> unique;
+    for (auto& v : bisected) {
+      for (auto& r : v) {
+        if (take) {
+          unique.emplace(r.id, std::move(r));
+        } else {
+          unique.emplace(r.id, r);
+        }
       }
     }
-    return all;
+    std::vector<RunResult> sorted;
+    sorted.reserve(unique.size());
+    for (auto& [id, r] : unique) sorted.push_back(std::move(r));
+    std::stable_sort(sorted.begin(), sorted.end(), [&](const RunResult& a, const RunResult& b) {
+      const std::string pa = a.id.substr(0, a.id.rfind('/')), pb = b.id.substr(0, b.id.rfind('/'));
+      return pa != pb ? pa < pb : a.level < b.level;
+    });
+    return sorted;
   };
   std::vector<int> more = e.search_auto ? deeper_plans(e, all_readoffs(e, out.runs), taken) : std::vector<int>{};
   while (true) {
@@ -407,23 +416,13 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
       more = deeper_plans(e, all_readoffs(e, out.runs), taken);
       continue;
     }
-    more = deeper_plans(e, all_readoffs(e, with_bisections()), taken);
+    std::vector<RunResult> narrowed = out.runs;
+    for (RunResult& r : bisection_runs(false)) narrowed.push_back(std::move(r));
+    more = deeper_plans(e, all_readoffs(e, narrowed), taken);
     if (more.empty()) break;
     for (const int p : more) settled[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(p)].system)] = false;
   }
-  // Tasks of one plan may probe the same level; keep one run per id.
-  std::map<std::string, RunResult> extra;
-  for (auto& v : bisected) {
-    for (auto& r : v) extra.emplace(r.id, std::move(r));
-  }
-  std::vector<RunResult> sorted;
-  sorted.reserve(extra.size());
-  for (auto& [id, r] : extra) sorted.push_back(std::move(r));
-  std::stable_sort(sorted.begin(), sorted.end(), [&](const RunResult& a, const RunResult& b) {
-    const std::string pa = a.id.substr(0, a.id.rfind('/')), pb = b.id.substr(0, b.id.rfind('/'));
-    return pa != pb ? pa < pb : a.level < b.level;
-  });
-  for (auto& r : sorted) out.runs.push_back(std::move(r));
+  for (RunResult& r : bisection_runs(true)) out.runs.push_back(std::move(r));
 
   out.plan_readoffs = all_readoffs(e, out.runs);
   out.readoffs = choose_plans(e, out.plan_readoffs);
