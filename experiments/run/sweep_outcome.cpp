@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "experiments/config/deployment_name.hpp"
 #include "experiments/run/bisect.hpp"
@@ -244,6 +245,22 @@ std::vector<int> deeper_plans(const Experiment& e, const std::vector<ReadoffRow>
   return more;
 }
 
+// The plans held back on one system that another system of the experiment chose for a read-off
+// (the same deployment, by name: as many replicas of the same plan on as many GPUs). Simulating
+// them reads every system off with each plan that decided another's figure, so a system at least
+// another's equal on every peak never reads lower for want of a plan the search did not try.
+std::vector<int> peer_plans(const Experiment& e, const std::vector<ReadoffRow>& rows) {
+  std::set<std::string> chosen;
+  for (const ReadoffRow& r : choose_plans(e, rows)) {
+    if (r.plan >= 0) chosen.insert(r.deployment);
+  }
+  std::vector<int> out;
+  for (std::size_t p = 0; p < e.plans.size(); ++p) {
+    if (e.plans[p].held_back && chosen.contains(deployment_name(e, e.plans[p]))) out.push_back(static_cast<int>(p));
+  }
+  return out;
+}
+
 }  // namespace
 
 double simulated_score(const Experiment& e, int plan, const std::vector<ReadoffRow>& plan_readoffs, bool output) {
@@ -357,7 +374,8 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
   // simulated (deeper_plans). A system with none left to simulate has its final ladders: its
   // bisections run beside the other systems' deeper ladders, in one batch of tasks (a ladder, like
   // a bisection, one task: its pods on the threads of one rank). Once every bisection has run, the
-  // narrowed read-offs are checked again: where they put a system's best last, it goes deeper.
+  // narrowed read-offs are checked again: where they put a system's best last, it goes deeper;
+  // else each system simulates the plans other systems chose that it held back (peer_plans).
   std::vector<std::vector<RunResult>> bisected;
   std::vector<int> taken(e.systems.size(), 0);
   std::vector<bool> settled(e.systems.size(), false);
@@ -418,7 +436,9 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
     }
     std::vector<RunResult> narrowed = out.runs;
     for (RunResult& r : bisection_runs(false)) narrowed.push_back(std::move(r));
-    more = deeper_plans(e, all_readoffs(e, narrowed), taken);
+    const std::vector<ReadoffRow> rows = all_readoffs(e, narrowed);
+    more = deeper_plans(e, rows, taken);
+    if (more.empty()) more = peer_plans(e, rows);
     if (more.empty()) break;
     for (const int p : more) settled[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(p)].system)] = false;
   }

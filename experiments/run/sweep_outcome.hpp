@@ -20,7 +20,8 @@ struct SweepOutcome {
 };
 
 // With search: auto, plans rank_plans held back are simulated (and un-pruned in `e`) while the
-// best simulated plan of a system is the lowest-ranked of those simulated down the ranking.
+// best simulated plan of a system is the lowest-ranked of those simulated down the ranking, and
+// where another system chose the same deployment for a read-off.
 SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const ExecOptions& opt,
                             const SweepRanks& ranks);
 
