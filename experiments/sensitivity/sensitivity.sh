@@ -45,10 +45,10 @@ scale_for() {  # target mean -> token_scale
   echo "$s"
 }
 
-readoff() {  # readoffs.csv system -> "total output" at 100 tok/s per agent
+readoff() {  # readoffs.csv system -> "total output agents" at 100 tok/s per agent
   # The deployment column (2nd) may be quoted with commas ("dp=8,ep=8"): dropped before splitting.
   sed -E 's/^([^,]*),("[^"]*"|[^,]*),/\1,/' "$1" |
-    awk -F, -v sys="$2" '$1 == sys && $2 == "speed" && $3 + 0 == 100 { if ($4 == "") print "n/a n/a"; else printf "%.0f %.0f", $4, $5; exit }'
+    awk -F, -v sys="$2" '$1 == sys && $2 == "speed" && $3 + 0 == 100 { if ($4 == "") print "n/a n/a n/a"; else printf "%.0f %.0f %.0f", $4, $5, $8; exit }'
 }
 
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -70,8 +70,8 @@ for target in 27000 60000 122000; do
     fi
     cells=""
     for sys in $(echo "$SYSTEMS" | tr -d '[],'); do
-      read -r total output <<<"$(readoff "$WORK/out_${target}_${tool}/readoffs.csv" "$sys")"
-      cells="$cells | ${total:-n/a} | ${output:-n/a}"
+      read -r total output agents <<<"$(readoff "$WORK/out_${target}_${tool}/readoffs.csv" "$sys")"
+      cells="$cells | ${total:-n/a} | ${output:-n/a} | ${agents:-n/a}"
     done
     rows="$rows| $(printf '%.0f' "$mean") | $(printf '%.3g' "$scale") | $tool$cells |"$'\n'
   done
@@ -81,8 +81,8 @@ wall=$(( $(date +%s) - start ))
 header="| input mean (tokens) | token_scale | tool delay median (s)"
 rule="|---|---|---"
 for sys in $(echo "$SYSTEMS" | tr -d '[],'); do
-  header="$header | $sys total tok/s/MW | $sys output tok/s/MW"
-  rule="$rule|---|---"
+  header="$header | $sys total tok/s/MW | $sys output tok/s/MW | $sys agents"
+  rule="$rule|---|---|---"
 done
 mkdir -p "$(dirname "$OUT_MD")"
 cat >"$OUT_MD" <<MD
@@ -97,10 +97,9 @@ size scaled by \`token_scale\` so the input mean per request reaches 27K (the be
 published mean), 60K and 122K (the Claude Code trace's mean), and the median tool delay set to
 1 s (the benchmark's) or 10 s (the Claude Code trace's), p90 three times the median. Read-off:
 tokens per second per MW of IT power at 100 tok/s per agent (p50 of requests), interpolated on
-the concurrency sweep. A 10 s tool delay leaves each agent idle about 10 s of every ~15 s turn
+the concurrency sweep, at the number of agents in the agents columns. A 10 s tool delay leaves each agent idle about 10 s of every ~15 s turn
 (1 s: of every ~6 s), so a system needs about 2.5 times the agents to slow to 100 tok/s each; an
-NVL72 rack's widest plans then need more than the sweep's 16,384-agent cap (at 1 s, gb300-nvl72
-reads off at about 13,000 agents), and its 10 s rows are the read-off of a smaller plan that
+NVL72 rack's widest plans then need more than the sweep's 16,384-agent cap, and its 10 s rows are the read-off of a smaller plan that
 slowed within the cap: a floor of the rack, not comparable with its 1 s rows.
 
 $header |
