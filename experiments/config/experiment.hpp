@@ -43,6 +43,7 @@ struct Plan {
   double bound_prefill_tok_s = 0;  // a split's prefill pool, prompt tok/s: the tie-break between equal bounds
   int bound_rank = 0;
   bool held_back = false;
+  bool peer_choice = false;  // simulated because another system of the experiment chose it (search: auto)
 };
 
 // An SLO tier: per-agent speed at a percentile of requests and TTFT at a percentile.

@@ -337,6 +337,7 @@ std::string ranking_report(const Experiment& e, const std::vector<ReadoffRow>& p
                     plan.bound_tok_s, score[i] < 0 ? "none" : g3(score[i]).c_str());
       out += buf;
       if (!e.readoff_speeds_tok_s.empty() && output[i] >= 0) out += " (output " + g3(output[i]) + " tok/s per MW)";
+      if (plan.peer_choice) out += "; another system's choice";
       out += "\n";
     }
   }
@@ -438,7 +439,10 @@ SweepOutcome run_experiment(Experiment& e, const wl::Trace& sessions, const Exec
     for (RunResult& r : bisection_runs(false)) narrowed.push_back(std::move(r));
     const std::vector<ReadoffRow> rows = all_readoffs(e, narrowed);
     more = deeper_plans(e, rows, taken);
-    if (more.empty()) more = peer_plans(e, rows);
+    if (more.empty()) {
+      more = peer_plans(e, rows);
+      for (const int p : more) e.plans[static_cast<std::size_t>(p)].peer_choice = true;
+    }
     if (more.empty()) break;
     for (const int p : more) settled[static_cast<std::size_t>(e.plans[static_cast<std::size_t>(p)].system)] = false;
   }

@@ -303,6 +303,7 @@ TEST_F(SearchAuto, EverySystemSimulatesThePlansOtherSystemsChose) {
     }
   }
   ASSERT_EQ(simulated.size(), 4u) << r.output;
+  EXPECT_NE(r.output.find("; another system's choice\n"), std::string::npos) << "the log marks the plans so simulated";
   std::ifstream in(dir / "o" / "readoffs.csv");
   core::CsvReader csv(in, "readoffs.csv");
   const std::size_t sys_col = csv.column("system"), dep_col = csv.column("deployment");
