@@ -23,6 +23,7 @@
 #include "sim/core/csv_reader.hpp"
 #include "sim/serving/step_coster.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -272,13 +273,18 @@ TEST_F(SearchAuto, TheBestSimulatedPlanIsNotTheLastOfTheTopOnTheReportedReadoffs
 // systems (every plan fits each), where hgx-b300 chooses 2x(tp=4) for its single agent, which
 // hgx-h200's bound ranks sixth and its search alone never reaches; tried, it is hgx-h200's best
 // plan at 50 tok/s per agent.
-TEST_F(SearchAuto, EverySystemSimulatesThePlansOtherSystemsChose) {
+fs::path write_peers(const fs::path& dir) {
   const fs::path p = dir / "peers.yaml";
   std::ofstream(p) << "name: peers\nseed: 1\nmodel: llama-3.1-8b\nsystems: [hgx-h100, hgx-h200, hgx-b200, hgx-b300]\n"
                    << "search: auto\nserving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
                    << "readoffs: {agent_speeds: [50]}\n"
                    << "workload:\n  trace: " << kRoot << "/workloads/traces/claude-code-sample/requests.csv\n"
                    << "  concurrency: auto\n  warmup: \"5s\"\n  window: \"20s\"\n";
+  return p;
+}
+
+TEST_F(SearchAuto, EverySystemSimulatesThePlansOtherSystemsChose) {
+  const fs::path p = write_peers(dir);
   const auto r = test_support::run("run " + p.string() + " -j 2 --no-run-table --out " + (dir / "o").string());
   ASSERT_EQ(r.code, 0) << r.output;
   // Simulated deployments per system, from the ranking report.
@@ -317,6 +323,21 @@ TEST_F(SearchAuto, EverySystemSimulatesThePlansOtherSystemsChose) {
     }
   }
   EXPECT_GE(chosen, 8);
+}
+
+// The rounds that add other systems' choices depend only on the read-offs, so one thread and two
+// write the same files.
+TEST_F(SearchAuto, TheSearchWithOtherSystemsChoicesIsByteIdenticalForAnyThreadCount) {
+  const fs::path p = write_peers(dir);
+  for (const char* j : {"1", "2"}) {
+    const auto r = test_support::run("run " + p.string() + " -j " + j + " --no-run-table --out " + (dir / j).string());
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  for (const char* f : {"summary.csv", "readoffs.csv", "results.h5"}) {
+    const std::string a = test_support::slurp(dir / "1" / f), b = test_support::slurp(dir / "2" / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_TRUE(a == b) << f << " differs between -j 1 and -j 2";
+  }
 }
 
 }  // namespace
