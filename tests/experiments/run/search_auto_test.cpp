@@ -274,7 +274,7 @@ TEST_F(SearchAuto, TheBestSimulatedPlanIsNotTheLastOfTheTopOnTheReportedReadoffs
 // hgx-h200's bound ranks sixth and its search alone never reaches; tried, it is hgx-h200's best
 // plan at 50 tok/s per agent.
 fs::path write_peers(const fs::path& dir) {
-  const fs::path p = dir / "peers.yaml";
+  fs::path p = dir / "peers.yaml";
   std::ofstream(p) << "name: peers\nseed: 1\nmodel: llama-3.1-8b\nsystems: [hgx-h100, hgx-h200, hgx-b200, hgx-b300]\n"
                    << "search: auto\nserving: {step_overhead: \"2ms\", efficiency: {compute: 0.7, memory: 0.8, network: 0.8}}\n"
                    << "readoffs: {agent_speeds: [50]}\n"
