@@ -313,6 +313,27 @@ def cmd_validation(a):
         out.append("\n## Per scenario\n\n"
                    + table(["how the load was offered", "rows", "output tok/s per GPU: MAPE in-sample / CV",
                             "median TPOT: MAPE in-sample / CV", "total tok/s per GPU: MAPE in-sample / CV"], rows))
+    # The TTFT distribution's tail: mean over median TTFT, measured and predicted, per row that
+    # reports both (docs/validation.md, "Known gaps").
+    ratios = []
+    for r in j.get("rows", []):
+        ms = {m["metric"]: m for m in r.get("metrics", [])}
+        mean, med = ms.get("ttft_s_mean"), ms.get("ttft_s_median")
+        key = "predicted_cv" if cv else "predicted_in_sample"
+        if mean and med and med.get("measured") and med.get(key):
+            ratios.append((mean["measured"] / med["measured"], mean[key] / med[key]))
+    if ratios:
+        def median(v):
+            v = sorted(v)
+            n = len(v)
+            return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+        rows = [[fmt_int(len(ratios)), f"{median([x[0] for x in ratios]):.2f}", f"{median([x[1] for x in ratios]):.2f}",
+                 fmt_int(sum(1 for x in ratios if x[0] > 2)), fmt_int(sum(1 for x in ratios if x[0] > 5))]]
+        out.append("\n## TTFT: mean over median\n\nPer row that reports both, the mean TTFT over the median TTFT: "
+                   "how heavy the tail of slow first tokens is, measured and as predicted"
+                   + (" (CV)" if cv else "") + ".\n\n"
+                   + table(["rows", "measured, median over rows", "predicted, median over rows",
+                            "rows measured above 2", "rows measured above 5"], rows))
     # Rows measuring one role alone (the wide-EP set): few enough to list each.
     alone = [r for r in j.get("rows", []) if r.get("scenario") in ("prefill-only", "decode-only")]
     if alone:
