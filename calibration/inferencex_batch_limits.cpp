@@ -41,6 +41,12 @@ void sglang(MeasuredRun& r) {
   } else if (r.system == "mi355x-8") {
     r.max_batch_tokens = fp4 && l8k1k && r.concurrency > 32 ? 32768 : 196608;
     r.memory_fraction = 0.8;
+    // SGLang's speculative (EAGLE/MTP) path sets max_running_requests to 48 where the launch leaves
+    // it unset (python/sglang/srt/server_args.py, _handle_speculative_decoding: "Max running requests
+    // is reset to 48 for speculative decoding"), as dsr1_fp4_mi355x_mtp.sh does; the FP8 MTP script
+    // sets it to the row's concurrency from 2026-05-20 (commit f0c5e8e8a, "size mi355x dsr1 mtp
+    // server limits explicitly"), before any of its rows.
+    if (r.speculative && fp4) r.max_sequences = 48;
   }
 }
 

@@ -660,6 +660,13 @@ TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
   EXPECT_EQ(batch_limits(r), L(32768, 0));    // dsr1_fp4_mi355x.sh: 8k/1k above concurrency 32; requests unset
   r.concurrency = 32;
   EXPECT_EQ(batch_limits(r), L(196608, 0));
+  r.speculative = true;
+  EXPECT_EQ(batch_limits(r), L(196608, 48));  // dsr1_fp4_mi355x_mtp.sh: SGLang's speculative default
+  r.experts_dtype = "fp8";
+  EXPECT_EQ(batch_limits(r), L(196608, 0));   // dsr1_fp8_mi355x_mtp.sh sets the row's concurrency
+  r.system = "mi325x-8";
+  EXPECT_EQ(batch_limits(r), L(131072, 0));   // its run decoded ~61 of 64 requests: no cap
+  r.speculative = false;
 
   MeasuredRun t = r1_row_at("trtllm", "hgx-b200", "fp8", "tp=8,ep=1", 8192, 256);
   t.run_date = "2026-05-18";
