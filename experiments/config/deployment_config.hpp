@@ -5,6 +5,8 @@
 // speculative decoding).
 #include <optional>
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "sim/core/yaml_node.hpp"
 #include "hwmodels/system.hpp"
@@ -30,6 +32,8 @@ struct DeploymentConfig {
   bool engram_prefetch = true;  // Engram rows on host (see serving/engram_exposure.hpp)
   SpecMode spec_mode = SpecMode::kAuto;  // auto: as a latency-oriented engine configuration would
   serving::SpecDecodeOptions spec;       // kExplicit's drafter (resolve_speculative picks the run's)
+  // `draft_schedule`: drafts by running sequences, for whichever drafter runs (SpecDecodeOptions::schedule).
+  std::vector<std::pair<int, int>> draft_schedule;
   // How collectives are priced: analytical in runs; `explain --fidelity flow` picks the flow model.
   serving::CollectiveFidelity collective_fidelity = serving::CollectiveFidelity::kAnalytical;
 };

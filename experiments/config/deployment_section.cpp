@@ -1,5 +1,9 @@
+#include <algorithm>
 #include <array>
+#include <exception>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/core/decode_helpers.hpp"
 #include "workloads/model/model_decoder.hpp"
@@ -37,7 +41,35 @@ constexpr std::array kDeploymentKeys = {
     OptionSpec{"speculative", "auto | off | map", "auto",
                "speculative decoding: the model's drafter (auto), none (off) or {draft: K, acceptance: [p1, ...]}"},
     OptionSpec{"spec_acceptance", "list of numbers", "[]", "deprecated: speculative: {acceptance: [...]}"},
+    OptionSpec{"draft_schedule", "map", "{}",
+               "drafts by load: {running sequences at or above: drafts, ...}, thresholds from 1, drafts 0..k "
+               "(0: speculation off); below the first threshold the drafter's k. TensorRT-LLM's "
+               "speculative_config draft_len_schedule and max_concurrency, vLLM's speculative_disable_by_batch_size"},
 };
+
+// `draft_schedule`: {threshold: drafts} with integer keys >= 1 and drafts >= 0, thresholds
+// ascending in the file (the drafts' upper bound, the drafter's k, is checked once it is known).
+std::vector<std::pair<int, int>> decode_draft_schedule(const YamlNode& v) {
+  if (!v.is_map()) throw v.error("expected a map {running sequences at or above: drafts, ...}");
+  std::vector<std::pair<int, int>> out;
+  for (const std::string& key : v.keys()) {
+    long long from = 0;
+    try {
+      std::size_t used = 0;
+      from = std::stoll(key, &used);
+      if (used != key.size()) from = 0;
+    } catch (const std::exception&) {
+      from = 0;
+    }
+    if (from < 1 || from > 1000000) throw v.error("key '" + key + "': expected a number of running sequences in 1..1000000");
+    if (!out.empty() && from <= out.back().first) {
+      throw v.error("key '" + key + "': the thresholds must ascend (" + std::to_string(out.back().first) + " before it)");
+    }
+    const long long drafts = bounded_int(v, key, 0, 0, 16);
+    out.emplace_back(static_cast<int>(from), static_cast<int>(drafts));
+  }
+  return out;
+}
 
 int degree(const YamlNode& dep, std::string_view key, const hw::System& system) {
   return static_cast<int>(bounded_int(dep, key, 1, 1, static_cast<long long>(system.accelerators) * serving::kMaxNodes));
@@ -48,16 +80,20 @@ int degree(const YamlNode& dep, std::string_view key, const hw::System& system) 
 std::span<const OptionSpec> deployment_options() { return kDeploymentKeys; }
 
 serving::SpecDecodeOptions resolve_speculative(const DeploymentConfig& d, const wl::ModelSpec& model) {
-  switch (d.spec_mode) {
-    case SpecMode::kOff: return {};
-    case SpecMode::kExplicit: return d.spec;
-    case SpecMode::kAuto: break;
-  }
   serving::SpecDecodeOptions s;
-  if (!model.speculative.present()) return s;
-  s.draft_tokens = model.speculative.draft_tokens;
-  s.acceptance = model.speculative.acceptance;
-  s.draft_layers = model.speculative.draft_layers;
+  switch (d.spec_mode) {
+    case SpecMode::kOff: return s;
+    case SpecMode::kExplicit: s = d.spec; break;
+    case SpecMode::kAuto:
+      if (!model.speculative.present()) return s;
+      s.draft_tokens = model.speculative.draft_tokens;
+      s.acceptance = model.speculative.acceptance;
+      s.draft_layers = model.speculative.draft_layers;
+      break;
+  }
+  s.schedule = d.draft_schedule;
+  // Drafts above the drafter's own k run k (a schedule written for a longer drafter).
+  for (auto& [from, drafts] : s.schedule) drafts = std::min(drafts, s.draft_tokens);
   return s;
 }
 
@@ -108,6 +144,7 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
         else throw v->error("expected auto, off or {draft: K, acceptance: [p1, ...]}, found '" + mode + "'");
       }
     }
+    if (auto v = dep->find("draft_schedule")) d.draft_schedule = decode_draft_schedule(*v);
     if (auto v = dep->find("spec_acceptance")) {  // deprecated alias: [] = off
       for (const YamlNode& x : v->items()) {
         const double p = x.as_number();

@@ -29,6 +29,27 @@ Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::Sys
     interrupt();
     kick();
   });
+  const SpecDecodeOptions& spec = opt_.cost.spec;
+  if (spec.enabled() && !spec.schedule.empty()) {
+    const auto k = static_cast<std::size_t>(spec.draft_tokens);
+    coster_by_drafts_.resize(k + 1);
+    memo_by_drafts_.resize(k + 1);
+    for (std::size_t d = 0; d <= k; ++d) {
+      SpecDecodeOptions s = first_drafts(spec, static_cast<int>(d));
+      if (d == 0) s = SpecDecodeOptions{};
+      s.schedule.clear();
+      spec_by_drafts_.push_back(s);
+    }
+    for (const auto& [from, drafts] : spec.schedule) {
+      const auto d = static_cast<std::size_t>(drafts);
+      if (d >= k || coster_by_drafts_[d]) continue;
+      StepCostOptions o = opt_.cost;
+      o.spec = spec_by_drafts_[d];
+      coster_by_drafts_[d] = std::make_unique<StepCoster>(model, system, std::move(o));
+      memo_by_drafts_[d] = std::make_unique<PriceMemo>();
+    }
+    step_drafts_ = spec.draft_tokens;
+  }
 }
 
 void Replica::mirror_load(core::MinTree* board, std::size_t slot) {
@@ -275,7 +296,7 @@ long long Replica::run_steps(core::Ticks now, long long k) const {
 // The record of the step just batched, before it is priced: tokens, sequences, KV use.
 void Replica::open_step_record() {
   const StepBatch& batch = batch_;
-  const SpecDecodeOptions& spec = opt_.cost.spec;
+  const SpecDecodeOptions& spec = step_spec();
   const long long verify_tokens = spec.draft_tokens + 1;
   metrics::StepRecord& step = step_;
   step = metrics::StepRecord{};
@@ -319,8 +340,10 @@ void Replica::maybe_start_step() {
   chunks.clear();
   emitted_.clear();
   // Speculation: each decoding sequence verifies its k drafts (k + 1 tokens of the budget)
-  // and emits the accepted ones plus one, drawn now from its own stream.
-  const SpecDecodeOptions& spec = opt_.cost.spec;
+  // and emits the accepted ones plus one, drawn now from its own stream; a draft schedule sets
+  // k by the sequences running as the step is formed.
+  if (!spec_by_drafts_.empty()) step_drafts_ = opt_.cost.spec.drafts_for(static_cast<long long>(running_.size()));
+  const SpecDecodeOptions& spec = step_spec();
   const long long verify_tokens = spec.draft_tokens + 1;
   auto add_decode = [&](std::size_t slot) {
     Active& a = running_[slot];
@@ -405,7 +428,7 @@ void Replica::maybe_start_step() {
   // steps from its verified affine pieces (decode_segment.hpp).
   // With speculation every step's tokens are drawn: each is priced exactly (docs/serving.md).
   // With context waits a run never starts while a prompt waits: each held step decides anew.
-  const bool segment_step = opt_.fast_forward && !spec.enabled() && batch.prefills.empty() && load_s == 0 &&
+  const bool segment_step = opt_.fast_forward && !opt_.cost.spec.enabled() && batch.prefills.empty() && load_s == 0 &&
                             pending_swap_out_s_ == 0 && (waiting_.empty() || !opt_.context_wait.active());
   if (segment_step) {
     const long long k = segment_steps();
@@ -437,7 +460,9 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const StepCost cost = coster_.price(batch, memo_);
+    const auto d = static_cast<std::size_t>(step_drafts_);
+    const bool own = d < coster_by_drafts_.size() && coster_by_drafts_[d];
+    const StepCost cost = own ? coster_by_drafts_[d]->price(batch, *memo_by_drafts_[d]) : coster_.price(batch, memo_);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

@@ -43,6 +43,28 @@ SpecDecodeOptions first_drafts(const SpecDecodeOptions& s, int k) {
   return out;
 }
 
+int SpecDecodeOptions::drafts_for(long long running) const {
+  int k = draft_tokens;
+  for (const auto& [from, drafts] : schedule) {
+    if (running < from) break;
+    k = drafts;
+  }
+  return std::clamp(k, 0, draft_tokens);
+}
+
+SpecDecodeOptions scheduled(const SpecDecodeOptions& s, long long running) {
+  const int k = s.drafts_for(running);
+  if (k == s.draft_tokens) return s;
+  if (k == 0) {
+    SpecDecodeOptions off;
+    off.draft_layers = s.draft_layers;
+    return off;
+  }
+  SpecDecodeOptions out = first_drafts(s, k);
+  out.schedule.clear();
+  return out;
+}
+
 int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s) {
   int accepted = 0;
   while (accepted < s.draft_tokens && rng.uniform() < s.acceptance[static_cast<std::size_t>(accepted)]) ++accepted;
@@ -60,6 +82,14 @@ void check_spec_decode(const SpecDecodeOptions& s) {
     if (!(p >= 0 && p <= 1)) throw core::Error("speculative decoding: acceptance probabilities must be in [0, 1]");
   }
   if (!(s.draft_layers >= 0)) throw core::Error("speculative decoding: draft_layers must be >= 0");
+  int last = 0;
+  for (const auto& [from, drafts] : s.schedule) {
+    if (from <= last) throw core::Error("speculative decoding: the draft schedule's thresholds must ascend from 1");
+    if (drafts < 0 || drafts > s.draft_tokens) {
+      throw core::Error("speculative decoding: the draft schedule's drafts must be in 0.." + std::to_string(s.draft_tokens));
+    }
+    last = from;
+  }
 }
 
 }  // namespace agentsim::serving

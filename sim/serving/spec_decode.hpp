@@ -3,6 +3,7 @@
 // each accepted with a per-position probability given the earlier ones were.
 // A step verifies k + 1 tokens per decoding sequence and emits the accepted
 // drafts plus one token of its own.
+#include <utility>
 #include <vector>
 
 #include "sim/core/rng.hpp"
@@ -14,8 +15,14 @@ struct SpecDecodeOptions {
   std::vector<double> acceptance;  // P(draft i accepted | drafts < i accepted), size k, each in [0, 1]
   // Draft cost per draft token as layers of the target model (MTP module: 1).
   double draft_layers = 1.0;
+  // Drafts by load, as engines shorten or stop speculating when busy: (running sequences at or
+  // above, drafts), thresholds ascending, drafts in 0..k; below the first threshold all k. Empty:
+  // k at every load.
+  std::vector<std::pair<int, int>> schedule;
 
   bool enabled() const { return draft_tokens > 0; }
+  // The drafts a step formed with `running` sequences on the replica runs (schedule).
+  int drafts_for(long long running) const;
   // 1 + sum_i prod_{j<=i} acceptance[j]: tokens emitted per sequence per step.
   double expected_tokens_per_step() const;
 };
@@ -29,12 +36,17 @@ SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens
 // tokens than the drafter has); k <= 0 or k >= its own: unchanged.
 SpecDecodeOptions first_drafts(const SpecDecodeOptions& s, int k);
 
+// The drafter as it runs a step formed with `running` sequences on the replica: its first
+// drafts_for(running) positions, speculation off (draft_tokens 0) where that is 0.
+SpecDecodeOptions scheduled(const SpecDecodeOptions& s, long long running);
+
 // Drafts of one step that the target accepts: position i is tried with probability
 // acceptance[i] once every earlier one was accepted; the first rejection ends the draw.
 // Uses one uniform per position tried, so a sequence's stream alone fixes its count.
 int draw_accepted(core::RngStream& rng, const SpecDecodeOptions& s);
 
-// Throws core::Error unless acceptance has k entries in [0, 1] and k <= 16.
+// Throws core::Error unless acceptance has k entries in [0, 1], k <= 16 and the schedule's
+// thresholds ascend from 1 with drafts in 0..k.
 void check_spec_decode(const SpecDecodeOptions& s);
 
 }  // namespace agentsim::serving

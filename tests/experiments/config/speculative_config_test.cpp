@@ -118,6 +118,29 @@ TEST_F(SpeculativeConfig, BadValuesNameTheKey) {
             "FILE:6: deployment.speculative: give speculative or the deprecated spec_acceptance, not both");
 }
 
+// `deployment.draft_schedule` reaches the run's drafter, auto or given (drafts above the
+// drafter's own k run k); bad schedules name the key.
+TEST_F(SpeculativeConfig, DraftScheduleReachesTheDrafter) {
+  const serving::SpecDecodeOptions r1 = resolved("deepseek-r1", "  draft_schedule: {64: 1, 256: 0}\n");
+  EXPECT_EQ(r1.draft_tokens, 3);
+  EXPECT_EQ(r1.schedule, (std::vector<std::pair<int, int>>{{64, 1}, {256, 0}}));
+  EXPECT_EQ(r1.drafts_for(63), 3);
+  EXPECT_EQ(r1.drafts_for(64), 1);
+  EXPECT_EQ(r1.drafts_for(300), 0);
+  const serving::SpecDecodeOptions x =
+      resolved("llama-3.1-70b", "  speculative: {acceptance: [0.8]}\n  draft_schedule: {8: 3, 16: 0}\n");
+  EXPECT_EQ(x.schedule, (std::vector<std::pair<int, int>>{{8, 1}, {16, 0}}));
+  EXPECT_FALSE(resolved("deepseek-r1", "  speculative: off\n  draft_schedule: {8: 1}\n").enabled());
+  EXPECT_EQ(error_of("deepseek-r1", "  draft_schedule: {64: 1, 32: 0}\n"),
+            "FILE:6: deployment.draft_schedule: key '32': the thresholds must ascend (64 before it)");
+  EXPECT_EQ(error_of("deepseek-r1", "  draft_schedule: {many: 0}\n"),
+            "FILE:6: deployment.draft_schedule: key 'many': expected a number of running sequences in 1..1000000");
+  EXPECT_EQ(error_of("deepseek-r1", "  draft_schedule: [64, 0]\n"),
+            "FILE:6: deployment.draft_schedule: expected a map {running sequences at or above: drafts, ...}");
+  EXPECT_NE(error_of("deepseek-r1", "  draft_schedule: {64: -1}\n").find("deployment.draft_schedule.64"),
+            std::string::npos);
+}
+
 // explain runs the model's drafter by default and shows tokens per step with the verify and
 // draft times; --spec off and a given list override it.
 TEST(SpeculativeExplain, ShowsTokensPerStepAndTheVerifyAndDraftCosts) {

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "tests/sim/serving/catalog_fixtures.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/rng.hpp"
 #include "sim/serving/replica.hpp"
 #include "sim/serving/spec_decode.hpp"
@@ -219,6 +220,89 @@ TEST(SpecFirstDrafts, KeepsTheDrafterFirstPositions) {
   EXPECT_EQ(first_drafts(card, 3).acceptance, card.acceptance);
   EXPECT_EQ(first_drafts(card, 5).draft_tokens, 3);
   EXPECT_EQ(first_drafts(card, 0).draft_tokens, 3);
+}
+
+// A draft schedule (TensorRT-LLM's draft_len_schedule, vLLM's speculative_disable_by_batch_size):
+// {2: 1, 4: 0} on a 3-draft card runs 3 drafts with one sequence running, 1 with two or three,
+// none from four.
+TEST(SpecSchedule, SetsTheDraftsByRunningSequences) {
+  SpecDecodeOptions card = spec_of({0.9, 0.5, 0.3});
+  card.schedule = {{2, 1}, {4, 0}};
+  EXPECT_NO_THROW(check_spec_decode(card));
+  EXPECT_EQ(card.drafts_for(1), 3);
+  EXPECT_EQ(card.drafts_for(2), 1);
+  EXPECT_EQ(card.drafts_for(3), 1);
+  EXPECT_EQ(card.drafts_for(4), 0);
+  EXPECT_EQ(card.drafts_for(1000), 0);
+  EXPECT_EQ(scheduled(card, 1).draft_tokens, 3);
+  EXPECT_NEAR(scheduled(card, 3).expected_tokens_per_step(), 1.9, 1e-12);
+  EXPECT_FALSE(scheduled(card, 4).enabled());
+  EXPECT_TRUE(scheduled(card, 2).schedule.empty());
+  SpecDecodeOptions bad = card;
+  bad.schedule = {{4, 1}, {2, 0}};
+  EXPECT_THROW(check_spec_decode(bad), core::Error) << "thresholds must ascend";
+  bad.schedule = {{2, 4}};
+  EXPECT_THROW(check_spec_decode(bad), core::Error) << "more drafts than the drafter has";
+}
+
+// Through the replica: with speculation off from 4 running sequences, a batch of eight
+// verifies one token per sequence and emits one, while a lone request keeps drafting.
+TEST_F(Speculative, ScheduleTurnsSpeculationOffAtLoad) {
+  SpecDecodeOptions s = spec_of({0.9, 0.7, 0.5});
+  s.schedule = {{4, 0}};
+  const ReplicaOptions o = options(s);
+  auto run = [&](int requests) {
+    core::Simulator sim;
+    metrics::Recorder rec;
+    Replica replica(sim, model, system, o, rec);
+    for (int i = 0; i < requests; ++i) {
+      Request q;
+      q.agent = i;
+      q.input_tokens = 500;
+      q.output_tokens = 400;
+      replica.submit(q, [](const metrics::RequestRecord&) {});
+    }
+    sim.run_until(core::to_ticks(1e4));
+    return rec.steps();
+  };
+  long long busy_decode_steps = 0;
+  for (const metrics::StepRecord& st : run(8)) {
+    if (st.prefill_tokens > 0 || st.batch_sequences < 4) continue;
+    EXPECT_EQ(st.decode_tokens, st.batch_sequences) << "no drafts with 4 or more running";
+    EXPECT_EQ(st.sampled_tokens, st.batch_sequences);
+    busy_decode_steps += st.steps;
+  }
+  EXPECT_GT(busy_decode_steps, 300);
+  long long lone_steps = 0, lone_tokens = 0;
+  for (const metrics::StepRecord& st : run(1)) {
+    if (st.prefill_tokens > 0) continue;
+    EXPECT_EQ(st.decode_tokens, 4) << "one sequence running: all 3 drafts verified";
+    lone_steps += st.steps;
+    lone_tokens += static_cast<long long>(st.sampled_tokens) * st.steps;
+  }
+  ASSERT_GT(lone_steps, 0);
+  EXPECT_GT(static_cast<double>(lone_tokens) / static_cast<double>(lone_steps), 1.5);
+  // Eight equal requests run together from their prefill to their last token, so with the
+  // schedule every decode step is the drafter-less step: priced, timed and counted as a replica
+  // without speculation runs it.
+  const auto with_schedule = run(8);
+  core::Simulator sim;
+  metrics::Recorder rec;
+  Replica plain(sim, model, system, options({}), rec);
+  for (int i = 0; i < 8; ++i) {
+    Request q;
+    q.agent = i;
+    q.input_tokens = 500;
+    q.output_tokens = 400;
+    plain.submit(q, [](const metrics::RequestRecord&) {});
+  }
+  sim.run_until(core::to_ticks(1e4));
+  const auto& without = rec.steps();
+  ASSERT_EQ(with_schedule.size(), without.size());
+  for (std::size_t i = 0; i < without.size(); ++i) {
+    EXPECT_EQ(with_schedule[i].end_s, without[i].end_s) << "step " << i;
+    EXPECT_EQ(with_schedule[i].sampled_tokens, without[i].sampled_tokens) << "step " << i;
+  }
 }
 
 }  // namespace
