@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "experiments/config/deployment_name.hpp"
@@ -27,10 +28,42 @@ long long occupied_systems(const Experiment& e, const Plan& plan) {
 constexpr std::size_t kContextQuantiles = 16;
 constexpr int kMissSteps = 16;  // aggregated_by_miss: misses of 0, 1/16, ... 16/16 of the cached prefixes
 
-// Tokens a decoding sequence emits per step (more than one with a speculative drafter).
-double tokens_per_step(const RunSpec& spec) {
-  return spec.replica.cost.spec.enabled() ? spec.replica.cost.spec.expected_tokens_per_step() : 1.0;
-}
+// Decode steps of a batch as the replica runs them: a sequence emits the expected tokens per step
+// of the drafts the draft schedule sets at that batch (its sequences all running; one token without
+// drafts), and the step is priced with as many drafts.
+class DecodeSteps {
+ public:
+  DecodeSteps(const wl::ModelSpec& model, const hw::System& system, const serving::StepCostOptions& opt)
+      : spec_(opt.spec) {
+    const int k = spec_.enabled() ? spec_.draft_tokens : 0;
+    costers_.resize(static_cast<std::size_t>(k) + 1);
+    costers_[static_cast<std::size_t>(k)] = std::make_unique<serving::StepCoster>(model, system, opt);
+    for (const auto& [from, drafts] : spec_.schedule) {
+      if (drafts >= k || costers_[static_cast<std::size_t>(drafts)]) continue;
+      serving::StepCostOptions o = opt;
+      o.spec = serving::scheduled(spec_, from);
+      costers_[static_cast<std::size_t>(drafts)] = std::make_unique<serving::StepCoster>(model, system, std::move(o));
+    }
+  }
+  // Tokens a decoding sequence emits per step at `batch` (more than one with a drafter).
+  double tokens(long long batch) const {
+    if (!spec_.enabled()) return 1.0;
+    if (spec_.schedule.empty()) return spec_.expected_tokens_per_step();
+    const serving::SpecDecodeOptions s = serving::scheduled(spec_, batch);
+    return s.enabled() ? s.expected_tokens_per_step() : 1.0;
+  }
+  // The step's time, with the drafts the schedule sets at its decodes.
+  double step_s(const serving::StepBatch& b) const {
+    const int d = spec_.enabled() ? spec_.drafts_for(static_cast<long long>(b.decodes.size())) : 0;
+    return costers_[static_cast<std::size_t>(d)]->price(b).total_s;
+  }
+  // Any step (prefill-only steps do not draft).
+  const serving::StepCoster& coster() const { return *costers_.back(); }
+
+ private:
+  serving::SpecDecodeOptions spec_;
+  std::vector<std::unique_ptr<serving::StepCoster>> costers_;  // by drafts: the full k and those scheduled
+};
 
 // The largest batch in [1, most] for which `fast_enough` holds (it holds at 1 and fails beyond some batch).
 template <class F>
@@ -113,24 +146,24 @@ double bound_speed_tok_s(const Experiment& e) {
 PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_tokens, double agent_tok_s,
                      long long trace_block_tokens) {
   const RunSpec spec = resolve_run(e, plan, trace_block_tokens);
-  const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
+  const DecodeSteps decode(e.model, spec.system, spec.replica.cost);
   const auto context = static_cast<long long>(context_tokens);
-  const double tokens = tokens_per_step(spec);
+  auto tokens = [&](long long batch) { return decode.tokens(batch); };
   auto step_s = [&](long long batch) {
     serving::StepBatch b;
     b.decodes.assign(static_cast<std::size_t>(batch), serving::DecodeItem{context});
-    return coster.price(b).total_s;
+    return decode.step_s(b);
   };
   const long long kv_batch =
       context > 0 ? spec.replica.kv_capacity_tokens / context : static_cast<long long>(spec.replica.max_sequences);
   const long long most = std::min<long long>(spec.replica.max_sequences, kv_batch);
   PlanBound out;
   if (most < 1) return out;
-  out.single_agent_tok_s = tokens / step_s(1);
+  out.single_agent_tok_s = tokens(1) / step_s(1);
   if (out.single_agent_tok_s < agent_tok_s) return out;
-  out.batch = largest_batch(most, [&](long long batch) { return tokens / step_s(batch) >= agent_tok_s; });
+  out.batch = largest_batch(most, [&](long long batch) { return tokens(batch) / step_s(batch) >= agent_tok_s; });
   out.step_s = step_s(out.batch);
-  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(out.batch) * tokens / out.step_s;
+  out.system_tok_s = static_cast<double>(spec.replicas()) * static_cast<double>(out.batch) * tokens(out.batch) / out.step_s;
   return out;
 }
 
@@ -140,8 +173,8 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
   unit.system = system;
   unit.deployment = d;
   const RunSpec spec = resolve_run(e, unit, trace_block_tokens);
-  const serving::StepCoster coster(e.model, spec.system, spec.replica.cost);
-  const double tokens = tokens_per_step(spec);
+  const DecodeSteps decode(e.model, spec.system, spec.replica.cost);
+  auto tokens = [&](long long batch) { return decode.tokens(batch); };
   ReplicaBound out;
   out.devices = d.plan.devices();
   out.rank_devices = d.plan.tp * d.plan.pp;
@@ -150,7 +183,7 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
   serving::StepBatch pre;
   pre.prefills.assign(static_cast<std::size_t>(d.plan.attn_dp),
                       serving::PrefillChunk{e.serving.max_batch_tokens, static_cast<long long>(w.mean_cached_tokens), false});
-  const double pre_s = coster.price(pre).total_s;
+  const double pre_s = decode.coster().price(pre).total_s;
   if (pre_s > 0) out.prefill_tok_s = static_cast<double>(pre.new_tokens()) / pre_s;
   // Decode steps of `batch` sequences at the workload's context quantiles.
   const std::vector<double>& q = w.decode_context_quantiles;
@@ -162,18 +195,18 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
                                                              static_cast<double>(q.size()));
       b.decodes.push_back(serving::DecodeItem{q.empty() ? 0 : static_cast<long long>(q[std::min(k, q.size() - 1)])});
     }
-    return coster.price(b).total_s;
+    return decode.step_s(b);
   };
   const long long kv_batch = w.mean_decode_context > 0
                                  ? static_cast<long long>(static_cast<double>(spec.replica.kv_capacity_tokens) / w.mean_decode_context)
                                  : static_cast<long long>(spec.replica.max_sequences);
   const long long most = std::min<long long>(spec.replica.max_sequences, kv_batch);
   if (most < 1) return out;
-  out.single_agent_tok_s = tokens / step_s(1);
+  out.single_agent_tok_s = tokens(1) / step_s(1);
   if (out.single_agent_tok_s < agent_tok_s) return out;
-  const long long batch = largest_batch(most, [&](long long b) { return tokens / step_s(b) >= agent_tok_s; });
+  const long long batch = largest_batch(most, [&](long long b) { return tokens(b) / step_s(b) >= agent_tok_s; });
   out.decode_batch = batch;
-  out.decode_tok_s = static_cast<double>(batch) * tokens / step_s(batch);
+  out.decode_tok_s = static_cast<double>(batch) * tokens(batch) / step_s(batch);
   // Aggregated: every step also computes the prompts of the tokens it emits, which stretches it;
   // tabulated over the share of cached prefixes the cache misses (kMissSteps + 1 points).
   std::vector<double> steps(static_cast<std::size_t>(most) + 1, -1.0);
@@ -185,13 +218,13 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
   for (int m = 0; m <= kMissSteps; ++m) {
     const double c = w.computed_input_per_output + w.cached_input_per_output * m / kMissSteps;
     auto mixed_s = [&](long long b) {
-      const double extra = out.prefill_tok_s > 0 ? static_cast<double>(b) * tokens * c / out.prefill_tok_s : 0.0;
+      const double extra = out.prefill_tok_s > 0 ? static_cast<double>(b) * tokens(b) * c / out.prefill_tok_s : 0.0;
       return memo_s(b) + extra;
     };
     double v = 0;
-    if (tokens / mixed_s(1) >= agent_tok_s) {
-      const long long mb = largest_batch(most, [&](long long b) { return tokens / mixed_s(b) >= agent_tok_s; });
-      v = static_cast<double>(mb) * tokens / mixed_s(mb);
+    if (tokens(1) / mixed_s(1) >= agent_tok_s) {
+      const long long mb = largest_batch(most, [&](long long b) { return tokens(b) / mixed_s(b) >= agent_tok_s; });
+      v = static_cast<double>(mb) * tokens(mb) / mixed_s(mb);
     }
     out.aggregated_by_miss.push_back(v);
   }

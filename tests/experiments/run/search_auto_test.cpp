@@ -219,6 +219,33 @@ TEST_F(SearchAuto, SpeculativeBoundCountsTheTokensEachStepEmits) {
   EXPECT_EQ(checked, 1);
 }
 
+// The bound follows the draft schedule as the replica does: speculation off from one running
+// sequence bounds exactly as no drafter, and off from 8 leaves the lone agent's bound as drafting.
+TEST_F(SearchAuto, SpeculativeBoundFollowsTheDraftSchedule) {
+  auto bound = [&](const std::string& deployment) {
+    Experiment e = load_experiment(write("deepseek-r1", "hgx-h200", deployment).string(), kRoot);
+    for (const Plan& p : e.plans) {
+      // The deployment's other keys join the label: "tp=8,speculative=off".
+      const bool tp8 = p.label == "tp=8" || p.label.rfind("tp=8,", 0) == 0;
+      if (tp8 && p.label.find("ep=") == std::string::npos && p.pruned.empty()) return plan_bound(e, p, 8192, 40, 64);
+    }
+    std::string labels;
+    for (const Plan& p : e.plans) labels += p.label + (p.pruned.empty() ? "" : " (pruned)") + "; ";
+    ADD_FAILURE() << "no tp=8 plan: " << labels;
+    return PlanBound{};
+  };
+  const PlanBound off = bound("deployment: {speculative: off}\n");
+  const PlanBound none_from_1 = bound("deployment: {draft_schedule: {1: 0}}\n");
+  const PlanBound none_from_8 = bound("deployment: {draft_schedule: {8: 0}}\n");
+  const PlanBound drafting = bound("");
+  ASSERT_GT(off.batch, 0);
+  EXPECT_EQ(none_from_1.batch, off.batch);
+  EXPECT_DOUBLE_EQ(none_from_1.system_tok_s, off.system_tok_s);
+  EXPECT_DOUBLE_EQ(none_from_1.single_agent_tok_s, off.single_agent_tok_s);
+  EXPECT_DOUBLE_EQ(none_from_8.single_agent_tok_s, drafting.single_agent_tok_s);
+  EXPECT_GT(drafting.single_agent_tok_s, 1.5 * off.single_agent_tok_s);
+}
+
 TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
   const fs::path p = write("llama-3.1-8b", "gb200-nvl72");
   // Aggregated plans only: a prefill/decode split may leave GPUs idle.
