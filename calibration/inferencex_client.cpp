@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "calibration/inferencex_batch_limits.hpp"
+#include "calibration/inferencex_disagg_drafts.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_disagg_limits.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
@@ -24,6 +25,7 @@ void apply_inferencex_run(MeasuredRun& r) {
     r.prompts = std::max(kInferenceXDisaggregatedMinPrompts, r.prompts);
     if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
     apply_inferencex_disagg_limits(r);
+    apply_inferencex_disagg_drafts(r);
     return;
   }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);

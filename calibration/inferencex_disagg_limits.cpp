@@ -79,6 +79,7 @@ void apply_inferencex_disagg_limits(MeasuredRun& r) {
         d.concurrency == static_cast<int>(r.concurrency) && d.decode_workers == r.decode_replicas &&
         d.run_date == r.run_date) {
       r.decode_max_sequences = d.max_batch_size;
+      if (d.mtp) r.draft_tokens = 3;  // every MTP recipe read is an `_mtp3` one: num_nextn_predict_layers 3
       return;
     }
   }

@@ -13,7 +13,8 @@
 
 namespace agentsim::calib {
 
-// Sets r.decode_max_sequences (where the row's recipe is read) and r.decode_round_robin (every
+// Sets r.decode_max_sequences and, for an MTP recipe (`_mtp3`), r.draft_tokens 3 (where the row's
+// recipe is read) and r.decode_round_robin (every
 // Dynamo-fronted row, id "IXF-<gpu>-dynamo-...") for a disaggregated row mapped to system,
 // precision, speculation, lengths, concurrency, decode replicas and run date.
 void apply_inferencex_disagg_limits(MeasuredRun& r);

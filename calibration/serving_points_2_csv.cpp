@@ -145,9 +145,9 @@ MeasuredFile read_serving_points_2(std::istream& in, const std::string& file) {
       if (!is_run_date(r.run_date) && why.empty()) why = "notes: CI run date '" + r.run_date + "' is not a calendar date";
     }
     if (r.random_prompts) apply_inferencex_run(r);  // its recipe's and its client's settings
-    if (r.prefill_replicas > 0 && r.speculative && why.empty()) {
-      // The multi-node recipes set the decode servers' drafts per topology (InferenceX
-      // configs/amd-master.yaml: DECODE_MTP_SIZE 1 or 2), which nothing here reads.
+    if (r.prefill_replicas > 0 && r.speculative && r.draft_tokens == 0 && why.empty()) {
+      // The multi-node recipes set the decode servers' drafts per topology; those read:
+      // inferencex_disagg_drafts.hpp.
       why = "speculative prefill/decode-disaggregated run: its multi-node recipe's draft tokens are not read";
     }
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tok_s_per_gpu"), 1, why);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "calibration/inferencex_batch_limits.hpp"
+#include "calibration/inferencex_disagg_drafts.hpp"
 #include "calibration/inferencex_client.hpp"
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_disagg_limits.hpp"
@@ -234,7 +235,7 @@ TEST(MeasuredNames, OverlongNumbersSaturate) {
   EXPECT_EQ(map_plan("TP8 attention, MoE TP99999999999999999999 EP99999999999999999999").reason.empty(), false);
 }
 
-// A speculative disaggregated row is unmapped: its multi-node recipe's drafts are not read.
+// A speculative disaggregated row whose multi-node recipe's drafts are not read is unmapped.
 TEST(MeasuredSources, SpeculativeDisaggregatedRowsAreUnmapped) {
   const std::string header =
       "id,source_url,engine_version,system,gpus,model,precision,plan(tp/ep/dp),isl,osl,concurrency,"
@@ -571,6 +572,47 @@ TEST(MeasuredSources, InferenceXMoeBackendFollowsTheRecipe) {
   r.kernels.clear();
   apply_inferencex_run(r);
   EXPECT_EQ(r.kernels.at("grouped_gemm_fp8"), trtllm);
+}
+
+// The multi-node recipes' drafts (calibration/inferencex_disagg_drafts.hpp): MI355X SGLang + MoRI
+// rows take DECODE_MTP_SIZE of their amd-master.yaml entry, and run without the overlap scheduler
+// before amd_utils/env.sh exported SGLANG_ENABLE_SPEC_V2 (2026-05-07); a dynamo-trt row whose
+// `_mtp3` recipe is read drafts 3; Dynamo + SGLang rows stay unread.
+TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
+  MeasuredRun m = r1_row_at("sglang", "mi355x-8", "fp4", "tp=8,ep=1", 1024, 64);
+  m.id = "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64";
+  m.speculative = true;
+  m.prefill_replicas = 1, m.decode_replicas = 2;
+  m.run_date = "2026-03-13";
+  apply_inferencex_disagg_drafts(m);
+  EXPECT_EQ(m.draft_tokens, 1);  // dsr1-fp4-mi355x-sglang-disagg-mtp @4230b97ca
+  EXPECT_TRUE(m.overlap_scheduler_off);
+  m.prefill_plan = "tp=4,ep=1";
+  m.run_date = "2026-05-27";
+  m.draft_tokens = 0;
+  apply_inferencex_disagg_drafts(m);
+  EXPECT_EQ(m.draft_tokens, 2);  // @bb0005581, P 1x(TP4 EP1)
+  EXPECT_FALSE(m.overlap_scheduler_off);
+  m.concurrency = 48;            // no entry lists it
+  m.draft_tokens = 0;
+  apply_inferencex_disagg_drafts(m);
+  EXPECT_EQ(m.draft_tokens, 0);
+  MeasuredRun t = r1_row_at("trtllm", "hgx-h100", "fp8", "tp=16,ep=16", 8192, 30);
+  t.id = "IXF-h100-dynamo-trt-fp8-mtp-dis-8k1k-p1x16e16d-d3x16e16-c30";
+  t.speculative = true;
+  t.prefill_replicas = 1, t.decode_replicas = 3;
+  t.run_date = "2026-02-08";
+  apply_inferencex_disagg_limits(t);
+  EXPECT_EQ(t.decode_max_sequences, 8);  // h100-fp8/8k1k/mtp/ctx1_gen3_tep16_batch8_eplb0_mtp3.yaml
+  EXPECT_EQ(t.draft_tokens, 3);
+  MeasuredRun s = r1_row_at("sglang", "hgx-h200", "fp8", "tp=8,ep=1", 8192, 8);
+  s.id = "IXF-h200-dynamo-sglang-fp8-mtp-dis-8k1k-p1x8e1-d6x8e1-c8";
+  s.speculative = true;
+  s.prefill_replicas = 1, s.decode_replicas = 6;
+  s.run_date = "2026-02-07";
+  apply_inferencex_disagg_limits(s);
+  apply_inferencex_disagg_drafts(s);
+  EXPECT_EQ(s.draft_tokens, 0);
 }
 
 // The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted
