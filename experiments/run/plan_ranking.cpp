@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "experiments/config/deployment_name.hpp"
@@ -13,6 +12,7 @@
 #include "experiments/run/resolve_run.hpp"
 #include "hwmodels/power_model.hpp"
 #include "hwmodels/topology.hpp"
+#include "sim/serving/draft_costers.hpp"
 #include "sim/serving/step_coster.hpp"
 
 namespace agentsim::exp {
@@ -28,41 +28,15 @@ long long occupied_systems(const Experiment& e, const Plan& plan) {
 constexpr std::size_t kContextQuantiles = 16;
 constexpr int kMissSteps = 16;  // aggregated_by_miss: misses of 0, 1/16, ... 16/16 of the cached prefixes
 
-// Decode steps of a batch as the replica runs them: a sequence emits the expected tokens per step
-// of the drafts the draft schedule sets at that batch (its sequences all running; one token without
-// drafts), and the step is priced with as many drafts.
-class DecodeSteps {
- public:
-  DecodeSteps(const wl::ModelSpec& model, const hw::System& system, const serving::StepCostOptions& opt)
-      : spec_(opt.spec) {
-    const int k = spec_.enabled() ? spec_.draft_tokens : 0;
-    costers_.resize(static_cast<std::size_t>(k) + 1);
-    costers_[static_cast<std::size_t>(k)] = std::make_unique<serving::StepCoster>(model, system, opt);
-    for (const auto& [from, drafts] : spec_.schedule) {
-      if (drafts >= k || costers_[static_cast<std::size_t>(drafts)]) continue;
-      serving::StepCostOptions o = opt;
-      o.spec = serving::scheduled(spec_, from);
-      costers_[static_cast<std::size_t>(drafts)] = std::make_unique<serving::StepCoster>(model, system, std::move(o));
-    }
-  }
-  // Tokens a decoding sequence emits per step at `batch` (more than one with a drafter).
-  double tokens(long long batch) const {
-    if (!spec_.enabled()) return 1.0;
-    if (spec_.schedule.empty()) return spec_.expected_tokens_per_step();
-    const serving::SpecDecodeOptions s = serving::scheduled(spec_, batch);
-    return s.enabled() ? s.expected_tokens_per_step() : 1.0;
-  }
-  // The step's time, with the drafts the schedule sets at its decodes.
+// Decode steps of a batch as the replica runs them (serving::DraftCosters): with the drafts the
+// draft schedule sets at that batch (its sequences all running), each sequence emitting that
+// drafter's expected tokens a step.
+struct DecodeSteps {
+  serving::DraftCosters costers;
+  double tokens(long long batch) const { return costers.spec(costers.drafts(batch)).expected_tokens_per_step(); }
   double step_s(const serving::StepBatch& b) const {
-    const int d = spec_.enabled() ? spec_.drafts_for(static_cast<long long>(b.decodes.size())) : 0;
-    return costers_[static_cast<std::size_t>(d)]->price(b).total_s;
+    return costers.coster(costers.drafts(static_cast<long long>(b.decodes.size()))).price(b).total_s;
   }
-  // Any step (prefill-only steps do not draft).
-  const serving::StepCoster& coster() const { return *costers_.back(); }
-
- private:
-  serving::SpecDecodeOptions spec_;
-  std::vector<std::unique_ptr<serving::StepCoster>> costers_;  // by drafts: the full k and those scheduled
 };
 
 // The largest batch in [1, most] for which `fast_enough` holds (it holds at 1 and fails beyond some batch).
@@ -146,7 +120,7 @@ double bound_speed_tok_s(const Experiment& e) {
 PlanBound plan_bound(const Experiment& e, const Plan& plan, double context_tokens, double agent_tok_s,
                      long long trace_block_tokens) {
   const RunSpec spec = resolve_run(e, plan, trace_block_tokens);
-  const DecodeSteps decode(e.model, spec.system, spec.replica.cost);
+  const DecodeSteps decode{serving::DraftCosters(e.model, spec.system, spec.replica.cost)};
   const auto context = static_cast<long long>(context_tokens);
   auto tokens = [&](long long batch) { return decode.tokens(batch); };
   auto step_s = [&](long long batch) {
@@ -173,7 +147,7 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
   unit.system = system;
   unit.deployment = d;
   const RunSpec spec = resolve_run(e, unit, trace_block_tokens);
-  const DecodeSteps decode(e.model, spec.system, spec.replica.cost);
+  const DecodeSteps decode{serving::DraftCosters(e.model, spec.system, spec.replica.cost)};
   auto tokens = [&](long long batch) { return decode.tokens(batch); };
   ReplicaBound out;
   out.devices = d.plan.devices();
@@ -183,7 +157,7 @@ ReplicaBound replica_bound(const Experiment& e, const DeploymentConfig& d, int s
   serving::StepBatch pre;
   pre.prefills.assign(static_cast<std::size_t>(d.plan.attn_dp),
                       serving::PrefillChunk{e.serving.max_batch_tokens, static_cast<long long>(w.mean_cached_tokens), false});
-  const double pre_s = decode.coster().price(pre).total_s;
+  const double pre_s = decode.costers.coster(decode.costers.own_drafts()).price(pre).total_s;
   if (pre_s > 0) out.prefill_tok_s = static_cast<double>(pre.new_tokens()) / pre_s;
   // Decode steps of `batch` sequences at the workload's context quantiles.
   const std::vector<double>& q = w.decode_context_quantiles;

@@ -20,7 +20,7 @@ long long kv_capacity_tokens(const wl::ModelSpec& model, const hw::System& syste
 Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::System& system,
                  ReplicaOptions opt, metrics::Recorder& recorder, int id)
     : sim_(sim), opt_(std::move(opt)), recorder_(recorder), id_(id),
-      coster_(model, system, opt_.cost) {
+      costers_(model, system, opt_.cost), memos_(static_cast<std::size_t>(costers_.own_drafts()) + 1) {
   KvManagerOptions ko = opt_.kv;
   if (ko.tiers.empty()) ko.tiers.push_back(KvTierSpec{"hbm", "local", 0, 0, 0});
   ko.tiers[0].capacity_tokens = opt_.kv_capacity_tokens;
@@ -29,27 +29,6 @@ Replica::Replica(core::Simulator& sim, const wl::ModelSpec& model, const hw::Sys
     interrupt();
     kick();
   });
-  const SpecDecodeOptions& spec = opt_.cost.spec;
-  if (spec.enabled() && !spec.schedule.empty()) {
-    const auto k = static_cast<std::size_t>(spec.draft_tokens);
-    coster_by_drafts_.resize(k + 1);
-    memo_by_drafts_.resize(k + 1);
-    for (std::size_t d = 0; d <= k; ++d) {
-      SpecDecodeOptions s = first_drafts(spec, static_cast<int>(d));
-      if (d == 0) s = SpecDecodeOptions{};
-      s.schedule.clear();
-      spec_by_drafts_.push_back(s);
-    }
-    for (const auto& [from, drafts] : spec.schedule) {
-      const auto d = static_cast<std::size_t>(drafts);
-      if (d >= k || coster_by_drafts_[d]) continue;
-      StepCostOptions o = opt_.cost;
-      o.spec = spec_by_drafts_[d];
-      coster_by_drafts_[d] = std::make_unique<StepCoster>(model, system, std::move(o));
-      memo_by_drafts_[d] = std::make_unique<PriceMemo>();
-    }
-    step_drafts_ = spec.draft_tokens;
-  }
 }
 
 void Replica::mirror_load(core::MinTree* board, std::size_t slot) {
@@ -296,7 +275,7 @@ long long Replica::run_steps(core::Ticks now, long long k) const {
 // The record of the step just batched, before it is priced: tokens, sequences, KV use.
 void Replica::open_step_record() {
   const StepBatch& batch = batch_;
-  const SpecDecodeOptions& spec = step_spec();
+  const SpecDecodeOptions& spec = costers_.spec(step_drafts_);
   const long long verify_tokens = spec.draft_tokens + 1;
   metrics::StepRecord& step = step_;
   step = metrics::StepRecord{};
@@ -342,8 +321,8 @@ void Replica::maybe_start_step() {
   // Speculation: each decoding sequence verifies its k drafts (k + 1 tokens of the budget)
   // and emits the accepted ones plus one, drawn now from its own stream; a draft schedule sets
   // k by the sequences running as the step is formed.
-  if (!spec_by_drafts_.empty()) step_drafts_ = opt_.cost.spec.drafts_for(static_cast<long long>(running_.size()));
-  const SpecDecodeOptions& spec = step_spec();
+  step_drafts_ = costers_.drafts(static_cast<long long>(running_.size()));
+  const SpecDecodeOptions& spec = costers_.spec(step_drafts_);
   const long long verify_tokens = spec.draft_tokens + 1;
   auto add_decode = [&](std::size_t slot) {
     Active& a = running_[slot];
@@ -433,7 +412,7 @@ void Replica::maybe_start_step() {
   if (segment_step) {
     const long long k = segment_steps();
     if (!seg_valid_ || seg_.next_step + k > seg_.steps()) {
-      seg_.plan(coster_, batch, k);
+      seg_.plan(costers_.coster(step_drafts_), batch, k);
       seg_valid_ = true;
     }
     long long run = run_steps(sim_.now(), k);
@@ -460,9 +439,8 @@ void Replica::maybe_start_step() {
     ++seg_.next_step;
   } else {
     seg_valid_ = false;
-    const auto d = static_cast<std::size_t>(step_drafts_);
-    const bool own = d < coster_by_drafts_.size() && coster_by_drafts_[d];
-    const StepCost cost = own ? coster_by_drafts_[d]->price(batch, *memo_by_drafts_[d]) : coster_.price(batch, memo_);
+    const StepCost cost =
+        costers_.coster(step_drafts_).price(batch, memos_[static_cast<std::size_t>(step_drafts_)]);
     double t = opt_.overlap_load ? std::max(cost.total_s, load_s) : cost.total_s + load_s;
     t += pending_swap_out_s_;
     step.compute_s = cost.compute_s;

@@ -23,6 +23,7 @@
 #include "sim/metrics/recorder.hpp"
 #include "sim/serving/context_wait.hpp"
 #include "sim/serving/decode_segment.hpp"
+#include "sim/serving/draft_costers.hpp"
 #include "sim/serving/kv_manager.hpp"
 #include "sim/serving/price_memo.hpp"
 #include "sim/serving/request.hpp"
@@ -163,7 +164,11 @@ class Replica : public RequestSink {
   ReplicaOptions opt_;
   metrics::Recorder& recorder_;
   int id_;
-  StepCoster coster_;  // prices steps of opt_.cost (totals only: no breakdown)
+  // Prices steps of opt_.cost with the drafts each runs (totals only: no breakdown).
+  DraftCosters costers_;
+  // Prices of repeated op inputs across stepped steps (price_memo.hpp), one memo per draft count.
+  std::vector<PriceMemo> memos_;
+  int step_drafts_ = 0;  // drafts of the step being formed (the schedule at its running sequences)
   std::unique_ptr<KvManager> kv_;
   HandoffFn handoff_;
   core::MinTree* load_board_ = nullptr;  // mirror_load
@@ -184,16 +189,6 @@ class Replica : public RequestSink {
   std::vector<Active> running_;  // in admission order
   std::vector<Active> leaving_;  // scratch of retire_finished
   DecodeSegment seg_;            // fast-forward's priced decode-only segment
-  PriceMemo memo_;               // prices of repeated op inputs across stepped steps (price_memo.hpp)
-  // With a draft schedule (SpecDecodeOptions::schedule): the drafter as a step of d drafts runs it,
-  // for d in 0..k, and for each d the schedule names below k its own coster and memo.
-  std::vector<SpecDecodeOptions> spec_by_drafts_;
-  std::vector<std::unique_ptr<StepCoster>> coster_by_drafts_;
-  std::vector<std::unique_ptr<PriceMemo>> memo_by_drafts_;
-  int step_drafts_ = 0;  // drafts of the step being formed (the schedule at its running sequences)
-  const SpecDecodeOptions& step_spec() const {
-    return spec_by_drafts_.empty() ? opt_.cost.spec : spec_by_drafts_[static_cast<std::size_t>(step_drafts_)];
-  }
   bool seg_valid_ = false;       // running set unchanged since seg_ was planned
   Run run_;
   // The step in flight (built by maybe_start_step, read by end_step).

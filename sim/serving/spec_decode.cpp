@@ -52,15 +52,10 @@ int SpecDecodeOptions::drafts_for(long long running) const {
   return std::clamp(k, 0, draft_tokens);
 }
 
-SpecDecodeOptions scheduled(const SpecDecodeOptions& s, long long running) {
-  const int k = s.drafts_for(running);
-  if (k == s.draft_tokens) return s;
-  if (k == 0) {
-    SpecDecodeOptions off;
-    off.draft_layers = s.draft_layers;
-    return off;
-  }
-  SpecDecodeOptions out = first_drafts(s, k);
+SpecDecodeOptions with_drafts(const SpecDecodeOptions& s, int k) {
+  SpecDecodeOptions out;
+  if (k > 0) out = first_drafts(s, std::min(k, s.draft_tokens));
+  out.draft_layers = s.draft_layers;
   out.schedule.clear();
   return out;
 }

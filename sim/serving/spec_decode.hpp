@@ -36,9 +36,9 @@ SpecDecodeOptions with_tokens_per_step(const SpecDecodeOptions& s, double tokens
 // tokens than the drafter has); k <= 0 or k >= its own: unchanged.
 SpecDecodeOptions first_drafts(const SpecDecodeOptions& s, int k);
 
-// The drafter as it runs a step formed with `running` sequences on the replica: its first
-// drafts_for(running) positions, speculation off (draft_tokens 0) where that is 0.
-SpecDecodeOptions scheduled(const SpecDecodeOptions& s, long long running);
+// The drafter running `k` drafts: its first k positions (k in 0..its own), speculation off
+// (draft_tokens 0) at 0; without a schedule (what a step of that many drafts runs).
+SpecDecodeOptions with_drafts(const SpecDecodeOptions& s, int k);
 
 // Drafts of one step that the target accepts: position i is tried with probability
 // acceptance[i] once every earlier one was accepted; the first rejection ends the draw.

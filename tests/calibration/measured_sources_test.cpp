@@ -579,11 +579,19 @@ TEST(MeasuredSources, InferenceXMoeBackendFollowsTheRecipe) {
 // before amd_utils/env.sh exported SGLANG_ENABLE_SPEC_V2 (2026-05-07); a dynamo-trt row whose
 // `_mtp3` recipe is read drafts 3; Dynamo + SGLang rows stay unread.
 TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
-  MeasuredRun m = r1_row_at("sglang", "mi355x-8", "fp4", "tp=8,ep=1", 1024, 64);
-  m.id = "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64";
-  m.speculative = true;
-  m.prefill_replicas = 1, m.decode_replicas = 2;
-  m.run_date = "2026-03-13";
+  // A speculative disaggregated row: one prefill worker and `decode` decode workers.
+  auto mtp_row = [](const std::string& engine, const std::string& system, const std::string& experts,
+                    const std::string& plan, long long isl, double concurrency, const std::string& id, int decode,
+                    const std::string& run_date) {
+    MeasuredRun r = r1_row_at(engine, system, experts, plan, isl, concurrency);
+    r.id = id;
+    r.speculative = true;
+    r.prefill_replicas = 1, r.decode_replicas = decode;
+    r.run_date = run_date;
+    return r;
+  };
+  MeasuredRun m = mtp_row("sglang", "mi355x-8", "fp4", "tp=8,ep=1", 1024, 64,
+                          "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64", 2, "2026-03-13");
   apply_inferencex_disagg_drafts(m);
   EXPECT_EQ(m.draft_tokens, 1);  // dsr1-fp4-mi355x-sglang-disagg-mtp @4230b97ca
   EXPECT_TRUE(m.overlap_scheduler_off);
@@ -597,22 +605,27 @@ TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
   m.draft_tokens = 0;
   apply_inferencex_disagg_drafts(m);
   EXPECT_EQ(m.draft_tokens, 0);
-  MeasuredRun t = r1_row_at("trtllm", "hgx-h100", "fp8", "tp=16,ep=16", 8192, 30);
-  t.id = "IXF-h100-dynamo-trt-fp8-mtp-dis-8k1k-p1x16e16d-d3x16e16-c30";
-  t.speculative = true;
-  t.prefill_replicas = 1, t.decode_replicas = 3;
-  t.run_date = "2026-02-08";
+  MeasuredRun t = mtp_row("trtllm", "hgx-h100", "fp8", "tp=16,ep=16", 8192, 30,
+                          "IXF-h100-dynamo-trt-fp8-mtp-dis-8k1k-p1x16e16d-d3x16e16-c30", 3, "2026-02-08");
   apply_inferencex_disagg_limits(t);
   EXPECT_EQ(t.decode_max_sequences, 8);  // h100-fp8/8k1k/mtp/ctx1_gen3_tep16_batch8_eplb0_mtp3.yaml
   EXPECT_EQ(t.draft_tokens, 3);
-  MeasuredRun s = r1_row_at("sglang", "hgx-h200", "fp8", "tp=8,ep=1", 8192, 8);
-  s.id = "IXF-h200-dynamo-sglang-fp8-mtp-dis-8k1k-p1x8e1-d6x8e1-c8";
-  s.speculative = true;
-  s.prefill_replicas = 1, s.decode_replicas = 6;
-  s.run_date = "2026-02-07";
+  MeasuredRun s = mtp_row("sglang", "hgx-h200", "fp8", "tp=8,ep=1", 8192, 8,
+                          "IXF-h200-dynamo-sglang-fp8-mtp-dis-8k1k-p1x8e1-d6x8e1-c8", 6, "2026-02-07");
   apply_inferencex_disagg_limits(s);
   apply_inferencex_disagg_drafts(s);
   EXPECT_EQ(s.draft_tokens, 0);
+  // Through the loader: the shipped row above is mapped with its recipe's draft.
+  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
+                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  int found = 0;
+  for (const MeasuredRun& r : set.runs) {
+    if (r.id != "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64") continue;
+    EXPECT_EQ(r.draft_tokens, 1);
+    EXPECT_TRUE(r.overlap_scheduler_off);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
 }
 
 // The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted

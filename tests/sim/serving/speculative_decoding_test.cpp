@@ -234,10 +234,12 @@ TEST(SpecSchedule, SetsTheDraftsByRunningSequences) {
   EXPECT_EQ(card.drafts_for(3), 1);
   EXPECT_EQ(card.drafts_for(4), 0);
   EXPECT_EQ(card.drafts_for(1000), 0);
-  EXPECT_EQ(scheduled(card, 1).draft_tokens, 3);
-  EXPECT_NEAR(scheduled(card, 3).expected_tokens_per_step(), 1.9, 1e-12);
-  EXPECT_FALSE(scheduled(card, 4).enabled());
-  EXPECT_TRUE(scheduled(card, 2).schedule.empty());
+  // The drafter at a draft count: its first positions, off at 0, without the schedule.
+  EXPECT_NEAR(with_drafts(card, 1).expected_tokens_per_step(), 1.9, 1e-12);
+  EXPECT_EQ(with_drafts(card, 3).draft_tokens, 3);
+  EXPECT_TRUE(with_drafts(card, 3).schedule.empty());
+  EXPECT_FALSE(with_drafts(card, 0).enabled());
+  EXPECT_EQ(with_drafts(card, 0).expected_tokens_per_step(), 1.0);
   SpecDecodeOptions bad = card;
   bad.schedule = {{4, 1}, {2, 0}};
   EXPECT_THROW(check_spec_decode(bad), core::Error) << "thresholds must ascend";
@@ -250,8 +252,8 @@ TEST(SpecSchedule, SetsTheDraftsByRunningSequences) {
 TEST_F(Speculative, ScheduleTurnsSpeculationOffAtLoad) {
   SpecDecodeOptions s = spec_of({0.9, 0.7, 0.5});
   s.schedule = {{4, 0}};
-  const ReplicaOptions o = options(s);
-  auto run = [&](int requests) {
+  // `requests` equal requests (500-token prompts, 400-token answers) at once on a replica of `o`.
+  auto run = [&](const ReplicaOptions& o, int requests) {
     core::Simulator sim;
     metrics::Recorder rec;
     Replica replica(sim, model, system, o, rec);
@@ -265,8 +267,9 @@ TEST_F(Speculative, ScheduleTurnsSpeculationOffAtLoad) {
     sim.run_until(core::to_ticks(1e4));
     return rec.steps();
   };
+  const ReplicaOptions o = options(s);
   long long busy_decode_steps = 0;
-  for (const metrics::StepRecord& st : run(8)) {
+  for (const metrics::StepRecord& st : run(o, 8)) {
     if (st.prefill_tokens > 0 || st.batch_sequences < 4) continue;
     EXPECT_EQ(st.decode_tokens, st.batch_sequences) << "no drafts with 4 or more running";
     EXPECT_EQ(st.sampled_tokens, st.batch_sequences);
@@ -274,7 +277,7 @@ TEST_F(Speculative, ScheduleTurnsSpeculationOffAtLoad) {
   }
   EXPECT_GT(busy_decode_steps, 300);
   long long lone_steps = 0, lone_tokens = 0;
-  for (const metrics::StepRecord& st : run(1)) {
+  for (const metrics::StepRecord& st : run(o, 1)) {
     if (st.prefill_tokens > 0) continue;
     EXPECT_EQ(st.decode_tokens, 4) << "one sequence running: all 3 drafts verified";
     lone_steps += st.steps;
@@ -285,19 +288,8 @@ TEST_F(Speculative, ScheduleTurnsSpeculationOffAtLoad) {
   // Eight equal requests run together from their prefill to their last token, so with the
   // schedule every decode step is the drafter-less step: priced, timed and counted as a replica
   // without speculation runs it.
-  const auto with_schedule = run(8);
-  core::Simulator sim;
-  metrics::Recorder rec;
-  Replica plain(sim, model, system, options({}), rec);
-  for (int i = 0; i < 8; ++i) {
-    Request q;
-    q.agent = i;
-    q.input_tokens = 500;
-    q.output_tokens = 400;
-    plain.submit(q, [](const metrics::RequestRecord&) {});
-  }
-  sim.run_until(core::to_ticks(1e4));
-  const auto& without = rec.steps();
+  const auto with_schedule = run(o, 8);
+  const auto without = run(options({}), 8);
   ASSERT_EQ(with_schedule.size(), without.size());
   for (std::size_t i = 0; i < without.size(); ++i) {
     EXPECT_EQ(with_schedule[i].end_s, without[i].end_s) << "step " << i;
