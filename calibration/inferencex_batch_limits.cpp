@@ -41,13 +41,15 @@ void sglang(MeasuredRun& r) {
   } else if (r.system == "mi355x-8") {
     r.max_batch_tokens = fp4 && l8k1k && r.concurrency > 32 ? 32768 : 196608;
     r.memory_fraction = 0.8;
-    // SGLang's speculative (EAGLE/MTP) path sets max_running_requests to 48 where the launch leaves
-    // it unset (python/sglang/srt/server_args.py, _handle_speculative_decoding: "Max running requests
-    // is reset to 48 for speculative decoding"), as dsr1_fp4_mi355x_mtp.sh does; the FP8 MTP script
-    // sets it to the row's concurrency from 2026-05-20 (commit f0c5e8e8a, "size mi355x dsr1 mtp
-    // server limits explicitly"), before any of its rows.
-    if (r.speculative && fp4) r.max_sequences = 48;
+    // dsr1_fp8_mi355x_mtp.sh sets --max-running-requests to the row's concurrency from 2026-05-20
+    // (commit f0c5e8e8a, "size mi355x dsr1 mtp server limits explicitly"), before any of its rows.
+    if (r.speculative && !fp4 && r.run_date >= "2026-05-20") r.max_sequences = static_cast<int>(r.concurrency);
   }
+  // SGLang's speculative (EAGLE/MTP) path sets max_running_requests to 48 where the launch leaves
+  // it unset (python/sglang/srt/server_args.py, _handle_speculative_decoding: "Max running requests
+  // is reset to 48 for speculative decoding"). Not on MI325X: its MTP run decoded ~61 of 64 requests
+  // at once with a 0.13 s median TTFT, so its server ran uncapped (header).
+  if (r.speculative && r.max_sequences == 0 && r.system != "mi325x-8") r.max_sequences = 48;
 }
 
 void trtllm(MeasuredRun& r) {

@@ -16,13 +16,11 @@
 //   MI300X, MI325X FP8 (+ _mtp):      131072 tokens; requests unset; 0.8
 //   MI355X FP8 (+ _mtp):              196608 tokens; requests unset (the MTP script's the row's
 //                                     concurrency from 2026-05-20); 0.8
-//   MI355X FP4 (+ _mtp):              196608 tokens, 32768 at 8k/1k above concurrency 32; 0.8;
-//                                     with MTP 48 requests, SGLang's speculative default where the
-//                                     launch leaves them unset (its rows at concurrency 64 wait
-//                                     4.3-5.9 s for a first token). The MI325X MTP script leaves
-//                                     them unset too, but its run decoded ~61 of 64 requests at once
-//                                     (output tok/s x median TPOT) with a 0.13 s median TTFT, so no
-//                                     cap is applied there (cause unknown: same flags, SGLang 0.5.12)
+//   MI355X FP4 (+ _mtp):              196608 tokens, 32768 at 8k/1k above concurrency 32; 0.8
+//   Where an MTP script leaves the requests unset, SGLang's speculative path caps them at 48 (the
+//   MI355X FP4 MTP rows at concurrency 64 wait 4.3-5.9 s for a first token); except on MI325X,
+//   whose MTP script leaves them unset too but whose run decoded ~61 of 64 requests at once
+//   (output tok/s x median TPOT) with a 0.13 s median TTFT (cause unknown: same flags, SGLang 0.5.12)
 // TensorRT-LLM, kv_cache_config.free_gpu_memory_fraction (of the memory left after the weights):
 // 0.8 on B200 (0.75 for the FP8 script's TP 4 at 8k/1k from 2026-01-29; 0.7 with attention DP in
 // the FP8 scripts, the MTP one's from 2026-02-05, the other's 2026-01-29 to 2026-03-26), 0.75 on

@@ -718,7 +718,9 @@ TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
   r.speculative = true;
   EXPECT_EQ(batch_limits(r), L(196608, 48));  // dsr1_fp4_mi355x_mtp.sh: SGLang's speculative default
   r.experts_dtype = "fp8";
-  EXPECT_EQ(batch_limits(r), L(196608, 0));   // dsr1_fp8_mi355x_mtp.sh sets the row's concurrency
+  EXPECT_EQ(batch_limits(r), L(196608, 48));  // dsr1_fp8_mi355x_mtp.sh before 2026-05-20: unset
+  r.run_date = "2026-05-21";
+  EXPECT_EQ(batch_limits(r), L(196608, 32));  // from 2026-05-20: the row's concurrency
   r.system = "mi325x-8";
   EXPECT_EQ(batch_limits(r), L(131072, 0));   // its run decoded ~61 of 64 requests: no cap
   r.speculative = false;
