@@ -11,17 +11,20 @@
 //     EAGLE without its overlap scheduler unless SGLANG_ENABLE_SPEC_V2 is exported
 //     (python/sglang/srt/server_args.py), which amd_utils/env.sh does from 2026-05-07 (commit
 //     ec02dba57, "[AMD] improve dsr1 fp4 disagg perf on mi355x").
+//   SGLang with Dynamo (framework dynamo-sglang): speculative-num-steps of the decode section of
+//     the srt-slurm recipe (CONFIG_FILE) its nvidia-master.yaml entry names (EAGLE, topk 1): 2 or 3;
+//     the overlap scheduler off where the recipe's decode_environment leaves SGLANG_ENABLE_SPEC_V2
+//     unset. The table in the .cpp cites each recipe and commit.
 //   TensorRT-LLM (framework dynamo-trt): the `_mtp3` recipes inferencex_disagg_limits.cpp reads
 //     (num_nextn_predict_layers 3).
-// The SGLang dynamo rows (srt-slurm's SGLang recipes) and the TensorRT-LLM rows whose recipe is
-// not named stay unread (draft_tokens 0: the row is listed as unmapped).
+// A TensorRT-LLM row whose recipe is not named stays unread (draft_tokens 0: the row is listed as
+// unmapped).
 #include "calibration/measured_runs.hpp"
 
 namespace agentsim::calib {
 
-// Sets r.draft_tokens (and, for MoRI rows before 2026-05-07, r.overlap_scheduler_off) for a
-// speculative disaggregated row mapped to system, engine, precision, lengths, concurrency, plans,
-// replicas and run date, where its recipe is read.
+// Sets r.draft_tokens and r.overlap_scheduler_off for a SGLang speculative disaggregated row mapped
+// to system, precision, lengths, concurrency, plans, replicas and run date, where its recipe is read.
 void apply_inferencex_disagg_drafts(MeasuredRun& r);
 
 }  // namespace agentsim::calib

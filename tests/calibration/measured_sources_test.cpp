@@ -577,7 +577,9 @@ TEST(MeasuredSources, InferenceXMoeBackendFollowsTheRecipe) {
 // The multi-node recipes' drafts (calibration/inferencex_disagg_drafts.hpp): MI355X SGLang + MoRI
 // rows take DECODE_MTP_SIZE of their amd-master.yaml entry, and run without the overlap scheduler
 // before amd_utils/env.sh exported SGLANG_ENABLE_SPEC_V2 (2026-05-07); a dynamo-trt row whose
-// `_mtp3` recipe is read drafts 3; Dynamo + SGLang rows stay unread.
+// `_mtp3` recipe is read drafts 3; a Dynamo + SGLang row takes its srt-slurm recipe's
+// speculative-num-steps, without the overlap scheduler where the recipe leaves SGLANG_ENABLE_SPEC_V2
+// unset.
 TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
   // A speculative disaggregated row: one prefill worker and `decode` decode workers.
   auto mtp_row = [](const std::string& engine, const std::string& system, const std::string& experts,
@@ -614,18 +616,44 @@ TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
                           "IXF-h200-dynamo-sglang-fp8-mtp-dis-8k1k-p1x8e1-d6x8e1-c8", 6, "2026-02-07");
   apply_inferencex_disagg_limits(s);
   apply_inferencex_disagg_drafts(s);
+  EXPECT_EQ(s.draft_tokens, 2);  // recipes/h200/8k1k/bs8-1p6d-mtp.yaml: speculative-num-steps 2
+  EXPECT_FALSE(s.overlap_scheduler_off);
+  s.run_date = "2026-02-08";  // no run of that recipe that day
+  s.draft_tokens = 0;
+  apply_inferencex_disagg_drafts(s);
   EXPECT_EQ(s.draft_tokens, 0);
+  MeasuredRun h = mtp_row("sglang", "hgx-h100", "fp8", "tp=1,ep=16,dp=16", 1024, 4,
+                          "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4", 1, "2026-02-13");
+  h.prefill_plan = "tp=16,ep=1";
+  apply_inferencex_disagg_drafts(h);
+  EXPECT_EQ(h.draft_tokens, 2);
+  EXPECT_TRUE(h.overlap_scheduler_off);  // h100-fp8-1p1d-max-dep-mtp.yaml leaves SGLANG_ENABLE_SPEC_V2 unset
+  MeasuredRun b = mtp_row("sglang", "hgx-b200", "nvfp4", "tp=8,ep=1", 8192, 64,
+                          "IXF-b200-dynamo-sglang-fp4-mtp-dis-8k1k-p1x4e1-d1x8e1-c64", 1, "2026-06-11");
+  b.prefill_plan = "tp=4,ep=1";
+  apply_inferencex_disagg_drafts(b);
+  EXPECT_EQ(b.draft_tokens, 3);  // 8k1k_mtp_lowlat_2.yaml: speculative-num-steps 3
+  b.run_date = "2026-02-11";     // that month's recipe: low-latency-tp4-1p-tp8-1d.yaml, 2 steps
+  b.concurrency = 8;
+  apply_inferencex_disagg_drafts(b);
+  EXPECT_EQ(b.draft_tokens, 2);
   // Through the loader: the shipped row above is mapped with its recipe's draft.
   const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
                                         "/experiments/validation/measured/serving-points-2/serving_points.csv");
   int found = 0;
   for (const MeasuredRun& r : set.runs) {
-    if (r.id != "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64") continue;
-    EXPECT_EQ(r.draft_tokens, 1);
-    EXPECT_TRUE(r.overlap_scheduler_off);
-    ++found;
+    if (r.id == "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64") {
+      EXPECT_EQ(r.draft_tokens, 1);
+      EXPECT_TRUE(r.overlap_scheduler_off);
+      ++found;
+    }
+    if (r.id == "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4") {
+      EXPECT_EQ(r.draft_tokens, 2);
+      EXPECT_TRUE(r.overlap_scheduler_off);
+      ++found;
+    }
   }
-  EXPECT_EQ(found, 1);
+  EXPECT_EQ(found, 2);
 }
 
 // The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted
