@@ -334,6 +334,45 @@ def cmd_validation(a):
                    + (" (CV)" if cv else "") + ".\n\n"
                    + table(["rows", "measured, median over rows", "predicted, median over rows",
                             "rows measured above 2", "rows measured above 5"], rows))
+    # Speculative decoding's gain per token: each speculative unified closed-loop row beside the row
+    # of the same group, engine, experts' format, plan, lengths and concurrency without it (the one
+    # measured nearest in date), median TPOT without over median TPOT with, measured and predicted
+    # (docs/validation.md, "Known gaps").
+    key_of = lambda r: (r["group"], r["engine"], r.get("experts", ""), r["plan"], r["isl"], r["osl"], r["concurrency"])
+    tpot_of = lambda r: {m["metric"]: m for m in r.get("metrics", [])}.get("tpot_s_median")
+    pred_key = "predicted_cv" if cv else "predicted_in_sample"
+    unified = [r for r in j.get("rows", []) if not r.get("scenario") and not r.get("prefill_replicas") and tpot_of(r)]
+    plain = {}
+    for r in unified:
+        if not r["speculative"]:
+            plain.setdefault(key_of(r), []).append(r)
+    def days_apart(a, b):  # undated rows are furthest from dated ones
+        da, db = a.get("run_date"), b.get("run_date")
+        if not da or not db:
+            return 0 if da == db else 1 << 30
+        return abs((datetime.date.fromisoformat(da) - datetime.date.fromisoformat(db)).days)
+    gains = {}
+    for r in unified:
+        if not r["speculative"] or key_of(r) not in plain:
+            continue
+        off = min(plain[key_of(r)], key=lambda o: (days_apart(o, r), o["id"]))
+        on_t, off_t = tpot_of(r), tpot_of(off)
+        if on_t.get(pred_key) and off_t.get(pred_key):
+            gains.setdefault((r["group"].split("/")[0], r["engine"]), []).append(
+                (off_t["measured"] / on_t["measured"], off_t[pred_key] / on_t[pred_key]))
+    if gains:
+        def span(v):
+            v = sorted(v)
+            mid = v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+            return f"{v[0]:.2f}–{v[-1]:.2f} ({mid:.2f})"
+        rows = [[system, engine, fmt_int(len(g)), span([x[0] for x in g]), span([x[1] for x in g])]
+                for (system, engine), g in sorted(gains.items())]
+        out.append("\n## Speculative decoding: gain per token\n\nEach speculative row (unified, closed loop) "
+                   "beside the row of the same group, engine, experts' format, plan, lengths and concurrency "
+                   "without speculation (the one measured nearest in date): median TPOT without over median TPOT "
+                   "with, measured and as predicted" + (" (CV)" if cv else "") + "; range over the pairs "
+                   "(median).\n\n"
+                   + table(["system", "engine", "pairs", "measured gain", "predicted gain"], rows))
     # Rows measuring one role alone (the wide-EP set): few enough to list each.
     alone = [r for r in j.get("rows", []) if r.get("scenario") in ("prefill-only", "decode-only")]
     if alone:

@@ -590,7 +590,8 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                                    {"decode_replicas", r.decode_replicas},
                                    {"scenario", r.scenario.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.scenario)},
                                    {"engine", std::string(serving::to_string(prep.rows[i].engine))},
-                                   {"speculative", r.speculative}, {"mapping", r.mapping},
+                                   {"speculative", r.speculative}, {"experts", r.experts_dtype},
+                                   {"mapping", r.mapping},
                                    {"run_date", r.run_date.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(r.run_date)},
                                    {"closed_loop_ratio", num(loop[i].ratio)}};
         for (std::size_t m = 0; m < calib::kMeasuredMetricCount; ++m) {

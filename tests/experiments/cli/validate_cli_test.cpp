@@ -250,6 +250,8 @@ TEST(ValidateCli, SinceKeepsTheRowsMeasuredFromADate) {
   EXPECT_EQ(j["rows_mapped"], 1);
   ASSERT_EQ(j["rows"].size(), 1u);
   EXPECT_EQ(j["rows"][0]["run_date"], "2026-05-20");
+  EXPECT_EQ(j["rows"][0]["experts"], "fp8");  // the routed experts' format, as mapped (the row's FP8)
+  EXPECT_TRUE(j["rows"][0]["speculative"].get<bool>());
   int before = 0, undated = 0;
   for (const auto& s : j["unmapped"]) {
     const std::string reason = s["reason"];
