@@ -1,7 +1,8 @@
 #include <algorithm>
 #include <array>
-#include <exception>
+#include <charconv>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -54,11 +55,8 @@ std::vector<std::pair<int, int>> decode_draft_schedule(const YamlNode& v) {
   std::vector<std::pair<int, int>> out;
   for (const std::string& key : v.keys()) {
     long long from = 0;
-    try {
-      std::size_t used = 0;
-      from = std::stoll(key, &used);
-      if (used != key.size()) from = 0;
-    } catch (const std::exception&) {
+    if (const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), from);
+        ec != std::errc{} || end != key.data() + key.size()) {
       from = 0;
     }
     if (from < 1 || from > 1000000) throw v.error("key '" + key + "': expected a number of running sequences in 1..1000000");
