@@ -251,7 +251,11 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
       sink.collective(ki, CollectiveOp::kAllReduce, " attention output", plan_.tp, n, dev_tokens * h * ab);
       sink.collective(ki, CollectiveOp::kAllReduce, " FFN output", plan_.tp, n, dev_tokens * h * ab);
     }
-    if (k.moe && plan_.ep > 1) {
+    // Tokens reach their experts' ranks by an all-to-all only where attention is data parallel
+    // (each group holds its own sequences). Under attention TP alone every rank already holds
+    // every token: it runs its own experts on them and the FFN-output all-reduce sums the
+    // partial outputs (the engines' all-to-all backends need attention DP: docs/deployments.md).
+    if (k.moe && plan_.ep > 1 && plan_.attn_dp > 1) {
       const double routed = tokens / stage * m.ffn.top_k * h * r.token_factor;
       sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, routed * dispatch_bytes_);
       sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, routed * ab);

@@ -21,7 +21,7 @@ nlohmann::json explain_json(const std::string& args) {
 
 TEST(ExplainCli, PrintsTheBreakdownAndRejectsBadPlans) {
   const std::string j =
-      explain_json("--model deepseek-r1 --system hgx-h200 --plan tp=8,ep=8 --batch decode=64@32768,prefill=1x4096@0")
+      explain_json("--model deepseek-r1 --system hgx-h200 --plan tp=1,dp=8,ep=8 --batch decode=64@32768,prefill=1x4096@0")
           .dump(2);
   for (const char* key : {"\"routed_experts\"", "\"all_to_all_dispatch\"", "\"causes\"", "\"e_compute\"", "\"total_s\""}) {
     EXPECT_NE(j.find(key), std::string::npos) << key;

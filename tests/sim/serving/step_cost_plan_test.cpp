@@ -3,6 +3,8 @@
 // `agentsim explain`: tests/experiments/cli/explain_cli_test.cpp).
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -36,8 +38,8 @@ TEST_F(Plans, TensorParallelAllReducesTwicePerLayer) {
 TEST_F(Plans, ExpertParallelAllToAllSizes) {
   const auto& m = cat().models.get("deepseek-r1");
   const auto& s = cat().systems.get("hgx-h200");
-  const StepCost c = step_cost(parse_step_batch("decode=16@1000"), m, s, options(s, "tp=8,ep=8"));
-  // Combine per device = 16 tokens / 8 devices x top-8 x 7168 hidden x 2 B (BF16) = 229,376 B for the
+  const StepCost c = step_cost(parse_step_batch("decode=16@1000"), m, s, options(s, "tp=1,dp=8,ep=8"));
+  // Attention DP: each of 8 groups holds 2 of the 16 sequences. Combine per device = 16 tokens / 8 devices x top-8 x 7168 hidden x 2 B (BF16) = 229,376 B for the
   // mean device, times the busiest device's (token, expert) assignments over the mean's; the dispatch
   // sends the same elements in FP8 with a 4-byte scale per 128 (R1's experts are FP8); once per MoE
   // layer (58).
@@ -54,7 +56,7 @@ TEST_F(Plans, ExpertParallelAllToAllSizes) {
   }
   EXPECT_EQ(found, 2);
   // Imbalance 1.5 makes the busiest rank's expert work and all-to-all 1.5x longer.
-  StepCostOptions o = options(s, "tp=8,ep=8");
+  StepCostOptions o = options(s, "tp=1,dp=8,ep=8");
   o.ep_imbalance = 1.5;
   const StepCost im = step_cost(parse_step_batch("decode=16@1000"), m, s, o);
   for (std::size_t i = 0; i < c.breakdown.collectives.size(); ++i) {
@@ -65,6 +67,28 @@ TEST_F(Plans, ExpertParallelAllToAllSizes) {
     }
   }
   EXPECT_GT(im.total_s, c.total_s);
+}
+
+TEST_F(Plans, TensorParallelAttentionNeedsNoAllToAll) {
+  // Under attention TP every rank holds every token: each runs its own experts on them and the
+  // FFN-output all-reduce sums the partial outputs, so the step has no dispatch or combine; with
+  // attention DP on the same 8 GPUs it has both.
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  auto kinds = [&](const char* plan) {
+    std::map<std::string, double> count;
+    for (const CollectiveCostRow& r : step_cost(parse_step_batch("decode=16@1000"), m, s, options(s, plan)).breakdown.collectives) {
+      count[r.kind] += r.count;
+    }
+    return count;
+  };
+  const auto tp = kinds("tp=8,ep=8"), dp = kinds("tp=1,dp=8,ep=8");
+  EXPECT_EQ(tp.count("all_to_all_dispatch"), 0U);
+  EXPECT_EQ(tp.count("all_to_all_combine"), 0U);
+  EXPECT_DOUBLE_EQ(tp.at("all_reduce"), 2.0 * 61);  // attention and FFN output, every layer
+  EXPECT_DOUBLE_EQ(dp.at("all_to_all_dispatch"), 58.0);
+  EXPECT_DOUBLE_EQ(dp.at("all_to_all_combine"), 58.0);
+  EXPECT_EQ(dp.count("all_reduce"), 0U);
 }
 
 TEST_F(Plans, PipelineBubble) {
@@ -138,11 +162,11 @@ TEST_F(Plans, TwoBatchOverlapHidesExpertCommunication) {
 }
 
 TEST_F(Plans, TwoBatchOverlapLeavesInStreamCollectivesExposed) {
-  // Tensor-parallel attention: its all-reduces run in the stream, so each micro-batch's are
-  // exposed whole; only the expert all-to-alls can hide.
+  // Tensor-parallel attention within each of 4 DP groups: its all-reduces run in the stream, so
+  // each micro-batch's are exposed whole; only the expert all-to-alls can hide.
   const auto& m = cat().models.get("deepseek-r1");
   const auto& s = cat().systems.get("hgx-h200");
-  StepCostOptions o = options(s, "tp=8,ep=8");
+  StepCostOptions o = options(s, "tp=2,dp=4,ep=8");
   o.overlap = Overlap::kTwoBatch;
   const StepCost tbo = step_cost(parse_step_batch("decode=256@2000"), m, s, o);
   double all_reduce_s = 0, all_to_all_s = 0;
