@@ -7,6 +7,7 @@
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_disagg_limits.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
+#include "calibration/inferencex_expert_exchange.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_moe_backend.hpp"
 #include "calibration/inferencex_overlap_scheduler.hpp"
@@ -26,6 +27,7 @@ void apply_inferencex_run(MeasuredRun& r) {
     if (r.kv_dtype.empty()) r.kv_dtype = inferencex_kv_dtype(r);
     apply_inferencex_disagg_limits(r);
     apply_inferencex_disagg_drafts(r);
+    if (!inferencex_expert_all_to_all(r)) r.plan += ",a2a=0";
     return;
   }
   r.stream_interval_tokens = inferencex_stream_interval_tokens(r);

@@ -61,14 +61,15 @@ CollectiveCost CollectiveModel::point_to_point(int src, int dst, double bytes) c
 
 CollectiveCost CollectiveModel::collective(CollectiveKind kind, const std::vector<int>& group, double bytes) const {
   for (const int g : group) topo_.gpu(g);  // range check with a clear error
+  if (kind == CollectiveKind::kAllToAll) return run(all_to_all_schedule(group, bytes));
+  std::vector<CollectiveCost> options;
   switch (kind) {
-    case CollectiveKind::kReduceScatter: return run(reduce_scatter_schedule(group, bytes));
-    case CollectiveKind::kAllGather: return run(all_gather_schedule(group, bytes));
-    case CollectiveKind::kAllToAll: return run(all_to_all_schedule(group, bytes));
-    case CollectiveKind::kAllReduce: break;
+    case CollectiveKind::kReduceScatter: options.push_back(run(reduce_scatter_schedule(group, bytes))); break;
+    case CollectiveKind::kAllGather: options.push_back(run(all_gather_schedule(group, bytes))); break;
+    default:
+      options.push_back(run(ring_all_reduce_schedule(group, bytes)));
+      options.push_back(run(tree_all_reduce_schedule(group, bytes)));
   }
-  std::vector<CollectiveCost> options{run(ring_all_reduce_schedule(group, bytes)),
-                                      run(tree_all_reduce_schedule(group, bytes))};
   // Hierarchical when the group spans systems with the same count in each.
   std::map<int, std::vector<int>> by_system;
   for (const int g : group) by_system[topo_.system_of_gpu(g)].push_back(g);
@@ -77,7 +78,11 @@ CollectiveCost CollectiveModel::collective(CollectiveKind kind, const std::vecto
     for (auto& [sys, members] : by_system) parts.push_back(members);
     const bool even = std::all_of(parts.begin(), parts.end(),
                                   [&](const auto& m) { return m.size() == parts.front().size(); });
-    if (even) options.push_back(run(hierarchical_all_reduce_schedule(parts, bytes)));
+    if (even) {
+      options.push_back(run(kind == CollectiveKind::kReduceScatter ? hierarchical_reduce_scatter_schedule(parts, bytes)
+                            : kind == CollectiveKind::kAllGather   ? hierarchical_all_gather_schedule(parts, bytes)
+                                                                   : hierarchical_all_reduce_schedule(parts, bytes)));
+    }
   }
   // Strictly cheaper wins, so ties keep the first (ring) for stable output.
   CollectiveCost best = options.front();

@@ -6,8 +6,9 @@
 //    its bandwidth), which is the route bottleneck when links are not shared;
 //  - FlowCollectiveModel: the same phases, with concurrent transfers sharing
 //    each link's bandwidth max-min fairly until each finishes.
-// The algorithm is chosen by size (ring vs tree vs hierarchical all-reduce):
-// the cheapest under the model wins.
+// The algorithm is chosen by size (ring vs tree vs hierarchical all-reduce;
+// ring vs hierarchical reduce-scatter and all-gather): the cheapest under the
+// model wins.
 #include <map>
 #include <string>
 #include <string_view>

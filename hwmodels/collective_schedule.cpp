@@ -73,12 +73,18 @@ Schedule all_to_all_schedule(const std::vector<int>& group, double bytes) {
   return s;
 }
 
-Schedule hierarchical_all_reduce_schedule(const std::vector<std::vector<int>>& by_system, double bytes) {
+namespace {
+
+// The two-level schedule over systems of g members each: ring phases inside every system on
+// bytes / g (reduce-scatter before, all-gather after) and a ring across the systems between the
+// members of the same local rank on bytes / g / systems: `inter_steps` of them.
+Schedule hierarchical(const std::vector<std::vector<int>>& by_system, double bytes, bool intra_before,
+                      int inter_steps_per_system, bool intra_after) {
   Schedule s{"hierarchical", {}};
   if (by_system.empty() || bytes <= 0) return s;
   const std::size_t g = by_system.front().size();
   for (const auto& members : by_system) {
-    if (members.size() != g) throw core::Error("hierarchical all-reduce needs the same members in every system");
+    if (members.size() != g) throw core::Error("a hierarchical collective needs the same members in every system");
   }
   const std::size_t systems = by_system.size();
   const double gd = static_cast<double>(g);
@@ -90,10 +96,10 @@ Schedule hierarchical_all_reduce_schedule(const std::vector<std::vector<int>>& b
     }
     return p;
   };
-  if (g > 1) s.phases.push_back(intra(static_cast<int>(g) - 1));
+  if (g > 1 && intra_before) s.phases.push_back(intra(static_cast<int>(g) - 1));
   if (systems > 1) {
     Phase p;
-    p.repeat = 2 * (static_cast<int>(systems) - 1);
+    p.repeat = inter_steps_per_system * (static_cast<int>(systems) - 1);
     const double chunk = bytes / gd / static_cast<double>(systems);
     for (std::size_t k = 0; k < g; ++k) {
       for (std::size_t si = 0; si < systems; ++si) {
@@ -102,8 +108,22 @@ Schedule hierarchical_all_reduce_schedule(const std::vector<std::vector<int>>& b
     }
     s.phases.push_back(std::move(p));
   }
-  if (g > 1) s.phases.push_back(intra(static_cast<int>(g) - 1));
+  if (g > 1 && intra_after) s.phases.push_back(intra(static_cast<int>(g) - 1));
   return s;
+}
+
+}  // namespace
+
+Schedule hierarchical_all_reduce_schedule(const std::vector<std::vector<int>>& by_system, double bytes) {
+  return hierarchical(by_system, bytes, true, 2, true);
+}
+
+Schedule hierarchical_reduce_scatter_schedule(const std::vector<std::vector<int>>& by_system, double bytes) {
+  return hierarchical(by_system, bytes, true, 1, false);
+}
+
+Schedule hierarchical_all_gather_schedule(const std::vector<std::vector<int>>& by_system, double bytes) {
+  return hierarchical(by_system, bytes, false, 1, true);  // across the systems first, then inside each
 }
 
 }  // namespace agentsim::hw

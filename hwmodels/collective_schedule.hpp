@@ -39,5 +39,9 @@ Schedule all_to_all_schedule(const std::vector<int>& group, double bytes);
 // rank on bytes/g, intra-system ring all-gather. `by_system` lists each
 // system's members; all must have the same size g.
 Schedule hierarchical_all_reduce_schedule(const std::vector<std::vector<int>>& by_system, double bytes);
+// The same two levels for a reduce-scatter (intra-system, then inter-system on bytes/g) and an
+// all-gather (inter-system on bytes/g, then intra-system).
+Schedule hierarchical_reduce_scatter_schedule(const std::vector<std::vector<int>>& by_system, double bytes);
+Schedule hierarchical_all_gather_schedule(const std::vector<std::vector<int>>& by_system, double bytes);
 
 }  // namespace agentsim::hw

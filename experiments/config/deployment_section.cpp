@@ -30,6 +30,10 @@ constexpr std::array kDeploymentKeys = {
     OptionSpec{"nodes", "integer", "tp x dp x pp / accelerators",
                "systems one replica spans (a plan of more devices than a system has fills whole systems joined by "
                "their scale-out NICs); when given, must equal ceil(tp x dp x pp / the system's accelerators)"},
+    OptionSpec{"expert_all_to_all", "bool", "true",
+               "with attention DP and EP: tokens reach their experts by an all-to-all (true: DeepEP, MoRI, TensorRT-LLM's) "
+               "or every EP rank all-gathers every DP group's tokens and a reduce-scatter returns the outputs (false: SGLang "
+               "without --moe-a2a-backend, vLLM's allgather_reducescatter)"},
     OptionSpec{"engram_on_host", "bool", "model default",
                "Engram tables in host DRAM (true) or HBM (default: the model's engram.placement_default)"},
     OptionSpec{"overlap", "string", "none", "none | comm (collectives overlap the ops) | two_batch (MoE two-micro-batch overlap)"},
@@ -118,6 +122,7 @@ DeploymentConfig decode_deployment(const YamlNode* dep, const wl::ModelSpec& mod
       }
     }
     if (auto v = dep->find("engram_on_host")) d.plan.engram_on_host = v->as_bool();
+    if (auto v = dep->find("expert_all_to_all")) d.plan.expert_all_to_all = v->as_bool();
     d.overlap = named_or(*dep, "overlap", d.overlap, serving::kOverlapNames);
     if (auto v = dep->find("cuda_graph")) d.cuda_graph = v->as_bool();
     if (auto v = dep->find("ep_imbalance")) {

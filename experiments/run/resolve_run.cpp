@@ -103,10 +103,11 @@ serving::StepCostOptions step_cost_options(const Experiment& e, const Deployment
   // the network efficiency), else the constants' defaults (datasheet peaks).
   if (!e.serving.efficiency_given) {
     // The engine selects each op's kernel implementation (experiments/catalog/kernel_implementations.yaml;
-    // where the EP group spans systems, the MoE runner of the engine's cross-system all-to-all).
+    // where the EP group spans systems and exchanges tokens by all-to-all, the MoE runner of the
+    // engine's cross-system all-to-all).
     auto profile = load_profile_efficiency(system.accelerator, e.root, e.serving.efficiency,
                                            std::string(serving::to_string(e.serving.engine)),
-                                           serving::ep_spans_systems(d.plan, system.accelerators),
+                                           d.plan.expert_all_to_all && serving::ep_spans_systems(d.plan, system.accelerators),
                                            per_tensor_fp8(e.model.precision.weights_format(), e.model.precision.experts_format()),
                                            e.serving.kernels, e.serving.kernels_at);
     if (profile) {

@@ -23,7 +23,8 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
   const hw::Topology topo = hw::build_topology(hw_systems);
   const bool tp_spans = spans_systems(placement_.tp_group, system.accelerators);
   groups_ = {describe(topo, "tp", "all-reduce", placement_.tp_group),
-             describe(topo, "ep", "all-to-all", placement_.ep_group),
+             describe(topo, "ep", plan.expert_all_to_all ? "all-to-all" : "all-gather + reduce-scatter",
+                      placement_.ep_group),
              describe(topo, "pp", "send/recv",
                       placement_.pp_chain.size() > 1
                           ? std::vector<int>{placement_.pp_chain[0], placement_.pp_chain[1]}
@@ -49,9 +50,14 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
       }
       has_all_reduce_ = true;
     }
-    if (placement_.ep_group.size() > 1) {
+    if (placement_.ep_group.size() > 1 && plan.expert_all_to_all) {
       all_to_all_[idx] = model->collective(hw::CollectiveKind::kAllToAll, placement_.ep_group, bytes);
       has_all_to_all_ = true;
+    }
+    if (placement_.ep_group.size() > 1 && !plan.expert_all_to_all) {
+      all_gather_[idx] = model->collective(hw::CollectiveKind::kAllGather, placement_.ep_group, bytes);
+      reduce_scatter_[idx] = model->collective(hw::CollectiveKind::kReduceScatter, placement_.ep_group, bytes);
+      has_all_gather_ = true;
     }
     if (placement_.pp_chain.size() > 1) {
       send_recv_[idx] = model->point_to_point(placement_.pp_chain[0], placement_.pp_chain[1], bytes);
@@ -140,6 +146,10 @@ hw::CollectiveCost CollectivePricer::price(wl::CollectiveOp kind, double bytes) 
       return has_all_to_all_ ? interpolate(all_to_all_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
     case wl::CollectiveOp::kSendRecv:
       return has_send_recv_ ? interpolate(send_recv_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+    case wl::CollectiveOp::kAllGather:  // the payload is the gathered (output) buffer
+      return has_all_gather_ ? interpolate(all_gather_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+    case wl::CollectiveOp::kReduceScatter:  // the payload is the input buffer
+      return has_all_gather_ ? interpolate(reduce_scatter_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
   }
   return {"none", 0, 0, 0};
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Prices the collectives of one placed plan: TP all-reduce, EP all-to-all and
-// PP send/recv over the topology of the systems the plan spans (one, or several
+// Prices the collectives of one placed plan: TP all-reduce, EP all-to-all (or, for a plan
+// without an all-to-all backend, EP all-gather and reduce-scatter) and PP send/recv over the topology of the systems the plan spans (one, or several
 // joined by their scale-out NICs: a group's off-system traffic crosses the NICs
 // at their bandwidth and latency) with a CollectiveModel fidelity,
 // tabulated once over message sizes (powers of two, 1 B .. 16 GiB) and
@@ -64,8 +64,8 @@ class CollectivePricer {
   PlanPlacement placement_;
   std::vector<CollectiveGroup> groups_;
   CollectiveFidelity fidelity_;
-  Table all_reduce_{}, all_to_all_{}, send_recv_{};
-  bool has_all_reduce_ = false, has_all_to_all_ = false, has_send_recv_ = false;
+  Table all_reduce_{}, all_to_all_{}, all_gather_{}, reduce_scatter_{}, send_recv_{};
+  bool has_all_reduce_ = false, has_all_to_all_ = false, has_all_gather_ = false, has_send_recv_ = false;
   std::string all_reduce_source_;  // empty: the topology model
 };
 

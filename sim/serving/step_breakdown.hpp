@@ -27,7 +27,7 @@ struct OpCost {
 };
 
 struct CollectiveCostRow {
-  std::string kind;        // all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv
+  std::string kind;        // all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv, all_gather, reduce_scatter
   std::string where;
   int group = 1;
   double count = 0;        // per step on one device

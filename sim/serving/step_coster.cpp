@@ -23,8 +23,8 @@ namespace agentsim::serving {
 namespace {
 
 // Closed-form collectives on the scale-up figures when no CollectivePricer is
-// given: ring all-reduce, p2p send/recv, direct all-to-all (every member sends
-// payload / n to each other member at once).
+// given: ring all-reduce, all-gather and reduce-scatter, p2p send/recv, direct
+// all-to-all (every member sends payload / n to each other member at once).
 hw::CollectiveCost closed_form(const hw::System& s, wl::CollectiveOp kind, int group, double payload) {
   const double bw = s.scale_up_bw_Bps, lat = s.scale_up_latency_s;
   if (kind == wl::CollectiveOp::kAllReduce) {
@@ -33,6 +33,9 @@ hw::CollectiveCost closed_form(const hw::System& s, wl::CollectiveOp kind, int g
   }
   if (kind == wl::CollectiveOp::kSendRecv) return {"p2p", lat, payload / bw, 1};
   const double n = group;
+  if (kind == wl::CollectiveOp::kAllGather || kind == wl::CollectiveOp::kReduceScatter) {
+    return {"ring", (n - 1) * lat, payload * (n - 1) / n / bw, group - 1};
+  }
   return {"direct", lat, payload * (n - 1) / n / bw, 1};
 }
 
@@ -137,8 +140,9 @@ class StepCoster::Pricer {
     const double latency_s = count * cc.latency_s, transfer_s = count * transfer;
     r_.alpha_s += latency_s;
     r_.beta_s += transfer_s;
-    if (c == wl::CollectiveOp::kDispatch) r_.stages.dispatch_s += latency_s + transfer_s;
-    if (c == wl::CollectiveOp::kCombine) r_.stages.combine_s += latency_s + transfer_s;
+    // The expert exchange, whichever collectives carry it, is the MoE stage's dispatch and combine.
+    if (c == wl::CollectiveOp::kDispatch || c == wl::CollectiveOp::kAllGather) r_.stages.dispatch_s += latency_s + transfer_s;
+    if (c == wl::CollectiveOp::kCombine || c == wl::CollectiveOp::kReduceScatter) r_.stages.combine_s += latency_s + transfer_s;
     if (c == wl::CollectiveOp::kAllReduce) {
       r_.allreduces += static_cast<int>(core::llround(count * micro_));
       r_.allreduce_bytes = std::max(r_.allreduce_bytes, payload);

@@ -18,6 +18,7 @@
 #include "calibration/inferencex_context_wait.hpp"
 #include "calibration/inferencex_disagg_limits.hpp"
 #include "calibration/inferencex_draft_tokens.hpp"
+#include "calibration/inferencex_expert_exchange.hpp"
 #include "calibration/inferencex_kv_dtype.hpp"
 #include "calibration/inferencex_moe_backend.hpp"
 #include "calibration/inferencex_overlap_scheduler.hpp"
@@ -654,6 +655,40 @@ TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
     }
   }
   EXPECT_EQ(found, 2);
+}
+
+// The Dynamo + SGLang H100/H200 recipes with attention DP and EP set no --moe-a2a-backend
+// (calibration/inferencex_expert_exchange.hpp): their decode plan runs the all-gather exchange;
+// TP-only plans, GB200 (DeepEP) and the MoRI rows keep the all-to-all.
+TEST(MeasuredSources, InferenceXDynamoSglangDepRowsRunTheAllGatherExchange) {
+  MeasuredRun h = r1_row_at("sglang", "hgx-h100", "fp8", "tp=1,ep=16,dp=16", 1024, 4);
+  h.id = "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4";
+  h.prefill_replicas = 1, h.decode_replicas = 1;
+  EXPECT_FALSE(inferencex_expert_all_to_all(h));
+  MeasuredRun tp = h;
+  tp.plan = "tp=16,ep=1";
+  EXPECT_TRUE(inferencex_expert_all_to_all(tp));
+  MeasuredRun gb = h;
+  gb.system = "gb200-nvl72", gb.plan = "tp=1,ep=4,dp=4";
+  EXPECT_TRUE(inferencex_expert_all_to_all(gb));
+  MeasuredRun agg = h;
+  agg.prefill_replicas = 0;
+  EXPECT_TRUE(inferencex_expert_all_to_all(agg));
+  // Through the loader: the shipped H100 DEP row's decode plan says so, and a TP row's does not.
+  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
+                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  int found = 0;
+  for (const MeasuredRun& r : set.runs) {
+    if (r.id == "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4") {
+      EXPECT_EQ(r.plan, "tp=1,ep=16,dp=16,a2a=0");
+      ++found;
+    }
+    if (r.id.starts_with("IXF-h100-dynamo-sglang-") && r.plan.starts_with("tp=16")) {
+      EXPECT_EQ(r.plan.find("a2a"), std::string::npos) << r.id;
+      ++found;
+    }
+  }
+  EXPECT_GT(found, 1);
 }
 
 // The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted

@@ -111,6 +111,24 @@ TEST_P(CollectiveSuite, HierarchicalAllReduceAcrossTwoNodes) {
   EXPECT_GT(m->run(ring_all_reduce_schedule(first(16), b)).total_s(), 30 * b / 16 / 50e9);
 }
 
+// Reduce-scatter and all-gather of a small buffer over the same 16 GPUs: the two-level schedule's
+// 7 intra steps (1.5 us) and one inter step (5 us, same rail) against a flat ring's 15 steps, each
+// waiting for a NIC hop; for the all-gather the inter step runs first.
+TEST_P(CollectiveSuite, HierarchicalReduceScatterAndAllGatherAcrossTwoNodes) {
+  const auto m = make(GetParam(), topologies().two_hgx);
+  const double b = 16 * 7168 * 2.0;  // 16 tokens of hidden 7168 in BF16
+  for (const CollectiveKind kind : {CollectiveKind::kReduceScatter, CollectiveKind::kAllGather}) {
+    const CollectiveCost c = m->collective(kind, first(16), b);
+    EXPECT_EQ(c.algorithm, "hierarchical") << to_string(kind);
+    EXPECT_NEAR(c.total_s(), 7 * (1.5e-6 + b / 8 / 450e9) + (5e-6 + b / 16 / 50e9), 1e-12) << to_string(kind);
+    EXPECT_LT(c.total_s(), m->run(reduce_scatter_schedule(first(16), b)).total_s() / 3);
+  }
+  const Schedule ag = hierarchical_all_gather_schedule({{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}}, b);
+  ASSERT_EQ(ag.phases.size(), 2U);
+  EXPECT_EQ(ag.phases[0].transfers.front().dst, 8);  // across the systems first
+  EXPECT_EQ(ag.phases[1].repeat, 7);
+}
+
 TEST_P(CollectiveSuite, PointToPointIsLatencyPlusBytesOverBottleneck) {
   const auto m = make(GetParam(), topologies().two_hgx);
   EXPECT_NEAR(m->point_to_point(0, 8, 1e9).total_s(), 5e-6 + 1e9 / 50e9, 1e-12);

@@ -42,7 +42,7 @@ struct OpWork {
 };
 
 struct CollectiveWork {
-  std::string kind;   // wl::CollectiveOp's name: all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv
+  std::string kind;   // wl::CollectiveOp's name: all_reduce, all_to_all_dispatch, all_to_all_combine, send_recv, all_gather, reduce_scatter
   std::string where;  // e.g. "mla/moe attention output"
   int group = 1;      // devices taking part
   double count = 0;   // occurrences per step on this device

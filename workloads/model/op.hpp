@@ -37,10 +37,12 @@ inline constexpr std::array<OpInfo, 13> kOps = {{
 constexpr const OpInfo& info(Op op) { return kOps[static_cast<std::size_t>(op)]; }
 constexpr std::string_view to_string(Op op) { return info(op).name; }
 
-// The collectives a plan adds to a step.
-enum class CollectiveOp : std::uint8_t { kAllReduce, kDispatch, kCombine, kSendRecv };
-inline constexpr std::array<std::string_view, 4> kCollectiveOpNames = {
-    "all_reduce", "all_to_all_dispatch", "all_to_all_combine", "send_recv"};
+// The collectives a plan adds to a step. The expert exchange under attention DP is an
+// all-to-all pair (dispatch, combine) or, without an all-to-all backend, an all-gather of
+// every DP group's tokens and a reduce-scatter of the expert outputs (ParallelPlan).
+enum class CollectiveOp : std::uint8_t { kAllReduce, kDispatch, kCombine, kSendRecv, kAllGather, kReduceScatter };
+inline constexpr std::array<std::string_view, 6> kCollectiveOpNames = {
+    "all_reduce", "all_to_all_dispatch", "all_to_all_combine", "send_recv", "all_gather", "reduce_scatter"};
 constexpr std::string_view to_string(CollectiveOp c) { return kCollectiveOpNames[static_cast<std::size_t>(c)]; }
 
 }  // namespace agentsim::wl

@@ -27,6 +27,7 @@ std::string ParallelPlan::to_string() const {
   std::string s = "tp=" + std::to_string(tp) + ",ep=" + std::to_string(ep) + ",pp=" + std::to_string(pp) +
                   ",dp=" + std::to_string(attn_dp);
   if (redundant_experts >= 0) s += ",re=" + std::to_string(redundant_experts);
+  if (!expert_all_to_all) s += ",a2a=0";
   return s;
 }
 
@@ -44,16 +45,19 @@ ParallelPlan parse_parallel_plan(std::string_view text) {
     const std::string_view key = item.substr(0, eq), val = item.substr(eq + 1);
     int v = 0;
     const auto [ptr, ec] = std::from_chars(val.data(), val.data() + val.size(), v);
-    const int least = key == "re" ? 0 : 1;
-    if (ec != std::errc() || ptr != val.data() + val.size() || v < least || v > 65536) {
-      throw fail("'" + std::string(val) + "' is not a " + (least == 0 ? "non-negative" : "positive") + " integer");
+    const int least = key == "re" || key == "a2a" ? 0 : 1;
+    const int most = key == "a2a" ? 1 : 65536;
+    if (ec != std::errc() || ptr != val.data() + val.size() || v < least || v > most) {
+      throw fail("'" + std::string(val) + "' is not " +
+                 (key == "a2a" ? std::string("0 or 1") : std::string(least == 0 ? "a non-negative" : "a positive") + " integer"));
     }
     if (key == "tp") p.tp = v;
     else if (key == "ep") p.ep = v;
     else if (key == "pp") p.pp = v;
     else if (key == "dp") p.attn_dp = v;
     else if (key == "re") p.redundant_experts = v;
-    else throw fail("unknown key '" + std::string(key) + "'; valid: tp, ep, pp, dp, re");
+    else if (key == "a2a") p.expert_all_to_all = v == 1;
+    else throw fail("unknown key '" + std::string(key) + "'; valid: tp, ep, pp, dp, re, a2a");
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }

@@ -18,6 +18,11 @@ struct ParallelPlan {
   // -1: the fewest that make routed + redundant divide ep.
   int redundant_experts = -1;
   bool engram_on_host = false;  // Engram tables in host memory instead of HBM
+  // With attention DP and EP, tokens reach their experts' ranks by an all-to-all (true:
+  // DeepEP, MoRI, TensorRT-LLM's) or, false ("a2a=0"), every EP rank all-gathers every DP
+  // group's tokens and a reduce-scatter returns the expert outputs (SGLang without
+  // --moe-a2a-backend, vLLM's allgather_reducescatter backend).
+  bool expert_all_to_all = true;
 
   int devices_per_stage() const { return tp * attn_dp; }
   int devices() const { return devices_per_stage() * pp; }
@@ -33,8 +38,9 @@ struct ParallelPlan {
   std::string to_string() const;
 };
 
-// Parses "tp=8,ep=8,pp=1,dp=2,re=32" (any subset, any order; dp = attention DP, re = redundant
-// experts) and checks that ep divides tp x dp. Throws core::Error on bad input.
+// Parses "tp=8,ep=8,pp=1,dp=2,re=32,a2a=0" (any subset, any order; dp = attention DP, re =
+// redundant experts, a2a=0 = the expert exchange by all-gather and reduce-scatter) and checks
+// that ep divides tp x dp. Throws core::Error on bad input.
 ParallelPlan parse_parallel_plan(std::string_view text);
 
 }  // namespace agentsim::wl

@@ -256,9 +256,16 @@ std::uint64_t StepWork::visit(const Batch& batch, Sink& sink) const {
     // every token: it runs its own experts on them and the FFN-output all-reduce sums the
     // partial outputs (the engines' all-to-all backends need attention DP: docs/deployments.md).
     if (k.moe && plan_.ep > 1 && plan_.attn_dp > 1) {
-      const double routed = tokens / stage * m.ffn.top_k * h * r.token_factor;
-      sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, routed * dispatch_bytes_);
-      sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, routed * ab);
+      if (plan_.expert_all_to_all) {
+        const double routed = tokens / stage * m.ffn.top_k * h * r.token_factor;
+        sink.collective(ki, CollectiveOp::kDispatch, " experts", plan_.ep, n, routed * dispatch_bytes_);
+        sink.collective(ki, CollectiveOp::kCombine, " experts", plan_.ep, n, routed * ab);
+      } else {
+        // Every rank gathers all the step's tokens (its buffer: tokens x hidden in the
+        // activation dtype) and reduce-scatters its experts' partial outputs over the same buffer.
+        sink.collective(ki, CollectiveOp::kAllGather, " experts", plan_.ep, n, tokens * h * ab);
+        sink.collective(ki, CollectiveOp::kReduceScatter, " experts", plan_.ep, n, tokens * h * ab);
+      }
     }
   }
 

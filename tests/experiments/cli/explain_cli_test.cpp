@@ -91,6 +91,29 @@ TEST(ExplainCli, CudaGraphFollowsTheHostTimeModelUnlessAFlagSaysOtherwise) {
 // --kernel TABLE=ID prices an op table from another implementation's table (serving.kernels), as
 // an engine option does; a table or implementation the catalog does not know, or one of another
 // vendor, is refused.
+// SGLang across two HGX H100 nodes with attention DP: with DeepEP (the default) its experts run
+// DeepGEMM behind an all-to-all; without an all-to-all backend (a2a=0) its default Triton fused MoE
+// behind a two-level all-gather and reduce-scatter.
+TEST(ExplainCli, TheExpertExchangeChoosesTheMoeRunnerAcrossSystems) {
+  const std::string step = "--model deepseek-r1 --system hgx-h100 --batch decode=4@1536 --engine sglang --plan tp=1,ep=16,dp=16";
+  const auto summary = [](const nlohmann::json& j) {
+    std::string note, kinds;
+    for (const auto& o : j.at("ops")) {
+      if (o.at("op") == "routed_experts") note = o.at("note").get<std::string>();
+    }
+    for (const auto& c : j.at("collectives")) kinds += c.at("kind").get<std::string>() + "/" + c.at("algorithm").get<std::string>() + " ";
+    return std::pair{note, kinds};
+  };
+  const auto [deepep_note, deepep_kinds] = summary(explain_json(step));
+  const auto [gather_note, gather_kinds] = summary(explain_json(step + ",a2a=0"));
+  EXPECT_EQ(deepep_note.rfind("grouped_gemm_fp8@deepgemm", 0), 0u) << deepep_note;
+  EXPECT_NE(deepep_kinds.find("all_to_all_dispatch/direct"), std::string::npos) << deepep_kinds;
+  EXPECT_EQ(gather_note.rfind("grouped_gemm_fp8@triton-fused-moe", 0), 0u) << gather_note;
+  EXPECT_NE(gather_kinds.find("all_gather/hierarchical"), std::string::npos) << gather_kinds;
+  EXPECT_NE(gather_kinds.find("reduce_scatter/hierarchical"), std::string::npos) << gather_kinds;
+  EXPECT_EQ(gather_kinds.find("all_to_all"), std::string::npos) << gather_kinds;
+}
+
 TEST(ExplainCli, KernelFlagReplacesTheEnginesImplementation) {
   const std::string step = "--model deepseek-r1 --system hgx-b200 --plan tp=8,ep=8 --batch decode=32@1536 --engine trtllm ";
   const auto experts = [](const nlohmann::json& j) {

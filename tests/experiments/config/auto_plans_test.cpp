@@ -52,6 +52,22 @@ TEST_F(AutoPlans, Nvl72RackTriesEveryEpWidth) {
   for (const Plan& p : e.plans) EXPECT_EQ(p.deployment.plan.nodes(72), 1) << p.label;
 }
 
+// deployment.expert_all_to_all: false merges into every plan the search runs (the plan text of
+// a DP + EP plan says a2a=0; its explain rows are the all-gather exchange's, docs/deployments.md).
+TEST_F(AutoPlans, TheExpertExchangeMergesIntoEveryPlan) {
+  const Experiment e = load("deepseek-v4-pro", "hgx-h100", "deployment: {expert_all_to_all: false}\n");
+  int dp_ep = 0;
+  for (const Plan& p : e.plans) {
+    if (!p.pruned.empty()) continue;  // plans that cannot run (V4 Pro fits no single node)
+    EXPECT_FALSE(p.deployment.plan.expert_all_to_all) << p.label;
+    if (p.deployment.plan.attn_dp > 1 && p.deployment.plan.ep > 1) {
+      ++dp_ep;
+      EXPECT_NE(p.deployment.plan.to_string().find(",a2a=0"), std::string::npos) << p.label;
+    }
+  }
+  EXPECT_GT(dp_ep, 0);
+}
+
 TEST_F(AutoPlans, ModelTooBigForOneNodeSpansNodes) {
   const Experiment e = load("deepseek-v4-pro", "hgx-h100", "deployment: {redundant_experts: 0}\n");
   int single = 0, multi = 0;

@@ -2,6 +2,9 @@
 // systems joined by their scale-out NICs; each collective is priced on the links it crosses
 // (NVLink within a system, the NIC between systems, at the catalog's scale_out bandwidth and
 // latency), the footprint splits over all the devices, pipeline stages pay their bubble.
+#include <map>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -59,6 +62,33 @@ TEST(MultiNodePlan, AllToAllSpanningTwoNodesIsPricedByTheNic) {
   const CollectivePricer one(s, wl::parse_parallel_plan("dp=8,ep=8"));
   EXPECT_EQ(one.groups().at(1).systems, 1);
   EXPECT_EQ(one.groups().at(1).links().find("NIC"), std::string::npos);
+}
+
+// Without an all-to-all backend (a2a=0) the EP group of two nodes exchanges tokens by all-gather and
+// reduce-scatter, priced two-level: 7 NVLink steps (1.5 us) and one NIC step on the same rail
+// (5 us) each, not a flat ring's 15 NIC-bound steps; the plan has no all-to-all to price.
+TEST(MultiNodePlan, WithoutAnAllToAllTheExpertExchangeIsTwoLevel) {
+  const hw::System& s = test::fixture_catalog().systems.get("hgx-h100");
+  const CollectivePricer p(s, wl::parse_parallel_plan("dp=16,ep=16,a2a=0"));
+  const double bytes = 64 * 7168 * 2.0;
+  for (const wl::CollectiveOp op : {wl::CollectiveOp::kAllGather, wl::CollectiveOp::kReduceScatter}) {
+    const hw::CollectiveCost c = p.price(op, bytes);
+    EXPECT_EQ(c.algorithm, "hierarchical") << wl::to_string(op);
+    EXPECT_NEAR(c.latency_s, 7 * 1.5e-6 + 5e-6, 1e-15) << wl::to_string(op);
+  }
+  EXPECT_EQ(p.price(wl::CollectiveOp::kDispatch, bytes).algorithm, "none");
+  EXPECT_EQ(p.groups().at(1).collective, "all-gather + reduce-scatter");
+  const auto& m = test::fixture_catalog().models.get("deepseek-v4-pro");
+  const StepCost c = step_cost(parse_step_batch("decode=64@4096"), m, s, options(s, "dp=16,ep=16,a2a=0"));
+  std::map<std::string, int> rows;
+  for (const CollectiveCostRow& r : c.breakdown.collectives) {
+    ++rows[r.kind];
+    EXPECT_EQ(r.group, 16) << r.kind;
+    EXPECT_GT(r.latency_s, 0.0) << r.kind;
+  }
+  EXPECT_GT(rows["all_gather"], 0);
+  EXPECT_EQ(rows["all_gather"], rows["reduce_scatter"]);
+  EXPECT_EQ(rows.count("all_to_all_dispatch"), 0U);
 }
 
 // The step's dispatch and combine rows carry that price (network efficiency 0.8 applied).

@@ -1,12 +1,14 @@
 #include "workloads/model/batch_work.hpp"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "sim/core/error.hpp"
 #include "tests/workloads/model/model_fixtures.hpp"
 #include "workloads/model/moe_expectation.hpp"
 #include "workloads/model/op.hpp"
@@ -117,6 +119,32 @@ TEST(BatchWork, Fp8ExpertsDispatchInFp8AndCombineInTheActivationDtype) {
   EXPECT_NEAR(ratio(model("deepseek-v3")), (1.0 + 4.0 / 128) / 2.0, 1e-12);
   // Qwen3 235B's BF16 experts: both ways in BF16.
   EXPECT_NEAR(ratio(model("qwen3-235b-a22b")), 1.0, 1e-12);
+}
+
+TEST(BatchWork, WithoutAnAllToAllTheExpertsGatherEveryTokenAndReduceScatter) {
+  // a2a=0: every EP rank gathers the whole step's tokens (64 x hidden 7168 in BF16) before each MoE
+  // layer and reduce-scatters the same buffer after it; no dispatch or combine. The expert work of
+  // the busiest rank is the all-to-all plan's.
+  const ModelSpec& m = model("deepseek-v3");
+  BatchShape b;
+  b.decode_contexts.assign(64, 2048);
+  const BatchWork a2a = batch_work(m, parse_parallel_plan("tp=1,dp=8,ep=8"), b);
+  const BatchWork ag = batch_work(m, parse_parallel_plan("tp=1,dp=8,ep=8,a2a=0"), b);
+  std::map<std::string, double> bytes;
+  for (const CollectiveWork& c : ag.collectives) bytes[c.kind] += c.count * c.payload_bytes;
+  EXPECT_EQ(bytes.count("all_to_all_dispatch") + bytes.count("all_to_all_combine"), 0U);
+  EXPECT_DOUBLE_EQ(bytes.at("all_gather"), 58 * 64 * 7168 * 2.0);
+  EXPECT_DOUBLE_EQ(bytes.at("reduce_scatter"), 58 * 64 * 7168 * 2.0);
+  auto routed_flops = [](const BatchWork& w) {
+    double f = 0;
+    for (const OpWork& o : w.ops) f += o.op == "routed_experts" ? o.flops : 0.0;
+    return f;
+  };
+  EXPECT_DOUBLE_EQ(routed_flops(ag), routed_flops(a2a));
+  // The plan's text round-trips the exchange; a value other than 0 or 1 is an error.
+  EXPECT_EQ(parse_parallel_plan("tp=1,dp=8,ep=8,a2a=0").to_string(), "tp=1,ep=8,pp=1,dp=8,a2a=0");
+  EXPECT_TRUE(parse_parallel_plan("dp=8,ep=8,a2a=1").expert_all_to_all);
+  EXPECT_THROW(parse_parallel_plan("dp=8,ep=8,a2a=2"), core::Error);
 }
 
 TEST(BatchWork, V41PrefillTokensSkipTheDecoderLayers) {
