@@ -26,6 +26,7 @@ const Route& CollectiveModel::route(int src, int dst) const {
 
 std::vector<double> CollectiveModel::concurrent(const std::vector<Transfer>& transfers) const {
   std::vector<Route> routes;
+  routes.reserve(transfers.size());
   for (const Transfer& t : transfers) routes.push_back(route(t.src, t.dst));
   std::vector<double> out = finish_times(routes, transfers);
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -75,6 +76,7 @@ CollectiveCost CollectiveModel::collective(CollectiveKind kind, const std::vecto
   for (const int g : group) by_system[topo_.system_of_gpu(g)].push_back(g);
   if (by_system.size() > 1) {
     std::vector<std::vector<int>> parts;
+    parts.reserve(by_system.size());
     for (auto& [sys, members] : by_system) parts.push_back(members);
     const bool even = std::all_of(parts.begin(), parts.end(),
                                   [&](const auto& m) { return m.size() == parts.front().size(); });
