@@ -13,5 +13,8 @@ struct CollectiveTime {
 // links give `bw_Bps` per direction and `latency_s` per hop:
 // 2(n-1) steps, each moving bytes/n. n == 1 costs nothing.
 CollectiveTime ring_all_reduce(double bytes, int n, double bw_Bps, double latency_s);
+// Ring reduce-scatter of `bytes` (each member's input buffer), or all-gather of `bytes` (each
+// member's output buffer): either half of the ring all-reduce, n-1 steps of bytes/n.
+CollectiveTime ring_reduce_scatter(double bytes, int n, double bw_Bps, double latency_s);
 
 }  // namespace agentsim::hw

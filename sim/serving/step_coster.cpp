@@ -32,10 +32,11 @@ hw::CollectiveCost closed_form(const hw::System& s, wl::CollectiveOp kind, int g
     return {"ring", t.latency_s, t.transfer_s, 2 * (group - 1)};
   }
   if (kind == wl::CollectiveOp::kSendRecv) return {"p2p", lat, payload / bw, 1};
-  const double n = group;
   if (kind == wl::CollectiveOp::kAllGather || kind == wl::CollectiveOp::kReduceScatter) {
-    return {"ring", (n - 1) * lat, payload * (n - 1) / n / bw, group - 1};
+    const hw::CollectiveTime t = hw::ring_reduce_scatter(payload, group, bw, lat);
+    return {"ring", t.latency_s, t.transfer_s, group - 1};
   }
+  const double n = group;
   return {"direct", lat, payload * (n - 1) / n / bw, 1};
 }
 

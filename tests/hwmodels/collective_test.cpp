@@ -36,6 +36,15 @@ TEST(RingAllReduce, SingleMemberOrEmptyCostsNothing) {
   EXPECT_EQ(ring_all_reduce(0, 8, 450e9, 2e-6).total_s(), 0.0);
 }
 
+// A reduce-scatter (or all-gather) is the first (second) half of that ring: 8 GPUs, 16 MiB:
+// latency 7 x 2 us = 14 us, transfer 7 / 8 x 16,777,216 B / 450e9 B/s = 32.622364444 us.
+TEST(RingReduceScatter, HandComputedEightGpus) {
+  const CollectiveTime t = ring_reduce_scatter(16777216.0, 8, 450e9, 2e-6);
+  EXPECT_NEAR(t.latency_s, 14e-6, 1e-18);
+  EXPECT_NEAR(t.transfer_s, 32.622364444e-6, 1e-15);
+  EXPECT_EQ(ring_reduce_scatter(1e6, 1, 450e9, 2e-6).total_s(), 0.0);
+}
+
 TEST(RingAllReduce, SmallMessagesAreLatencyBound) {
   const CollectiveTime t = ring_all_reduce(16 * 1024, 8, 450e9, 2e-6);
   EXPECT_GT(t.latency_s, 100 * t.transfer_s);

@@ -91,6 +91,24 @@ TEST_F(Plans, TensorParallelAttentionNeedsNoAllToAll) {
   EXPECT_EQ(dp.count("all_reduce"), 0U);
 }
 
+// Without a CollectivePricer the all-gather exchange is priced in closed form on the scale-up
+// figures: a ring of n - 1 steps over the step's token buffer (16 tokens x 7168 x 2 B) per MoE layer.
+TEST_F(Plans, WithoutAPricerTheAllGatherExchangeIsARing) {
+  const auto& m = cat().models.get("deepseek-r1");
+  const auto& s = cat().systems.get("hgx-h200");
+  StepCostOptions o = options(s, "tp=1,dp=8,ep=8,a2a=0");
+  o.collectives = nullptr;
+  int rows = 0;
+  for (const CollectiveCostRow& r : step_cost(parse_step_batch("decode=16@1000"), m, s, o).breakdown.collectives) {
+    if (r.kind != "all_gather" && r.kind != "reduce_scatter") continue;
+    ++rows;
+    EXPECT_DOUBLE_EQ(r.payload_bytes, 16 * 7168 * 2.0);
+    EXPECT_NEAR(r.latency_s, 58 * 7 * s.scale_up_latency_s, 1e-12) << r.kind;
+    EXPECT_NEAR(r.transfer_s, 58 * r.payload_bytes * 7 / 8 / s.scale_up_bw_Bps / 0.8, 1e-12) << r.kind;
+  }
+  EXPECT_EQ(rows, 2);
+}
+
 TEST_F(Plans, PipelineBubble) {
   const auto& m = cat().models.get("llama-3.1-8b");
   const auto& s = cat().systems.get("hgx-h200");
