@@ -69,11 +69,15 @@ Mapped map_hardware(std::string_view text) {
 
 PlanDegrees plan_degrees(std::string_view text) {
   PlanDegrees d;
-  static const std::regex kItem(R"((tp|ep|dp|pp)=(\d+))");
+  static const std::regex kItem(R"((tp|ep|dp|pp|a2a)=(\d+))");
   const std::string t(text);
   for (auto it = std::sregex_iterator(t.begin(), t.end(), kItem); it != std::sregex_iterator(); ++it) {
     const int v = digits_to_int((*it)[2].str());
     const std::string k = (*it)[1].str();
+    if (k == "a2a") {
+      d.all_to_all = v != 0;
+      continue;
+    }
     (k == "tp" ? d.tp : k == "ep" ? d.ep : k == "dp" ? d.dp : d.pp) = v;
   }
   return d;
@@ -84,6 +88,7 @@ std::string canonical_plan(std::string_view text) {
   std::string out = "tp=" + std::to_string(d.tp) + ",ep=" + std::to_string(d.ep);
   if (d.dp != 1) out += ",dp=" + std::to_string(d.dp);
   if (d.pp != 1) out += ",pp=" + std::to_string(d.pp);
+  if (!d.all_to_all) out += ",a2a=0";
   return out;
 }
 

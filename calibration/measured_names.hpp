@@ -46,11 +46,13 @@ struct RoleRun {
   bool two_batch_overlap = false;
 };
 RoleRun map_role_run(std::string_view plan_text, std::string_view notes);
-// "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication).
+// "tp=8" -> "tp=8,ep=1"; "dp=8,ep=8" -> "tp=1,ep=8,dp=8": one spelling per plan (for de-duplication);
+// a plan without an all-to-all keeps its ",a2a=0".
 std::string canonical_plan(std::string_view text);
 // The degrees a plan's "tp=.., ep=.., dp=.., pp=.." text names; 1 for each it leaves out.
 struct PlanDegrees {
   int tp = 1, ep = 1, dp = 1, pp = 1;
+  bool all_to_all = true;  // false: "a2a=0", the expert exchange by all-gather and reduce-scatter
 };
 PlanDegrees plan_degrees(std::string_view text);
 // "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm.
