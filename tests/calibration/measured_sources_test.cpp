@@ -34,6 +34,18 @@ namespace {
 
 const std::string kDir = std::string(AGENTSIM_SOURCE_DIR) + "/tests/calibration/fixtures/measured";
 
+// The shipped serving-points-2 file as the loader maps it (read once), and one of its rows by id.
+const MeasuredSet& shipped_serving_points_2() {
+  static const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
+                                               "/experiments/validation/measured/serving-points-2/serving_points.csv");
+  return set;
+}
+const MeasuredRun* shipped_row(const std::string& id) {
+  for (const MeasuredRun& r : shipped_serving_points_2().runs) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
 
 const MeasuredRun* find(const std::vector<MeasuredRun>& runs, int line) {
   for (const auto& r : runs) {
@@ -59,6 +71,9 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(map_plan("TP8 EP8, attention DP, max_batch_size 896, max_num_tokens 2048").value, "tp=1,ep=8,dp=8");
   EXPECT_EQ(map_plan("TP8 EP2, moe_backend TRTLLM, max_batch_size 1").value, "tp=8,ep=2");
   EXPECT_EQ(canonical_plan("tp=1"), "tp=1,ep=1");
+  // A run without an all-to-all is another measurement than one with it: its spelling keeps a2a=0.
+  EXPECT_EQ(canonical_plan("dp=16,ep=16,a2a=0"), "tp=1,ep=16,dp=16,a2a=0");
+  EXPECT_EQ(canonical_plan("dp=16,ep=16,a2a=1"), "tp=1,ep=16,dp=16");
   const PlanDegrees dep4 = plan_degrees(map_plan("DEP4").value);
   EXPECT_EQ(dep4.tp, 1);
   EXPECT_EQ(dep4.ep, 4);
@@ -638,23 +653,15 @@ TEST(MeasuredSources, InferenceXDisaggDraftsFollowTheRecipe) {
   b.concurrency = 8;
   apply_inferencex_disagg_drafts(b);
   EXPECT_EQ(b.draft_tokens, 2);
-  // Through the loader: the shipped row above is mapped with its recipe's draft.
-  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
-                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
-  int found = 0;
-  for (const MeasuredRun& r : set.runs) {
-    if (r.id == "IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64") {
-      EXPECT_EQ(r.draft_tokens, 1);
-      EXPECT_TRUE(r.overlap_scheduler_off);
-      ++found;
-    }
-    if (r.id == "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4") {
-      EXPECT_EQ(r.draft_tokens, 2);
-      EXPECT_TRUE(r.overlap_scheduler_off);
-      ++found;
-    }
-  }
-  EXPECT_EQ(found, 2);
+  // Through the loader: the shipped rows above are mapped with their recipes' drafts.
+  const MeasuredRun* mori = shipped_row("IXF-mi355x-mori-sglang-fp4-mtp-dis-1k1k-p1x8e1-d2x8e1-c64");
+  ASSERT_NE(mori, nullptr);
+  EXPECT_EQ(mori->draft_tokens, 1);
+  EXPECT_TRUE(mori->overlap_scheduler_off);
+  const MeasuredRun* dynamo = shipped_row("IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4");
+  ASSERT_NE(dynamo, nullptr);
+  EXPECT_EQ(dynamo->draft_tokens, 2);
+  EXPECT_TRUE(dynamo->overlap_scheduler_off);
 }
 
 // The Dynamo + SGLang H100/H200 recipes with attention DP and EP set no --moe-a2a-backend
@@ -674,21 +681,17 @@ TEST(MeasuredSources, InferenceXDynamoSglangDepRowsRunTheAllGatherExchange) {
   MeasuredRun agg = h;
   agg.prefill_replicas = 0;
   EXPECT_TRUE(inferencex_expert_all_to_all(agg));
-  // Through the loader: the shipped H100 DEP row's decode plan says so, and a TP row's does not.
-  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
-                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
-  int found = 0;
-  for (const MeasuredRun& r : set.runs) {
-    if (r.id == "IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4") {
-      EXPECT_EQ(r.plan, "tp=1,ep=16,dp=16,a2a=0");
-      ++found;
-    }
-    if (r.id.starts_with("IXF-h100-dynamo-sglang-") && r.plan.starts_with("tp=16")) {
-      EXPECT_EQ(r.plan.find("a2a"), std::string::npos) << r.id;
-      ++found;
-    }
+  // Through the loader: the shipped H100 DEP row's decode plan says so, and the TP rows' do not.
+  const MeasuredRun* dep = shipped_row("IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d1x16e16d-c4");
+  ASSERT_NE(dep, nullptr);
+  EXPECT_EQ(dep->plan, "tp=1,ep=16,dp=16,a2a=0");
+  int tp_rows = 0;
+  for (const MeasuredRun& r : shipped_serving_points_2().runs) {
+    if (!r.id.starts_with("IXF-h100-dynamo-sglang-") || !r.plan.starts_with("tp=16")) continue;
+    EXPECT_EQ(r.plan.find("a2a"), std::string::npos) << r.id;
+    ++tp_rows;
   }
-  EXPECT_GT(found, 1);
+  EXPECT_GT(tp_rows, 0);
 }
 
 // The multi-node recipes' decode limits (calibration/inferencex_disagg_limits.hpp): Dynamo-fronted
@@ -837,10 +840,8 @@ TEST(MeasuredSources, InferenceXBatchLimitsFollowTheRecipe) {
 // serving-points-2 rows take their run date from the notes' "CI run YYYY-MM-DD"; the shipped
 // InferenceX TensorRT-LLM DPA rows carry the balance.
 TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
-  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
-                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
   int dated = 0, balanced = 0, batch_waiting = 0;
-  for (const MeasuredRun& r : set.runs) {
+  for (const MeasuredRun& r : shipped_serving_points_2().runs) {
     if (r.id == "IXF-mi300x-sglang-fp8-none-agg-1k1k-tp8ep1-c4") {
       EXPECT_EQ(r.run_date, "2026-05-18");
       EXPECT_EQ(r.max_batch_tokens, 131072);  // dsr1_fp8_mi300x.sh's prefill budget
@@ -858,14 +859,7 @@ TEST(MeasuredSources, ServingPoints2RowsCarryTheirRunDateAndContextWait) {
 // they map at their stated trtllm-bench limits and KV fraction, their "[w/ ctx]" per-user figure
 // left out; the blog's min-latency rows keep their stated method.
 TEST(MeasuredSources, BlogMaxThroughputRowsRunTheirStatedLimitsWithoutDrafts) {
-  const MeasuredSet set = load_measured(std::string(AGENTSIM_SOURCE_DIR) +
-                                        "/experiments/validation/measured/serving-points-2/serving_points.csv");
-  const auto find = [&](const std::string& id) -> const MeasuredRun* {
-    for (const MeasuredRun& r : set.runs) {
-      if (r.id == id) return &r;
-    }
-    return nullptr;
-  };
+  const auto find = shipped_row;
   // "TP8 EP8, attention DP, max_batch_size 896, max_num_tokens 2048", --kv_cache_free_gpu_mem_fraction 0.93.
   const MeasuredRun* fp8kv = find("TRTBP-B200-MAXTP-FP8KV");
   ASSERT_NE(fp8kv, nullptr);
