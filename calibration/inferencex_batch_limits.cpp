@@ -86,6 +86,12 @@ void trtllm(MeasuredRun& r) {
   r.max_sequences = batch;
 }
 
+void atom(MeasuredRun& r) {
+  r.max_batch_tokens = 16384;
+  r.max_sequences = 512;
+  r.memory_fraction = 0.9;
+}
+
 }  // namespace
 
 void apply_inferencex_batch_limits(MeasuredRun& r) {
@@ -96,6 +102,7 @@ void apply_inferencex_batch_limits(MeasuredRun& r) {
   if (r.model != "deepseek-r1") return;
   if (r.engine == "sglang") sglang(r);
   if (r.engine == "trtllm") trtllm(r);
+  if (r.engine == "atom") atom(r);
 }
 
 }  // namespace agentsim::calib

@@ -33,6 +33,11 @@
 //   concurrency; with it nextn 1 and max_batch_size concurrency / 8 (B200 FP8, from 2026-02-05),
 //   concurrency / 4 (B200 FP4, from 2026-02-06), concurrency below those divisors itself, and
 //   concurrency / TP before (and on H200).
+// ATOM on MI355X (dsr1_fp{8,4}_mi355x_atom{,_mtp}.sh, every version): none set, so ATOM's defaults
+// (github.com/ROCm/ATOM atom/model_engine/arg_utils.py, unchanged 2026-02 to 2026-08):
+// max_num_batched_tokens 16384, max_num_seqs 512, gpu_memory_utilization 0.9 (of the whole HBM for
+// weights, activations and KV: atom/model_engine/model_runner.py, "planned = total x
+// gpu_memory_utilization").
 // vLLM rows and other models: none (0, the base experiment's).
 #include "calibration/measured_runs.hpp"
 

@@ -7,6 +7,10 @@
 //   SGLang on MI325X and MI355X (dsr1_fp8_mi325x_mtp.sh, dsr1_fp8_mi355x_mtp.sh,
 //     dsr1_fp4_mi355x_mtp.sh): --speculative-num-steps 3: 3
 //   TensorRT-LLM (the _trt_mtp scripts): num_nextn_predict_layers 3, 1 with attention DP
+//   ATOM on MI355X (dsr1_fp8_mi355x_atom_mtp.sh, dsr1_fp4_mi355x_atom_mtp.sh): --method mtp, which
+//     drafts ATOM's default num_speculative_tokens of 1 (github.com/ROCm/ATOM
+//     atom/model_engine/arg_utils.py); the FP8 script adds --num-speculative-tokens 3 from
+//     2026-04-02 (InferenceX commit 1aa6aa7db, "ATOM DS R1 FP8 MTP 3 tokens support"): 3 from then
 // Rows without speculation, vLLM rows and other models: 0 (the model's drafter as it is).
 #include "calibration/measured_runs.hpp"
 

@@ -10,6 +10,8 @@
 //     the later v0.5.9 and v0.5.12 images)
 //   TensorRT-LLM (dsr1_fp8_h200_trt.sh, dsr1_fp8_b200_trt.sh, dsr1_fp4_b200_trt.sh, _mtp):
 //     `kv_cache_config: dtype: fp8`
+//   ATOM on MI355X (dsr1_fp8_mi355x_atom.sh, dsr1_fp4_mi355x_atom.sh, _mtp): `--kv_cache_dtype fp8`
+//     (every version, 2026-02 on)
 //   SGLang on H200 (dsr1_fp8_h200.sh, _mtp): not set, the model's BF16
 //   vLLM gpt-oss (gptoss_fp4_h100.sh, gptoss_fp4_mi300x.sh): not set
 // Prefill/decode-disaggregated runs (MeasuredRun::prefill_replicas > 0) ran the multi-node recipes:

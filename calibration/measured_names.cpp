@@ -218,8 +218,11 @@ Mapped map_engine(std::string_view text) {
   if (has(t, "sglang")) return yes("sglang");
   if (has(t, "tensorrt-llm") || has(t, "tensorrtllm") || has(t, "trt-llm") || has(t, "trtllm")) return yes("trtllm");
   if (has(t, "vllm")) return yes("vllm");
+  // AMD's ATOM: InferenceX records its image ("rocm/atom:...") or "AMD ATOM".
+  static const std::regex kAtom(R"(\batom\b)");
+  if (std::regex_search(t, kAtom)) return yes("atom");
   if (t.empty()) return no("engine not stated");
-  return no("engine '" + std::string(text) + "' has no host-overhead model (vllm, sglang, trtllm)");
+  return no("engine '" + std::string(text) + "' has no host-overhead model (vllm, sglang, trtllm, atom)");
 }
 
 Mapped map_speculative(std::string_view text) {

@@ -55,7 +55,8 @@ struct PlanDegrees {
   bool all_to_all = true;  // false: "a2a=0", the expert exchange by all-gather and reduce-scatter
 };
 PlanDegrees plan_degrees(std::string_view text);
-// "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm.
+// "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm;
+// "rocm/atom:...", "AMD ATOM" -> atom.
 Mapped map_engine(std::string_view text);
 // "none" -> off ("0"), "MTP..." / "EAGLE MTP ..." -> on ("1"); empty or other methods unmapped.
 Mapped map_speculative(std::string_view text);

@@ -425,7 +425,7 @@ Command add_explain_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--kernel", args->kernels,
                   "TABLE=IMPLEMENTATION: the kernel pricing an op table instead of the engine's (serving.kernels), "
                   "e.g. grouped_gemm_fp8=deepgemm; repeatable");
-  sub->add_option("--engine", args->engine, "serving engine whose host-time model prices the step: vllm | sglang | trtllm")
+  sub->add_option("--engine", args->engine, "serving engine whose host-time model prices the step: vllm | sglang | trtllm | atom")
       ->capture_default_str();
   sub->add_option("--step-overhead", args->step_overhead,
                   "constant host overhead per step, replacing the engine's model (default: the engine's model)");

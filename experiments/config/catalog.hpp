@@ -20,7 +20,7 @@ struct Catalog {
   core::Registry<hw::System> systems{"system"};
   core::Registry<wl::ModelSpec> models{"model"};
   // Host overhead per serving engine, by serving::Engine (experiments/catalog/engines.yaml).
-  std::array<serving::EngineOverhead, 3> engines{};
+  std::array<serving::EngineOverhead, serving::kEngineCount> engines{};
   const serving::EngineOverhead& engine(serving::Engine e) const { return engines[static_cast<std::size_t>(e)]; }
 };
 

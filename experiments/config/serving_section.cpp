@@ -17,7 +17,7 @@ constexpr std::array kServingKeys = {
     OptionSpec{"max_batch_tokens", "integer", "8192", "new tokens per step (decode + prefill chunks)"},
     OptionSpec{"max_sequences", "integer", "256", "sequences in the running batch"},
     OptionSpec{"engine", "string", "vllm",
-               "vllm, sglang or trtllm: host time per step from experiments/catalog/engines.yaml (fixed + per sequence + per token, graphs for decode)"},
+               "vllm, sglang, trtllm or atom: host time per step from experiments/catalog/engines.yaml (fixed + per sequence + per token, graphs for decode)"},
     OptionSpec{"step_overhead", "time", "engine's model", "constant host time per step; replaces the engine's model when given"},
     OptionSpec{"request_latency", "time", "engine's",
                "a request's path outside the engine loop (client to scheduler, first chunk back), once per request; "

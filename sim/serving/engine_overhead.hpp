@@ -21,6 +21,8 @@
 // key overlap_scheduler) runs while the accelerators run the step, so only what outlasts the
 // step's device time is exposed (exposed_s); without it all of it is. `serving.step_overhead`
 // replaces the whole model by a constant (docs/serving.md).
+#include <cstddef>
+#include <iterator>
 #include <string_view>
 
 #include "sim/core/name_table.hpp"
@@ -28,10 +30,11 @@
 
 namespace agentsim::serving {
 
-enum class Engine { kVllm, kSglang, kTrtllm };
-// The names of `serving.engine` and of measured rows' engine column.
-inline constexpr core::NameTable<Engine, 3> kEngineNames = {{
-    {"vllm", Engine::kVllm}, {"sglang", Engine::kSglang}, {"trtllm", Engine::kTrtllm}}};
+enum class Engine { kVllm, kSglang, kTrtllm, kAtom };
+// The names of `serving.engine` and of measured rows' engine column (atom: AMD's ATOM, github.com/ROCm/ATOM).
+inline constexpr core::NameTable<Engine, 4> kEngineNames = {{
+    {"vllm", Engine::kVllm}, {"sglang", Engine::kSglang}, {"trtllm", Engine::kTrtllm}, {"atom", Engine::kAtom}}};
+inline constexpr std::size_t kEngineCount = std::size(kEngineNames);
 inline constexpr Engine kDefaultEngine = Engine::kVllm;
 
 struct EngineOverhead {

@@ -8,7 +8,7 @@ namespace agentsim::serving {
 using core::OptionSpec;
 using core::YamlNode;
 
-std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
+std::array<EngineOverhead, kEngineCount> decode_engines(const YamlNode& n) {
   static constexpr std::array kTop = {OptionSpec{"engines", "map", "", "one entry per serving engine"}};
   static constexpr std::array kKeys = {
       OptionSpec{"fixed", "time", "", "host time per eager step"},
@@ -33,7 +33,7 @@ std::array<EngineOverhead, 3> decode_engines(const YamlNode& n) {
   std::vector<OptionSpec> names;
   for (const auto& [name, e] : kEngineNames) names.push_back(OptionSpec{name, "map", "", ""});
   engines.check_keys(names);
-  std::array<EngineOverhead, 3> out{};
+  std::array<EngineOverhead, kEngineCount> out{};
   for (const auto& [name, e] : kEngineNames) {
     const YamlNode x = engines.at(name);
     x.check_keys(kKeys);

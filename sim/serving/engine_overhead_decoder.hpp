@@ -8,6 +8,6 @@
 
 namespace agentsim::serving {
 
-std::array<EngineOverhead, 3> decode_engines(const core::YamlNode& n);
+std::array<EngineOverhead, kEngineCount> decode_engines(const core::YamlNode& n);
 
 }  // namespace agentsim::serving

@@ -13,6 +13,7 @@ long long first_chunk_output_token(Engine engine, int stream_interval_tokens) {
   switch (engine) {
     case Engine::kSglang:  // the v0.5 line: `% stream_interval == 1` above an interval of 1
     case Engine::kTrtllm:
+    case Engine::kAtom:
     case Engine::kVllm: return 1;
   }
   return 1;

@@ -23,6 +23,8 @@ namespace agentsim::serving {
 //     response left only when the engine's iteration counter was a multiple of the interval).
 //   vllm: 1. The V1 output processor (vllm/v1/engine/output_processor.py) sends a request's
 //     output when it has finished, is the first token, or has stream_interval new tokens.
+//   atom: 1. ATOM's OpenAI server streams each step's new tokens as the engine core posts them
+//     (atom/model_engine/engine_core.py, _process_engine_step: a STREAM output per step).
 long long first_chunk_output_token(Engine engine, int stream_interval_tokens);
 
 }  // namespace agentsim::serving

@@ -93,7 +93,9 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(map_engine("lmsysorg/sglang:v0.5.12-cu130").value, "sglang");
   EXPECT_EQ(map_engine("nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc14").value, "trtllm");
   EXPECT_EQ(map_engine("vLLM v0.17.0 (ROCm)").value, "vllm");
-  EXPECT_FALSE(map_engine("AMD ATOM (image not recorded in fixture row)").ok());
+  EXPECT_EQ(map_engine("AMD ATOM (image not recorded in fixture row)").value, "atom");
+  EXPECT_EQ(map_engine("rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom20260511").value, "atom");
+  EXPECT_FALSE(map_engine("Anatomy Serve 1.0").ok());  // "atom" inside a word is not the engine
   EXPECT_EQ(map_speculative("none").value, "0");
   EXPECT_EQ(map_speculative("MTP").value, "1");
   EXPECT_FALSE(map_speculative("Eagle3").ok());
@@ -543,6 +545,31 @@ TEST(MeasuredSources, InferenceXDraftTokensFollowTheRecipe) {
   EXPECT_EQ(inferencex_draft_tokens(r), 3);  // num_nextn_predict_layers 3
   r.plan = "tp=1,ep=8,dp=8";
   EXPECT_EQ(inferencex_draft_tokens(r), 1);  // 1 with attention DP
+}
+
+// InferenceX's ATOM rows on MI355X run the ATOM recipes (dsr1_fp{8,4}_mi355x_atom{,_mtp}.sh): FP8 KV,
+// ATOM's default batch limits and memory share, one draft token where the script states none and
+// three in the FP8 MTP script from 2026-04-02.
+TEST(MeasuredSources, InferenceXAtomRowsRunTheAtomRecipes) {
+  const MeasuredRun* fp8_mtp = shipped_row("IXF-mi355x-atom-fp8-mtp-agg-1k1k-tp8ep1-c8");    // 2026-06-02
+  const MeasuredRun* fp8_mtp_feb = shipped_row("IXF-mi355x-atom-fp8-mtp-agg-1k8k-tp8ep1-c8");  // 2026-02-11
+  const MeasuredRun* fp4_mtp = shipped_row("IXF-mi355x-atom-fp4-mtp-agg-1k1k-tp8ep1-c8");     // 2026-05-20
+  const MeasuredRun* fp4 = shipped_row("IXF-mi355x-atom-fp4-none-agg-8k1k-tp4ep1-c32");
+  ASSERT_TRUE(fp8_mtp && fp8_mtp_feb && fp4_mtp && fp4);
+  for (const MeasuredRun* r : {fp8_mtp, fp8_mtp_feb, fp4_mtp, fp4}) {
+    EXPECT_EQ(r->engine, "atom") << r->id;
+    EXPECT_EQ(r->system, "mi355x-8") << r->id;
+    EXPECT_EQ(r->kv_dtype, "fp8") << r->id;
+    EXPECT_EQ(r->max_batch_tokens, 16384) << r->id;
+    EXPECT_EQ(r->max_sequences, 512) << r->id;
+    EXPECT_DOUBLE_EQ(r->memory_fraction, 0.9) << r->id;
+    EXPECT_EQ(r->stream_interval_tokens, 1) << r->id;
+  }
+  EXPECT_EQ(fp8_mtp->draft_tokens, 3);
+  EXPECT_EQ(fp8_mtp_feb->draft_tokens, 1);
+  EXPECT_EQ(fp4_mtp->draft_tokens, 1);
+  EXPECT_EQ(fp4->draft_tokens, 0);
+  EXPECT_EQ(fp4->plan, "tp=4,ep=1");
 }
 
 // The recipes' MoE runner (calibration/inferencex_moe_backend.hpp): TensorRT-LLM's moe_config.backend

@@ -42,6 +42,19 @@ TEST(KernelSelection, SglangRunsDeepGemmExpertsOnlyWhereItsExpertParallelGroupSp
             kernel_selection(AGENTSIM_SOURCE_DIR, "sglang", b200));
 }
 
+// AMD's ATOM runs aiter's kernels for every weight GEMM on CDNA 3 and 4, as SGLang does there
+// (SGLANG_USE_AITER=1 in the recipes), and selects nothing on an architecture it does not run on.
+TEST(KernelSelection, AtomRunsAitersGemmsOnInstinct) {
+  const hw::Accelerator& mi355x = test::repo_catalog().accelerators.get("mi355x");
+  const KernelSelection atom = kernel_selection(AGENTSIM_SOURCE_DIR, "atom", mi355x);
+  for (const char* table : {"gemm_fp8", "gemm_fp4", "grouped_gemm_fp8", "grouped_gemm_fp4"}) {
+    ASSERT_TRUE(atom.count(table)) << table;
+    EXPECT_EQ(atom.at(table), "aiter") << table;
+  }
+  EXPECT_EQ(atom, kernel_selection(AGENTSIM_SOURCE_DIR, "sglang", mi355x));
+  EXPECT_TRUE(kernel_selection(AGENTSIM_SOURCE_DIR, "atom", h100()).empty());
+}
+
 // DeepSeek-R1's FP8 expert GEMMs (w13, n 4096, k 7168): `groups` experts of `m` tokens each.
 serving::KernelShape expert_gemm(double m, double groups) {
   serving::KernelShape ks;

@@ -14,10 +14,11 @@ TEST(FirstChunk, SglangSendsTheFirstTokenAtOnceAtAnyInterval) {
   for (int interval : {1, 4, 10, 30}) EXPECT_EQ(first_chunk_output_token(Engine::kSglang, interval), 1);
 }
 
-TEST(FirstChunk, TrtllmAndVllmSendTheFirstTokenAtOnce) {
+TEST(FirstChunk, TrtllmVllmAndAtomSendTheFirstTokenAtOnce) {
   for (int interval : {1, 10}) {
     EXPECT_EQ(first_chunk_output_token(Engine::kTrtllm, interval), 1);
     EXPECT_EQ(first_chunk_output_token(Engine::kVllm, interval), 1);
+    EXPECT_EQ(first_chunk_output_token(Engine::kAtom, interval), 1);
   }
 }
 
