@@ -387,6 +387,18 @@ TEST(EngineCatalog, EveryDataLineCitesASourceOrSaysAssumed) {
   EXPECT_GT(scan.sourced + scan.assumed, 0);
 }
 
+// Every measured ATOM row is one (system, model) group, so the cross-validation fold that leaves it
+// out prices those rows at the catalog's ATOM values: they must not be ATOM's own fit (which would
+// leak the rows into their out-of-sample predictions) but the assumption they stand for, vLLM's.
+TEST(EngineCatalog, AtomsHostTimesAreVllmsNotAFitToItsOwnRows) {
+  const auto engines = serving::decode_engines(core::YamlNode::load_file(kRoot + "/experiments/catalog/engines.yaml"));
+  const auto& atom = engines[static_cast<std::size_t>(serving::Engine::kAtom)];
+  const auto& vllm = engines[static_cast<std::size_t>(serving::Engine::kVllm)];
+  EXPECT_EQ(atom.graph_fixed_s, vllm.graph_fixed_s);
+  EXPECT_EQ(atom.fixed_s, vllm.fixed_s);
+  EXPECT_EQ(atom.request_latency_s, vllm.request_latency_s);
+}
+
 // SGLang's decode_all_to_all_nic_efficiency is DeepEP's low-latency kernels' measured share of the
 // NIC rate (calibration/data/published/kernels/collectives.csv, the June-2025 table in
 // docs/legacy.md, NVLink used for same-node peers): per internode row of 32 to 256 ranks, the
