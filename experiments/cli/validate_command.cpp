@@ -437,7 +437,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     }
     // What the predicted wall power holds (hwmodels/power_model.hpp, system_power).
     const std::string power_basis =
-        "power_w_per_gpu: accelerator board power (all accelerators of the occupied systems, idle ones at idle) per GPU; "
+        "power_w_per_gpu: accelerator board power per serving GPU (the run's own GPUs; idle GPUs of its systems left out); "
         "wall_power_w_per_gpu: the occupied systems' wall power per GPU = accelerators + host CPUs + host memory + "
         "NICs + scale-up switches + fans and misc, divided by the PSU efficiency (PSU loss included), before PUE; "
         "no scale-out switches or facility cooling";

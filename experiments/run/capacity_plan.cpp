@@ -72,8 +72,7 @@ CapacityAnswer size_plan(const Experiment& e, int plan, const RunResult& at, con
   }
   // Serving accelerators draw what they drew in the run; the rest of each system idles.
   const double idle_w = s.accelerator.idle_w;
-  const double run_idle = static_cast<double>(at.power.accelerators_total - at.power.accelerators);
-  const double active_w = (at.power.accelerators_w - run_idle * idle_w) / static_cast<double>(per_replica);
+  const double active_w = serving_accelerator_w(at.power, idle_w);
   const double slots = static_cast<double>(a.systems * s.accelerators);
   const double mean_w = (static_cast<double>(a.accelerators) * active_w +
                          (slots - static_cast<double>(a.accelerators)) * idle_w) / slots;

@@ -18,4 +18,11 @@ struct RunPower {
   double busy_s = 0;               // sum of step durations in the window
 };
 
+// Board power per serving accelerator: the accelerators' power less the idle ones' (`idle_w` each),
+// over the serving ones; what a GPU monitor on the run's own GPUs averages.
+inline double serving_accelerator_w(const RunPower& p, double idle_w) {
+  const int idle = p.accelerators_total - p.accelerators;
+  return p.accelerators > 0 ? (p.accelerators_w - idle * idle_w) / p.accelerators : 0.0;
+}
+
 }  // namespace agentsim::exp

@@ -280,7 +280,7 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
 
 // `first_chunk_token`: the output token whose production sends the first streamed chunk
 // (serving::first_chunk_output_token); the measured TTFT is that chunk's arrival at the client.
-std::vector<double> predictions(const RunResult& r, long long first_chunk_token, double pue) {
+std::vector<double> predictions(const RunResult& r, long long first_chunk_token, double pue, double idle_w) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> p(calib::kMeasuredMetricCount, nan);
   const auto set = [&](const char* name, double v) {
@@ -304,7 +304,11 @@ std::vector<double> predictions(const RunResult& r, long long first_chunk_token,
   // The median of per-request TPOT is the reciprocal of the median per-request speed.
   set("tpot_s_median", 1.0 / s.agent_output_tok_s_p50);
   if (r.power.accelerators_total > 0) {
-    set("power_w_per_gpu", r.power.accelerators_w / r.power.accelerators_total);
+    // The run's own GPUs, as InferenceX averages them: its power aggregation divides the GPU
+    // monitor's energy by the GPUs it observed, TP x PP of the run (github.com/SemiAnalysisAI/
+    // InferenceX utils/aggregate_power.py, "Expected single-node GPU count from TP * PP * PCP");
+    // a TP4 run on an 8-GPU system is not averaged with the 4 it leaves idle.
+    set("power_w_per_gpu", serving_accelerator_w(r.power, idle_w));
     // The systems' wall power (accelerators, host CPUs and memory, NICs, scale-up switches, fans,
     // PSU loss; before PUE) per accelerator, as MLPerf Power meters it at the wall.
     set("wall_power_w_per_gpu", r.power.power_w / std::max(1.0, pue) / r.power.accelerators_total);
@@ -487,16 +491,17 @@ std::vector<double> predict_row(const ValidationRow& row, const serving::EngineO
                                 : "no request completed in the measurement window; lengthen the base experiment's window");
   }
   const long long first_chunk = serving::first_chunk_output_token(row.engine, row.run.stream_interval_tokens);
+  const double idle_w = e.systems.at(0).accelerator.idle_w;
   if (row.run.scenario == "server") {
     // MLPerf Server: the rate its p99 limits allow, bisected below the saturated rate just run.
     const double rate = r.summary.output_tok_s / std::max<double>(1, static_cast<double>(row.run.osl));
     RunResult at;
     const ServerPoint p = server_bisect(row, e, rate, &at);
     std::vector<double> out(calib::kMeasuredMetricCount, std::numeric_limits<double>::quiet_NaN());
-    if (p.rate_per_s > 0) out = predictions(at, first_chunk, e.power.pue);
+    if (p.rate_per_s > 0) out = predictions(at, first_chunk, e.power.pue, idle_w);
     return out;
   }
-  return predictions(r, first_chunk, e.power.pue);
+  return predictions(r, first_chunk, e.power.pue, idle_w);
 }
 
 std::vector<std::vector<double>> predict_measured_runs(const Experiment& base, const std::string& root,

@@ -138,6 +138,22 @@ std::string write_profile() {
   return p.string();
 }
 
+
+// The board power of a run's own GPUs: the systems' accelerator power less the GPUs it leaves idle
+// (at the catalog's idle power), over the serving ones; all of it where the run fills its systems.
+TEST(RunPower, ServingAcceleratorPowerLeavesTheIdleOnesOut) {
+  RunPower p;
+  p.accelerators = 4;
+  p.accelerators_total = 8;
+  p.accelerators_w = 4 * 650.0 + 4 * 200.0;
+  EXPECT_DOUBLE_EQ(serving_accelerator_w(p, 200), 650);
+  EXPECT_DOUBLE_EQ(p.accelerators_w / p.accelerators_total, 425);  // what averaging over the system gave
+  p.accelerators = p.accelerators_total = 8;
+  p.accelerators_w = 8 * 650.0;
+  EXPECT_DOUBLE_EQ(serving_accelerator_w(p, 200), 650);
+  p.accelerators = 0;
+  EXPECT_EQ(serving_accelerator_w(p, 200), 0);
+}
 TEST(ResolvedRunProfile, RunPricesStepsWithTheAcceleratorsEfficiencyProfile) {
   Experiment plain = parse_resolved(body("{tp: 4, pp: 2}", 1));
   plain.systems[0].accelerator.efficiency_profile.clear();  // the shipped h200 names its published profile
