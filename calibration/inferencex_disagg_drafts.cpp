@@ -107,7 +107,7 @@ void apply_inferencex_disagg_drafts(MeasuredRun& r) {
   const bool fp4 = is_fp4_format(r.experts_dtype);
   const PlanDegrees p = plan_degrees(r.prefill_plan.empty() ? r.plan : r.prefill_plan), d = plan_degrees(r.plan);
   for (const RecipeDrafts& e : kDraftRecipes) {
-    if (e.system == r.system && r.id.find("-" + std::string(e.framework) + "-") != std::string::npos &&
+    if (e.system == r.system && id_names_framework(r.id, e.framework) &&
         e.fp4 == fp4 && e.isl == r.isl && e.osl == r.osl && e.prefill_workers == r.prefill_replicas &&
         e.prefill_gpus == p.tp * p.dp && e.prefill_ep == p.ep && e.decode_workers == r.decode_replicas &&
         e.decode_gpus == d.tp * d.dp && e.decode_ep == d.ep && e.concurrency == static_cast<int>(r.concurrency) &&

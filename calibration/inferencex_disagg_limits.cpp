@@ -70,7 +70,7 @@ constexpr std::array kRecipes = {
 }  // namespace
 
 void apply_inferencex_disagg_limits(MeasuredRun& r) {
-  if (r.prefill_replicas <= 0 || r.model != "deepseek-r1" || r.id.find("-dynamo-") == std::string::npos) return;
+  if (r.prefill_replicas <= 0 || r.model != "deepseek-r1" || !id_names_framework(r.id, "dynamo")) return;
   r.decode_round_robin = true;
   if (r.engine != "trtllm") return;
   const bool fp4 = is_fp4_format(r.experts_dtype);

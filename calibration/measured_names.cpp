@@ -222,7 +222,11 @@ Mapped map_engine(std::string_view text) {
   static const std::regex kAtom(R"(\batom\b)");
   if (std::regex_search(t, kAtom)) return yes("atom");
   if (t.empty()) return no("engine not stated");
-  return no("engine '" + std::string(text) + "' has no host-overhead model (vllm, sglang, trtllm, atom)");
+  return no("engine '" + std::string(text) + "' has no host-overhead model (" + std::string(kHostModelEngines) + ")");
+}
+
+bool id_names_framework(std::string_view id, std::string_view framework) {
+  return id.find("-" + std::string(framework) + "-") != std::string_view::npos;
 }
 
 Mapped map_speculative(std::string_view text) {

@@ -56,8 +56,13 @@ struct PlanDegrees {
 };
 PlanDegrees plan_degrees(std::string_view text);
 // "SGLang v0.5.7", "Dynamo + SGLang ..." -> sglang; "TensorRT-LLM ..." -> trtllm; "vLLM ..." -> vllm;
-// "rocm/atom:...", "AMD ATOM" -> atom.
+// "rocm/atom:...", "AMD ATOM" -> atom: the engines with a host-time model (serving::kEngineNames),
+// listed in kHostModelEngines for the reason a row of another engine is unmapped.
 Mapped map_engine(std::string_view text);
+inline constexpr std::string_view kHostModelEngines = "vllm, sglang, trtllm, atom";
+// Whether an InferenceX fixture row's id ("IXF-<gpu>-<framework>-<precision>-...", serving-points-2
+// PROVENANCE.md) names `framework` ("dynamo", "dynamo-sglang", "sglang-disagg") as whole parts.
+bool id_names_framework(std::string_view id, std::string_view framework);
 // "none" -> off ("0"), "MTP..." / "EAGLE MTP ..." -> on ("1"); empty or other methods unmapped.
 Mapped map_speculative(std::string_view text);
 // Draft tokens a step a speculative method's text states ("MTP nextn=2 ..." -> 2); 0 when it states none.

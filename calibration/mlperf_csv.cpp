@@ -86,7 +86,7 @@ Mapped mlperf_engine(const std::string& software) {
   Mapped m = map_engine(software);
   if (m.ok()) return m;
   if (software.rfind("TensorRT", 0) == 0) return Mapped{"trtllm", ""};
-  return Mapped{"", "software '" + software + "' names no serving engine with a host-overhead model (vllm, sglang, trtllm, atom)"};
+  return Mapped{"", "software '" + software + "' names no serving engine with a host-overhead model (" + std::string(kHostModelEngines) + ")"};
 }
 
 // AMD's MLPerf harness (its two vLLM builds in v5.1's Software column, "vLLM 0.9.0.2.dev108+..." and

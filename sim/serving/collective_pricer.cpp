@@ -57,7 +57,7 @@ CollectivePricer::CollectivePricer(const hw::System& system, const wl::ParallelP
     if (placement_.ep_group.size() > 1 && !plan.expert_all_to_all) {
       all_gather_[idx] = model->collective(hw::CollectiveKind::kAllGather, placement_.ep_group, bytes);
       reduce_scatter_[idx] = model->collective(hw::CollectiveKind::kReduceScatter, placement_.ep_group, bytes);
-      has_all_gather_ = true;
+      has_gather_scatter_ = true;
     }
     if (placement_.pp_chain.size() > 1) {
       send_recv_[idx] = model->point_to_point(placement_.pp_chain[0], placement_.pp_chain[1], bytes);
@@ -147,9 +147,9 @@ hw::CollectiveCost CollectivePricer::price(wl::CollectiveOp kind, double bytes) 
     case wl::CollectiveOp::kSendRecv:
       return has_send_recv_ ? interpolate(send_recv_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
     case wl::CollectiveOp::kAllGather:  // the payload is the gathered (output) buffer
-      return has_all_gather_ ? interpolate(all_gather_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+      return has_gather_scatter_ ? interpolate(all_gather_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
     case wl::CollectiveOp::kReduceScatter:  // the payload is the input buffer
-      return has_all_gather_ ? interpolate(reduce_scatter_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
+      return has_gather_scatter_ ? interpolate(reduce_scatter_, bytes) : hw::CollectiveCost{"none", 0, 0, 0};
   }
   return {"none", 0, 0, 0};
 }

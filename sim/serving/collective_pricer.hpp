@@ -1,9 +1,9 @@
 #pragma once
 // Prices the collectives of one placed plan: TP all-reduce, EP all-to-all (or, for a plan
-// without an all-to-all backend, EP all-gather and reduce-scatter) and PP send/recv over the topology of the systems the plan spans (one, or several
-// joined by their scale-out NICs: a group's off-system traffic crosses the NICs
-// at their bandwidth and latency) with a CollectiveModel fidelity,
-// tabulated once over message sizes (powers of two, 1 B .. 16 GiB) and
+// without an all-to-all backend, EP all-gather and reduce-scatter) and PP send/recv over the
+// topology of the systems the plan spans (one, or several joined by their scale-out NICs: a
+// group's off-system traffic crosses the NICs at their bandwidth and latency) with a
+// CollectiveModel fidelity, tabulated once over message sizes (powers of two, 1 B .. 16 GiB) and
 // interpolated linearly in bytes per step (alpha-beta costs are linear in
 // bytes within an algorithm), so the event loop never builds a schedule.
 #include <array>
@@ -65,7 +65,7 @@ class CollectivePricer {
   std::vector<CollectiveGroup> groups_;
   CollectiveFidelity fidelity_;
   Table all_reduce_{}, all_to_all_{}, all_gather_{}, reduce_scatter_{}, send_recv_{};
-  bool has_all_reduce_ = false, has_all_to_all_ = false, has_all_gather_ = false, has_send_recv_ = false;
+  bool has_all_reduce_ = false, has_all_to_all_ = false, has_gather_scatter_ = false, has_send_recv_ = false;
   std::string all_reduce_source_;  // empty: the topology model
 };
 

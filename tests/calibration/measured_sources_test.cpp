@@ -96,6 +96,11 @@ TEST(MeasuredNames, MapTextToCatalogNamesAndPlans) {
   EXPECT_EQ(map_engine("AMD ATOM (image not recorded in fixture row)").value, "atom");
   EXPECT_EQ(map_engine("rocm/atom:rocm7.2.3_ubuntu24.04_py3.12_pytorch_release_2.10.0_atom20260511").value, "atom");
   EXPECT_FALSE(map_engine("Anatomy Serve 1.0").ok());  // "atom" inside a word is not the engine
+  EXPECT_NE(map_engine("Anatomy Serve 1.0").reason.find(std::string(kHostModelEngines)), std::string::npos);
+  EXPECT_TRUE(id_names_framework("IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d2x16e1-c8", "dynamo-sglang"));
+  EXPECT_TRUE(id_names_framework("IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d2x16e1-c8", "dynamo"));
+  EXPECT_FALSE(id_names_framework("IXF-h100-dynamo-sglang-fp8-mtp-dis-1k1k-p1x16e1-d2x16e1-c8", "dynamo-trt"));
+  EXPECT_FALSE(id_names_framework("IXF-b200-sglang-fp8-none-agg-1k1k-tp8ep1-c4", "sglang-disagg"));
   EXPECT_EQ(map_speculative("none").value, "0");
   EXPECT_EQ(map_speculative("MTP").value, "1");
   EXPECT_FALSE(map_speculative("Eagle3").ok());

@@ -13,6 +13,7 @@
 #include "experiments/run/resolve_run.hpp"
 #include "experiments/run/validation_fit.hpp"
 #include "experiments/run/validation_runner.hpp"
+#include "calibration/measured_names.hpp"
 #include "sim/serving/replica_plan.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/engine_overhead.hpp"
@@ -290,6 +291,18 @@ PreparedRows prepared_pair(const calib::MeasuredRun& r, const std::string& id, C
 // A row's client length spread reaches the generator of the experiment it runs as: InferenceX's
 // rows draw prompts and outputs down to 0.8 of the nominal lengths; others run them exactly. No
 // row reuses a cached prompt.
+// A measured row names its engine in the calibration layer's words and runs under the serving
+// layer's engine of that name: every engine with a host-time model is recognised, and the reason a
+// row of another engine is unmapped lists exactly those engines.
+TEST(ValidationRows, EveryServingEngineIsOneTheMeasuredRowsCanName) {
+  std::string listed;
+  for (const auto& [name, engine] : serving::kEngineNames) {
+    EXPECT_EQ(calib::map_engine(name).value, name);
+    listed += (listed.empty() ? "" : ", ") + std::string(name);
+  }
+  EXPECT_EQ(listed, calib::kHostModelEngines);
+}
+
 TEST(ValidationRows, RangeRatioOfTheRowReachesItsGenerator) {
   calib::MeasuredRun r = h200_row("row", 1024, 8192);
   r.range_ratio = 0.8;
