@@ -266,17 +266,17 @@ TEST_F(SearchAuto, ARunFillsTheRackAndAccountsEveryGpu) {
 
 // The search goes down each system's ranking until the best simulated plan is not the last of
 // the plans simulated from the top, judged on the read-offs the run reports (after bisection).
-// V4 Pro on hgx-h100 with seed 3: the ladders rank 1x(tp=16) first, the narrowed read-offs the
-// bound's second plan, so the third is simulated.
+// V4 Pro on hgx-h200 with seed 1: the bound ranks 1x(tp=8) first, the narrowed read-offs the
+// bound's second plan, 1x(tp=8,ep=8), so the third is simulated.
 TEST_F(SearchAuto, TheBestSimulatedPlanIsNotTheLastOfTheTopOnTheReportedReadoffs) {
   const auto r = test_support::run("run " + std::string(kRoot) +
-                                   "/experiments/examples/v4-pro-vs-v4.1-flash.yaml -j 2 --set seed=3 "
-                                   "--set systems=[hgx-h100] --no-run-table --out " + (dir / "o").string());
+                                   "/experiments/examples/v4-pro-vs-v4.1-flash.yaml -j 2 --set seed=1 "
+                                   "--set systems=[hgx-h200] --no-run-table --out " + (dir / "o").string());
   ASSERT_EQ(r.code, 0) << r.output;
-  const std::size_t at = r.output.find("ranking hgx-h100: ");
+  const std::size_t at = r.output.find("ranking hgx-h200: ");
   ASSERT_NE(at, std::string::npos) << r.output;
   int ranked = 0;
-  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "ranking hgx-h100: %d plans", &ranked), 1);
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at, "ranking hgx-h200: %d plans", &ranked), 1);
   std::set<int> simulated;
   int best = 0;
   for (std::size_t line = r.output.find("\n  bound #", at); line != std::string::npos;

@@ -86,7 +86,8 @@ std::string rows(const fs::path& p) {
 // Every vendored folder: each directory under these roots holding a PROVENANCE.md.
 std::vector<fs::path> vendored_folders() {
   std::vector<fs::path> out;
-  for (const char* root : {"workloads/traces", "experiments/validation/measured", "calibration/data/published"}) {
+  for (const char* root : {"workloads/traces", "workloads/catalog/acceptance", "experiments/validation/measured",
+                           "calibration/data/published"}) {
     for (const auto& e : fs::recursive_directory_iterator(kRoot / root)) {
       if (e.is_regular_file() && e.path().filename() == "PROVENANCE.md") out.push_back(e.path().parent_path());
     }
@@ -100,6 +101,7 @@ TEST(VendoredData, EveryFolderTheTestsAndExamplesUseIsVendored) {
   for (const auto& d : vendored_folders()) names.insert(fs::relative(d, kRoot).string());
   for (const char* want : {"workloads/traces/claude-code", "workloads/traces/mooncake", "workloads/traces/azure",
                            "workloads/traces/claude-code-sample", "workloads/traces/claude-code-raw-sample",
+                           "workloads/catalog/acceptance",
                            "experiments/validation/measured/serving-points",
                            "experiments/validation/measured/serving-points-2",
                            "experiments/validation/measured/trtllm-perf-overview",
