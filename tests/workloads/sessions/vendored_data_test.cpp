@@ -27,7 +27,7 @@ struct Entry {
   std::string sha256;
 };
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(' ');
   const auto e = s.find_last_not_of(' ');
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
