@@ -47,6 +47,7 @@ TEST(GoldenAcceptance, EachPinnedCardGivesTheBenchmarksAcceptanceLengthAtEveryDr
     ASSERT_EQ(m.speculative.acceptance.size(), static_cast<std::size_t>(m.speculative.draft_tokens));
     for (int k = 1; k <= m.speculative.draft_tokens; ++k) {
       const double golden = curve.at(std::to_string(k)).as_number();
+      // 0.005: half the last digit the curves publish (AL to two decimals).
       EXPECT_NEAR(acceptance_length(m.speculative, k), golden, 0.005) << "draft " << k;
     }
   }
