@@ -104,6 +104,12 @@ ValidationRow row_experiment(const Experiment& base, const Catalog& catalog, con
   out.fit_acceptance = row.speculative && !std::isfinite(row.accept_len) && row.random_prompts;
   // The server's limits where the row's recipe states them (inferencex_batch_limits.hpp), or a
   // trtllm-bench run's own (trtllm_bench_limits.hpp); the plan must fit in the memory the server took.
+  if (row.trtllm_bench) {
+    // trtllm-bench admits as TensorRT-LLM does by default: capacity_scheduler_policy
+    // GUARANTEED_NO_EVICT, KV for a request's whole prompt and answer reserved at admission
+    // (tensorrt_llm/llmapi/llm_args.py, SchedulerConfig); its runs report throughput only.
+    e.serving.admission = serving::Admission::kReserveFull;
+  }
   if (row.trtllm_bench && row.max_batch_tokens == 0 && row.max_sequences == 0) {
     // A row that states no KV fraction ran trtllm-bench's default --kv_cache_free_gpu_mem_fraction
     // (perf-overview.md: "the default setting of 0.90").

@@ -324,15 +324,33 @@ TEST(MeasuredSources, DisaggregatedWorkersFillTheGpusTheNotesState) {
   EXPECT_NE(skipped["no-gpus"].find("cannot share the stated GPUs evenly"), std::string::npos) << skipped["no-gpus"];
 }
 
-// trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- attention DP,
-// whose trtllm-bench engine settings are not modelled: skipped with that reason.
-TEST(MeasuredSources, TrtllmPerfOverviewAttentionDpRowsAreSkipped) {
+// trtllm-perf-overview line 2: DeepSeek-R1-0528,1000,1000,B200,DEP4,FP4,6463 -- an attention-DP run
+// maps as the doc's MoE command (--tp 4 --ep 4, enable_attention_dp: a replica of four attention-DP
+// ranks with its experts over all four), ModelOpt's NVFP4 experts and the FP8 KV cache its
+// llm_options set; the tool's settings are decided when the row is prepared (DeepSeek-R1's are
+// refused there: trtllm_bench_limits.hpp). GPT-OSS's FP4 rows are OpenAI's MXFP4 release; its rows
+// labelled FP8 name no checkpoint.
+TEST(MeasuredSources, TrtllmPerfOverviewAttentionDpRowsMapAsTheDocsMoeCommand) {
   const MeasuredSet set = load_measured(kDir + "/trtllm-perf-overview/perf_overview_output_tps_per_gpu.csv");
   EXPECT_EQ(set.files.at(0).schema, "trtllm-perf-overview");
-  EXPECT_TRUE(set.runs.empty());
-  ASSERT_EQ(set.skipped.size(), 2u);
-  EXPECT_EQ(set.skipped[0].line, 2);
-  EXPECT_NE(set.skipped[0].reason.find("attention DP"), std::string::npos) << set.skipped[0].reason;
+  ASSERT_EQ(set.runs.size(), 2u);
+  EXPECT_TRUE(set.skipped.empty());
+  const MeasuredRun& r = set.runs[0];
+  EXPECT_EQ(r.model, "deepseek-r1");
+  EXPECT_EQ(r.plan, "tp=1,ep=4,dp=4");
+  EXPECT_EQ(r.experts_dtype, "nvfp4");
+  EXPECT_EQ(r.kv_dtype, "fp8");
+  EXPECT_TRUE(r.trtllm_bench);
+  EXPECT_EQ(r.max_sequences, 0);
+  std::istringstream in("model,isl,osl,gpu,parallelism,precision,output_tokens_per_s_per_gpu\n"
+                        "GPT-OSS-120B,1024,1024,B200,DEP2,FP4,25870\n"
+                        "GPT-OSS-120B,1024,1024,H200,TP1,FP8,6798\n");
+  const MeasuredFile f = read_trtllm_perf_overview(in, "po.csv");
+  ASSERT_EQ(f.runs.size(), 1u);
+  EXPECT_EQ(f.runs[0].experts_dtype, "mxfp4");
+  EXPECT_EQ(f.runs[0].plan, "tp=1,ep=2,dp=2");
+  ASSERT_EQ(f.skipped.size(), 1u);
+  EXPECT_NE(f.skipped[0].reason.find("no FP8 GPT-OSS checkpoint"), std::string::npos) << f.skipped[0].reason;
 }
 
 // A dense row maps as the doc's trtllm-bench run: every request of the dataset queued at once
@@ -370,7 +388,8 @@ TEST(MeasuredSources, DirectoryReadsEveryCsvAndReportsDuplicates) {
   ASSERT_EQ(set.files.size(), 4u);
   EXPECT_EQ(set.rows(), 1 + 3 + 4 + 2);
   // measured_runs.csv line 2 (ix870-c8) is the point serving-points line 2 reports: the later one is a duplicate.
-  EXPECT_EQ(set.runs.size(), 5u);  // measured_runs 1, serving-points 2 less the duplicate, serving-points-2 3
+  // measured_runs 1, serving-points 2 less the duplicate, serving-points-2 3, trtllm-perf-overview 2.
+  EXPECT_EQ(set.runs.size(), 7u);
   bool dup = false;
   for (const auto& s : set.skipped) {
     if (s.reason.find("duplicate of " + kDir + "/measured_runs.csv:2") != std::string::npos) {
