@@ -260,7 +260,8 @@ TEST(ValidateCli, SinceKeepsTheRowsMeasuredFromADate) {
     undated += reason == "no measurement date in its source (--since 2026-05-01)";
   }
   EXPECT_EQ(before, 2);
-  EXPECT_EQ(undated, 2);  // the measured-runs row and the serving-points row it did not duplicate
+  // the measured-runs row, the serving-points row it did not duplicate and the two perf-overview rows
+  EXPECT_EQ(undated, 4);
   EXPECT_EQ(j["rows_skipped"].get<int>(), 9);
   ASSERT_EQ(j["periods"].size(), 1u);
   EXPECT_EQ(j["periods"][0]["period"], "2026Q2");
