@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "calibration/measured_row.hpp"
+#include "calibration/trtllm_defaults.hpp"
 #include "sim/metrics/percentile.hpp"
 
 namespace agentsim::calib {
@@ -301,13 +302,12 @@ MeasuredFile read_mlperf_results(std::istream& in, const std::string& file, cons
     // NVIDIA's harness builds its TensorRT-LLM engines for maximum throughput; where the submitter's
     // config is not in the results repository (harness_configs.csv lists those that are, applied
     // below), trtllm-bench's heuristic for the plan stands in (assumed;
-    // experiments/run/trtllm_bench_limits.hpp) where it applies (dense models); DeepSeek-R1 runs
-    // TensorRT-LLM's default limits. The other engines run the base experiment's limits.
+    // experiments/run/trtllm_bench_limits.hpp) where it applies (grouped-query attention); DeepSeek-R1
+    // runs TensorRT-LLM's default limits. The other engines run the base experiment's limits.
     r.trtllm_bench = r.engine == "trtllm" && bench.rfind("deepseek", 0) != 0;
     if (r.engine == "trtllm" && !r.trtllm_bench) {
-      // TensorRT-LLM's own defaults (BuildConfig / LLM API: max_batch_size 2048, max_num_tokens 8192).
-      r.max_sequences = 2048;
-      r.max_batch_tokens = 8192;
+      r.max_sequences = kTrtllmDefaultMaxBatchSize;
+      r.max_batch_tokens = kTrtllmDefaultMaxNumTokens;
     }
     amd_harness_limits(r, csv.field(col("Software")));
     r.gpus = static_cast<int>(required_count(csv, col("total_accelerators"), why));

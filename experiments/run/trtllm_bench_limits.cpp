@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calibration/trtllm_defaults.hpp"
 #include "sim/core/error.hpp"
 #include "workloads/model/param_counts.hpp"
 
@@ -36,6 +37,7 @@ TrtllmBenchLimits trtllm_bench_limits(const wl::ModelSpec& model, const hw::Syst
                                       const wl::ParallelPlan& plan, long long isl, long long osl,
                                       double kv_fraction) {
   if (model.attention.kind != wl::AttentionKind::kGqa) {
+    // Every attention kind but grouped-query caches a latent (MLA and its compressed variants).
     // TensorRT-LLM's later heuristic (tensorrt_llm/bench/tuning/heuristics.py) sizes an MLA model's
     // KV by its latent (kv_lora_rank + qk_rope_head_dim a layer: 576 elements for DeepSeek-R1), the
     // one above by num_key_value_heads x head_size (128 x 56 = 7,168): a 12x larger batch limit.
@@ -59,8 +61,8 @@ TrtllmBenchLimits trtllm_bench_limits(const wl::ModelSpec& model, const hw::Syst
   TrtllmBenchLimits out;
   if (fp4_in_blocks_of(32)) {
     // An MXFP4 checkpoint's quant_algo (W4A8_MXFP4_* or W4A16_MXFP4) is not tuned: the defaults.
-    out.max_batch_size = 2048;
-    out.max_num_tokens = 8192;
+    out.max_batch_size = calib::kTrtllmDefaultMaxBatchSize;
+    out.max_num_tokens = calib::kTrtllmDefaultMaxNumTokens;
     return out;
   }
   // The checkpoint's quant_algo: NVFP4 where any group is FP4, else FP8 where any is, else none.
