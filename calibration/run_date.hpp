@@ -13,4 +13,7 @@ bool is_run_date(std::string_view s);
 // "2026Q2" for "2026-05-18", "undated" for ""; throws core::Error for anything else.
 std::string run_quarter(std::string_view run_date);
 
+// Days from 1970-01-01 to a run date; throws core::Error unless is_run_date.
+long long run_day(std::string_view run_date);
+
 }  // namespace agentsim::calib

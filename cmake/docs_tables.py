@@ -373,6 +373,31 @@ def cmd_validation(a):
                    "with, measured and as predicted" + (" (CV)" if cv else "") + "; range over the pairs "
                    "(median).\n\n"
                    + table(["system", "engine", "pairs", "measured gain", "predicted gain"], rows))
+    # Two systems compared on the same work (validate's system_comparisons): what a planner choosing
+    # between them acts on.
+    sc = j.get("system_comparisons") or {}
+    if sc.get("systems"):
+        rows = [[f"{p['b']} over {p['a']}", fmt_int(p["pairs"]), f"{p['same_winner']} of {p['pairs']}",
+                 f"{p['decided_same_winner']} of {p['decided']}" if p["decided"] else "–",
+                 f"{p['measured_ratio_median']:.2f}", f"{p['predicted_ratio_median']:.2f}",
+                 signed(p["ratio_error_median_pct"]), pct(p["abs_ratio_error_median_pct"]),
+                 pct(p["abs_ratio_error_max_pct"])] for p in sc["systems"]]
+        out.append("\n## Two systems compared on the same work\n\n"
+                   "Rows that ran the same model, engine, formats of the weights, prompt and answer lengths, load, "
+                   "speculation and scenario on two systems, paired (the same plan where both ran it, else the "
+                   "row measured nearest in date): output tok/s per GPU of one system over the other, measured and "
+                   "as predicted" + (" (CV)" if cv else "") + "; ratio error = predicted ratio / measured ratio − 1. "
+                   f"Over all {fmt_int(sc['pairs'])} pairs the measured faster system is predicted faster in "
+                   f"{fmt_int(sc['same_winner'])} ({100 * sc['same_winner'] / sc['pairs']:.0f}%); of the "
+                   f"{fmt_int(sc['decided'])} pairs whose measured throughputs differ by "
+                   f"{100 * (sc['decided_ratio'] - 1):.0f}% or more, in {fmt_int(sc['decided_same_winner'])} "
+                   f"({100 * sc['decided_same_winner'] / max(1, sc['decided']):.0f}%). The median absolute ratio "
+                   f"error is {pct(sc['abs_ratio_error_median_pct'])}. Method: "
+                   "[../validation.md](../validation.md), \"Comparing two systems\".\n\n"
+                   + table(["systems", "pairs", "ranked as measured",
+                            f"ranked as measured, {100 * (sc['decided_ratio'] - 1):.0f}% apart or more",
+                            "measured ratio (median)", "predicted ratio (median)", "ratio error (median)",
+                            "absolute ratio error (median)", "absolute ratio error (largest)"], rows))
     # Rows measuring one role alone (the wide-EP set): few enough to list each.
     alone = [r for r in j.get("rows", []) if r.get("scenario") in ("prefill-only", "decode-only")]
     if alone:

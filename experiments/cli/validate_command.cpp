@@ -17,6 +17,7 @@
 #include "calibration/error_bands.hpp"
 #include "calibration/measured_sources.hpp"
 #include "calibration/run_date.hpp"
+#include "calibration/system_comparison.hpp"
 #include "calibration/validation_report.hpp"
 #include "experiments/config/catalog.hpp"
 #include "experiments/cli/command.hpp"
@@ -220,7 +221,11 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     const std::size_t n = prep.rows.size();
     std::vector<calib::MeasuredRun> runs;
     std::vector<std::string> groups;
-    for (const auto& r : prep.rows) runs.push_back(r.run), groups.push_back(r.run.group());
+    for (const auto& r : prep.rows) {
+      runs.push_back(r.run);
+      runs.back().engine = std::string(serving::to_string(r.engine));  // "" resolved to the base experiment's
+      groups.push_back(r.run.group());
+    }
     const std::set<std::string> group_set(groups.begin(), groups.end());
 
     Simulations sims(prep.rows);
@@ -459,6 +464,13 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       }
       group_rows.push_back(std::move(gr));
     }
+    // Two systems that ran the same work, measured and predicted (CV with --cv): output tok/s per
+    // GPU of one over the other.
+    std::vector<double> compared(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      compared[i] = (args->cv ? cv : in)[i][calib::measured_metric_index("output_tok_s_per_gpu")];
+    }
+    const calib::SystemComparisons versus = calib::compare_systems(runs, compared, "output_tok_s_per_gpu");
     std::vector<const GroupRow*> worst_groups;
     worst_groups.reserve(group_rows.size());
     for (const auto& g : group_rows) worst_groups.push_back(&g);
@@ -575,6 +587,24 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
                               {"mape_in_sample_pct", num(p.metric.in_pct)}, {"mape_cv_pct", num(p.metric.cv_pct)},
                               {"mean_error_in_sample_pct", num(p.metric.in_bias)},
                               {"mean_error_cv_pct", num(p.metric.cv_bias)}});
+      }
+      j["system_comparisons"] = {{"metric", versus.metric},
+                                 {"predictions", args->cv ? "cv" : "in_sample"},
+                                 {"pairs", versus.pairs},
+                                 {"same_winner", versus.same_winner},
+                                 {"decided_ratio", calib::kDecidedRatio},
+                                 {"decided", versus.decided},
+                                 {"decided_same_winner", versus.decided_same_winner},
+                                 {"abs_ratio_error_median_pct", num(versus.abs_ratio_error_median_pct)},
+                                 {"systems", nlohmann::ordered_json::array()}};
+      for (const auto& p : versus.systems) {
+        j["system_comparisons"]["systems"].push_back(
+            {{"a", p.a}, {"b", p.b}, {"pairs", p.pairs}, {"same_winner", p.same_winner}, {"decided", p.decided},
+             {"decided_same_winner", p.decided_same_winner},
+             {"measured_ratio_median", p.measured_ratio_median}, {"predicted_ratio_median", p.predicted_ratio_median},
+             {"ratio_error_median_pct", p.ratio_error_median_pct},
+             {"abs_ratio_error_median_pct", p.abs_ratio_error_median_pct},
+             {"abs_ratio_error_max_pct", p.abs_ratio_error_max_pct}});
       }
       if (!args->since.empty()) j["since"] = args->since;
       j["worst"] = nlohmann::ordered_json::array();
@@ -706,6 +736,20 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
           std::printf("  %-14s %-22s %5d %9.1f%%\n", p.system.c_str(), p.metric.metric.c_str(), p.metric.rows,
                       p.metric.in_pct);
         }
+      }
+    }
+    if (versus.pairs > 0) {
+      std::printf("\nsystems compared on the same work (output tok/s per GPU, b over a%s): %d pairs, the measured "
+                  "faster system predicted faster in %d (%d of the %d that differ by %.0f%% or more), median "
+                  "|ratio error| %.1f%%\n",
+                  args->cv ? ", CV" : "", versus.pairs, versus.same_winner, versus.decided_same_winner, versus.decided,
+                  (calib::kDecidedRatio - 1) * 100, versus.abs_ratio_error_median_pct);
+      std::printf("  %-14s %-14s %5s %8s %8s %9s %9s %13s %13s\n", "a", "b", "pairs", "ranked", "decided", "measured",
+                  "predicted", "median error", "median |err|");
+      for (const auto& p : versus.systems) {
+        std::printf("  %-14s %-14s %5d %4d/%-3d %4d/%-3d %9.2f %9.2f %+12.1f%% %12.1f%%\n", p.a.c_str(), p.b.c_str(),
+                    p.pairs, p.same_winner, p.pairs, p.decided_same_winner, p.decided, p.measured_ratio_median,
+                    p.predicted_ratio_median, p.ratio_error_median_pct, p.abs_ratio_error_median_pct);
       }
     }
     std::printf("\nworst groups (output tok/s per GPU MAPE%s):\n", args->cv ? ", CV" : "");

@@ -36,5 +36,15 @@ TEST(RunDate, QuarterOfTheYear) {
   EXPECT_THROW(run_quarter("2025-11"), core::Error);
 }
 
+TEST(RunDate, DaysSinceTheEpoch) {
+  EXPECT_EQ(run_day("1970-01-01"), 0);
+  EXPECT_EQ(run_day("1970-03-01"), 31 + 28);
+  EXPECT_EQ(run_day("2026-03-01") - run_day("2026-02-28"), 1);  // 2026 is not a leap year
+  EXPECT_EQ(run_day("2024-03-01") - run_day("2024-02-28"), 2);  // 2024 is
+  EXPECT_EQ(run_day("2027-01-01") - run_day("2026-01-01"), 365);
+  EXPECT_THROW(run_day(""), core::Error);
+  EXPECT_THROW(run_day("2026-02-30"), core::Error);
+}
+
 }  // namespace
 }  // namespace agentsim::calib

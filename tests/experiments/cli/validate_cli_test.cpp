@@ -277,6 +277,45 @@ TEST(ValidateCli, SinceKeepsTheRowsMeasuredFromADate) {
   EXPECT_NE(o3.find("no row measured on or after --since 2030-01-01 could be mapped"), std::string::npos) << o3;
 }
 
+// Two systems that ran the same work are compared: the ratio of their output tok/s per GPU,
+// measured and predicted, from the rows' own figures; a row of other work is not paired.
+TEST(ValidateCli, SystemsThatRanTheSameWorkAreCompared) {
+  const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_pairs";
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.csv")
+      << "id,source,system,model,plan,gpus,isl,osl,concurrency,engine,output_tok_s_per_gpu,total_tok_s_per_gpu,"
+         "agent_output_tok_s,ttft_s_mean,tpot_s_mean,tpot_s_median,power_w_per_gpu,notes\n"
+         "h200,S,hgx-h200,deepseek-r1,\"tp=8,ep=1\",8,1024,1024,16,sglang,110,,,,,,,\n"
+         "b200,S,hgx-b200,deepseek-r1,\"tp=8,ep=1\",8,1024,1024,16,sglang,230,,,,,,,\n"
+         "b200-8k,S,hgx-b200,deepseek-r1,\"tp=8,ep=1\",8,1024,8192,16,sglang,200,,,,,,,\n";
+  const auto [code, out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                               (dir / "m.csv").string() + " --json -j 2");
+  ASSERT_EQ(code, 0) << out;
+  const auto j = nlohmann::json::parse(out);
+  std::map<std::string, double> predicted;
+  for (const auto& r : j["rows"]) predicted[r["id"]] = r["metrics"][0]["predicted_in_sample"].get<double>();
+  const auto& c = j["system_comparisons"];
+  EXPECT_EQ(c["metric"], "output_tok_s_per_gpu");
+  EXPECT_EQ(c["predictions"], "in_sample");
+  EXPECT_EQ(c["pairs"], 1);
+  ASSERT_EQ(c["systems"].size(), 1u);
+  const auto& p = c["systems"][0];
+  EXPECT_EQ(p["a"], "hgx-b200");
+  EXPECT_EQ(p["b"], "hgx-h200");
+  EXPECT_NEAR(p["measured_ratio_median"].get<double>(), 110.0 / 230.0, 1e-12);
+  const double pred = predicted["h200"] / predicted["b200"];
+  EXPECT_NEAR(p["predicted_ratio_median"].get<double>(), pred, 1e-12);
+  EXPECT_NEAR(p["ratio_error_median_pct"].get<double>(), (pred / (110.0 / 230.0) - 1) * 100, 1e-9);
+  EXPECT_EQ(p["same_winner"], pred < 1 ? 1 : 0);
+  // The text report prints the same comparison.
+  const auto [text_code, text] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                                     (dir / "m.csv").string() + " -j 2");
+  ASSERT_EQ(text_code, 0) << text;
+  EXPECT_NE(text.find("systems compared on the same work"), std::string::npos) << text;
+  EXPECT_NE(text.find("hgx-b200       hgx-h200"), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
 TEST(ValidateCli, UnknownColumnIsAnErrorAndNothingIsPrinted) {
   const fs::path dir = fs::temp_directory_path() / "agentsim_validate_cli_col";
   fs::create_directories(dir / "set");
