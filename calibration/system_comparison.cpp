@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
+#include <yaml-cpp/yaml.h>
+
 #include "calibration/run_date.hpp"
+#include "sim/core/error.hpp"
 
 namespace agentsim::calib {
 namespace {
@@ -105,6 +110,105 @@ SystemComparisons compare_systems(const std::vector<MeasuredRun>& runs, const st
   std::stable_sort(out.systems.begin(), out.systems.end(),
                    [](const SystemPair& x, const SystemPair& y) { return x.pairs > y.pairs; });
   out.abs_ratio_error_median_pct = all_abs.empty() ? std::nan("") : median(all_abs);
+  return out;
+}
+
+const SystemPair* SystemComparisons::find(std::string_view x, std::string_view y) const {
+  for (const SystemPair& p : systems) {
+    if ((p.a == x && p.b == y) || (p.a == y && p.b == x)) return &p;
+  }
+  return nullptr;
+}
+
+std::string system_comparisons_yaml(const SystemComparisons& c) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "provenance" << YAML::Value << c.provenance;
+  out << YAML::Key << "metric" << YAML::Value << c.metric;
+  out << YAML::Key << "decided_ratio" << YAML::Value << kDecidedRatio;
+  out << YAML::Key << "systems" << YAML::Value << YAML::BeginSeq;
+  for (const SystemPair& p : c.systems) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "a" << YAML::Value << p.a << YAML::Key << "b" << YAML::Value << p.b;
+    out << YAML::Key << "pairs" << YAML::Value << p.pairs << YAML::Key << "same_winner" << YAML::Value << p.same_winner;
+    out << YAML::Key << "decided" << YAML::Value << p.decided;
+    out << YAML::Key << "decided_same_winner" << YAML::Value << p.decided_same_winner;
+    out << YAML::Key << "measured_ratio_median" << YAML::Value << p.measured_ratio_median;
+    out << YAML::Key << "predicted_ratio_median" << YAML::Value << p.predicted_ratio_median;
+    out << YAML::Key << "ratio_error_median_pct" << YAML::Value << p.ratio_error_median_pct;
+    out << YAML::Key << "abs_ratio_error_median_pct" << YAML::Value << p.abs_ratio_error_median_pct;
+    out << YAML::Key << "abs_ratio_error_max_pct" << YAML::Value << p.abs_ratio_error_max_pct;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+SystemComparisons load_system_comparisons(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot read the system comparisons file");
+  const auto fail = [&](const YAML::Node& n, const std::string& key, const std::string& what) {
+    return core::Error(core::SourceLocation{path, n.Mark().line >= 0 ? n.Mark().line + 1 : 0, key}, what);
+  };
+  YAML::Node root;
+  try {
+    root = YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    throw core::Error(core::SourceLocation{path, e.mark.line + 1, ""}, "not YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw fail(root, "", "expected a map with provenance, metric, decided_ratio and systems");
+  SystemComparisons out;
+  if (root["provenance"]) out.provenance = root["provenance"].as<std::string>("");
+  out.metric = root["metric"] ? root["metric"].as<std::string>("") : "";
+  try {
+    (void)measured_metric_index(out.metric);
+  } catch (const core::Error&) {
+    throw fail(root["metric"] ? root["metric"] : root, "metric", "expected a measured metric's name");
+  }
+  const YAML::Node d = root["decided_ratio"];
+  if (!d || d.as<double>(-1) != kDecidedRatio) {
+    std::ostringstream want;
+    want << kDecidedRatio;
+    throw fail(d ? d : root, "decided_ratio", "expected " + want.str() + " (the decided pairs' measured ratio)");
+  }
+  const YAML::Node systems = root["systems"];
+  if (!systems || !systems.IsSequence()) throw fail(root, "systems", "expected a list of system pairs");
+  for (std::size_t i = 0; i < systems.size(); ++i) {
+    const YAML::Node& n = systems[i];
+    const std::string key = "systems[" + std::to_string(i) + "]";
+    const double nan = std::nan("");
+    const auto number = [&](const char* k) { return n[k] ? n[k].as<double>(nan) : nan; };
+    const auto count = [&](const char* k) { return n[k] ? n[k].as<int>(-1) : -1; };
+    SystemPair p;
+    if (n.IsMap()) {
+      p.a = n["a"] ? n["a"].as<std::string>("") : "";
+      p.b = n["b"] ? n["b"].as<std::string>("") : "";
+      p.pairs = count("pairs");
+      p.same_winner = count("same_winner");
+      p.decided = count("decided");
+      p.decided_same_winner = count("decided_same_winner");
+      p.measured_ratio_median = number("measured_ratio_median");
+      p.predicted_ratio_median = number("predicted_ratio_median");
+      p.ratio_error_median_pct = number("ratio_error_median_pct");
+      p.abs_ratio_error_median_pct = number("abs_ratio_error_median_pct");
+      p.abs_ratio_error_max_pct = number("abs_ratio_error_max_pct");
+    }
+    if (!n.IsMap() || p.a.empty() || !(p.a < p.b) || p.pairs < 1 || p.same_winner < 0 || p.same_winner > p.pairs ||
+        p.decided < 0 || p.decided > p.pairs || p.decided_same_winner < 0 || p.decided_same_winner > p.decided ||
+        !(p.measured_ratio_median > 0) || !(p.predicted_ratio_median > 0) || !std::isfinite(p.ratio_error_median_pct) ||
+        !(p.abs_ratio_error_median_pct >= 0) || !(p.abs_ratio_error_max_pct >= p.abs_ratio_error_median_pct)) {
+      throw fail(n, key,
+                 "expected {a, b: systems with a < b, pairs >= 1, same_winner and decided <= pairs, "
+                 "decided_same_winner <= decided, measured_ratio_median and predicted_ratio_median > 0, "
+                 "ratio_error_median_pct, abs_ratio_error_median_pct >= 0, abs_ratio_error_max_pct >= the median}");
+    }
+    out.pairs += p.pairs;
+    out.same_winner += p.same_winner;
+    out.decided += p.decided;
+    out.decided_same_winner += p.decided_same_winner;
+    out.systems.push_back(std::move(p));
+  }
+  out.abs_ratio_error_median_pct = std::nan("");  // a per-pair figure only: the file keeps no pairs' errors
   return out;
 }
 

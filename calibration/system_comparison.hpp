@@ -32,7 +32,14 @@ struct SystemComparisons {
   std::vector<SystemPair> systems;  // most pairs first, then by name
   int pairs = 0, same_winner = 0, decided = 0, decided_same_winner = 0;
   double abs_ratio_error_median_pct = 0;  // over every pair
+  std::string provenance;                 // how they were made (a written file's)
+  // The pair of systems x and y in either order; nullptr when no row pairs them.
+  const SystemPair* find(std::string_view x, std::string_view y) const;
 };
+
+// The shipped comparisons, relative to the source root (`agentsim validate ... --cv --comparisons`
+// over every measured row); `explain --compare` prints the pair it compares from them.
+inline constexpr std::string_view kShippedSystemComparisonsPath = "calibration/data/system_comparisons.yaml";
 
 // `runs[i].engine` must name the engine the row ran (resolved, not ""); `predicted[i]` is row i's
 // prediction of `metric` (NaN: not predicted, the row is left out). Rows match when every field of
@@ -41,5 +48,9 @@ struct SystemComparisons {
 // id, from either side, each pair once.
 SystemComparisons compare_systems(const std::vector<MeasuredRun>& runs, const std::vector<double>& predicted,
                                   std::string_view metric);
+
+// YAML (docs/validation.md, "Comparing two systems"); load errors name file, line and key.
+std::string system_comparisons_yaml(const SystemComparisons& c);
+SystemComparisons load_system_comparisons(const std::string& path);
 
 }  // namespace agentsim::calib

@@ -5,7 +5,9 @@
 //   [--step-overhead 2ms] [--kernel grouped_gemm_fp8=deepgemm] [--fidelity analytical|flow] [--json]
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -207,8 +209,14 @@ int run_explain(const ExplainArgs& a, const Context& ctx) {
   opt.host_kv_load_tokens = a.host_kv_tokens;
   const serving::StepBatch batch = serving::parse_step_batch(a.batch);
   const serving::StepCost c = serving::step_cost(batch, model, system, opt);
-  if (!a.compare.empty())
-    return explain_compare({&catalog, x, placed, batch, a.batch, a.host_kv_tokens, !a.plan.empty(), a.json, a.compare, c});
+  if (!a.compare.empty()) {
+    // The shipped comparisons of measured runs, where the source root has them.
+    const std::filesystem::path shipped = std::filesystem::path(ctx.root) / calib::kShippedSystemComparisonsPath;
+    std::optional<calib::SystemComparisons> validated;
+    if (std::filesystem::exists(shipped)) validated = calib::load_system_comparisons(shipped.string());
+    return explain_compare({&catalog, x, placed, batch, a.batch, a.host_kv_tokens, !a.plan.empty(), a.json, a.compare,
+                            c, validated ? &*validated : nullptr, std::string(calib::kShippedSystemComparisonsPath)});
+  }
   const serving::StepBreakdown& bd = c.breakdown;
   const serving::PlanPlacement place = serving::place_plan(plan);
   const std::string eff_name = opt.kernels ? opt.kernels->name()

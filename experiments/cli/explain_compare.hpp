@@ -1,9 +1,11 @@
 #pragma once
 // `agentsim explain ... --compare SYSTEM`: the explained step priced again on a second system
 // (the same plan where it is valid there, else that system's default plan) and printed op by
-// op: each side's time, bound and table (implementation, measured or derived) and the ratio.
+// op: each side's time, bound and table (implementation, measured or derived) and the ratio, then
+// what the measured runs that compared the two systems say (calibration/system_comparison.hpp).
 #include <string>
 
+#include "calibration/system_comparison.hpp"
 #include "experiments/config/catalog.hpp"
 #include "experiments/config/experiment.hpp"
 #include "sim/serving/step_cost.hpp"
@@ -21,6 +23,10 @@ struct CompareRequest {
   bool json = false;
   std::string other;               // --compare's system
   serving::StepCost first;         // the step on the explained system
+  // The measured runs' verdict on the two systems (validate's system comparisons; the shipped
+  // file when it is there): printed after the step, or that no pair of runs compared them.
+  const calib::SystemComparisons* validated = nullptr;
+  std::string validated_path;
 };
 
 // Prints the comparison; returns the exit code (throws core::Error for an unknown system or a

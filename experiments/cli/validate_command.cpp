@@ -148,6 +148,7 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     int jobs = 0;
     int worst = 5;
     std::string bands;
+    std::string comparisons;
     std::string since;
   };
   auto args = std::make_shared<Args>();
@@ -170,11 +171,18 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
   sub->add_option("--bands", args->bands,
                   "with --cv: write the error bands (CV error percentiles per validated regime) to this YAML "
                   "(the shipped one is calibration/data/error_bands.yaml)");
+  sub->add_option("--comparisons", args->comparisons,
+                  "with --cv: write the systems compared on the same work (CV) to this YAML (the shipped one, "
+                  "calibration/data/system_comparisons.yaml, is what explain --compare quotes)");
 
   return Command{sub, [args, &ctx]() {
     const auto t0 = std::chrono::steady_clock::now();
     if (!args->bands.empty() && !args->cv) {
       throw core::Error(core::SourceLocation{"--bands", 0, ""}, "error bands come from CV errors: add --cv");
+    }
+    if (!args->comparisons.empty() && !args->cv) {
+      throw core::Error(core::SourceLocation{"--comparisons", 0, ""},
+                        "the shipped comparisons are of CV predictions: add --cv");
     }
     const exp::Experiment base = exp::load_experiment(args->experiment, ctx.root);
     const exp::Catalog catalog = exp::load_catalog(ctx.root);
@@ -470,7 +478,15 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
     for (std::size_t i = 0; i < n; ++i) {
       compared[i] = (args->cv ? cv : in)[i][calib::measured_metric_index("output_tok_s_per_gpu")];
     }
-    const calib::SystemComparisons versus = calib::compare_systems(runs, compared, "output_tok_s_per_gpu");
+    calib::SystemComparisons versus = calib::compare_systems(runs, compared, "output_tok_s_per_gpu");
+    if (!args->comparisons.empty()) {
+      versus.provenance = "agentsim validate " + args->experiment + " --measured " + args->measured + " --cv" +
+                          (args->since.empty() ? "" : " --since " + args->since) + " --comparisons: " +
+                          std::to_string(versus.pairs) + " pairs of the " + std::to_string(n) +
+                          " mapped rows that ran the same work on two systems, output tok/s per GPU of b over a, "
+                          "measured and predicted out of sample (leave-one-(system, model)-group-out)";
+      core::write_file_atomically(args->comparisons, calib::system_comparisons_yaml(versus));
+    }
     std::vector<const GroupRow*> worst_groups;
     worst_groups.reserve(group_rows.size());
     for (const auto& g : group_rows) worst_groups.push_back(&g);

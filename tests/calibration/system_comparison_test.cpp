@@ -2,8 +2,12 @@
 #include "calibration/system_comparison.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
+
+#include "sim/core/error.hpp"
 
 namespace agentsim::calib {
 namespace {
@@ -137,6 +141,69 @@ TEST(SystemComparison, MostPairsFirstAndTheMedianOverEveryPair) {
   // h200/mi355x: measured 2.0 twice, predicted 2.0 and 1000/600 (-16.7%): every |error| is
   // 0, 20, 0, 0, 0, 16.7, median 0.
   EXPECT_NEAR(c.abs_ratio_error_median_pct, 0.0, 1e-9);
+}
+
+TEST(SystemComparison, TheYamlFileRoundTripsAndFindsAPairInEitherOrder) {
+  const std::vector<MeasuredRun> runs = {row("a1", "hgx-b200", 1000, "tp=8", "2026-01-01"),
+                                         row("h1", "hgx-h200", 500, "tp=8", "2026-01-01"),
+                                         row("m1", "mi355x-8", 1200, "tp=8", "2026-01-01")};
+  SystemComparisons c = compare_systems(runs, {1000, 600, 1000}, "output_tok_s_per_gpu");
+  c.provenance = "a test";
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "agentsim_system_comparisons.yaml";
+  std::ofstream(file) << system_comparisons_yaml(c);
+  const SystemComparisons back = load_system_comparisons(file.string());
+  EXPECT_EQ(back.provenance, "a test");
+  EXPECT_EQ(back.metric, "output_tok_s_per_gpu");
+  ASSERT_EQ(back.systems.size(), c.systems.size());
+  EXPECT_EQ(back.pairs, c.pairs);
+  EXPECT_EQ(back.same_winner, c.same_winner);
+  EXPECT_EQ(back.decided, c.decided);
+  for (std::size_t i = 0; i < c.systems.size(); ++i) {
+    EXPECT_EQ(back.systems[i].a, c.systems[i].a);
+    EXPECT_EQ(back.systems[i].b, c.systems[i].b);
+    EXPECT_DOUBLE_EQ(back.systems[i].measured_ratio_median, c.systems[i].measured_ratio_median);
+    EXPECT_DOUBLE_EQ(back.systems[i].predicted_ratio_median, c.systems[i].predicted_ratio_median);
+    EXPECT_DOUBLE_EQ(back.systems[i].abs_ratio_error_max_pct, c.systems[i].abs_ratio_error_max_pct);
+  }
+  const SystemPair* p = back.find("hgx-h200", "hgx-b200");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p, back.find("hgx-b200", "hgx-h200"));
+  EXPECT_EQ(p->a, "hgx-b200");
+  EXPECT_DOUBLE_EQ(p->measured_ratio_median, 0.5);
+  EXPECT_EQ(back.find("hgx-b200", "gb200-nvl72"), nullptr);
+  std::filesystem::remove(file);
+}
+
+TEST(SystemComparison, ABadFileNamesItsLineAndKey) {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "agentsim_system_comparisons_bad.yaml";
+  const auto message = [&](const std::string& text) {
+    std::ofstream(file) << text;
+    try {
+      load_system_comparisons(file.string());
+    } catch (const core::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string head = "provenance: x\nmetric: output_tok_s_per_gpu\ndecided_ratio: 1.1\nsystems:\n";
+  const std::string pair =
+      "measured_ratio_median: 0.8, predicted_ratio_median: 0.79, ratio_error_median_pct: 4.9, "
+      "abs_ratio_error_median_pct: 13.6, abs_ratio_error_max_pct: 87.7}\n";
+  // The good file loads; each bad one names its line and key.
+  EXPECT_EQ(message(head + "  - {a: hgx-b200, b: hgx-h200, pairs: 64, same_winner: 49, decided: 55, "
+                           "decided_same_winner: 45, " + pair),
+            "no error");
+  const std::string more_wins = message(head + "  - {a: hgx-b200, b: hgx-h200, pairs: 64, same_winner: 65, decided: 55, "
+                                               "decided_same_winner: 45, " + pair);
+  EXPECT_NE(more_wins.find(":5: systems[0]"), std::string::npos) << more_wins;
+  const std::string unordered = message(head + "  - {a: hgx-h200, b: hgx-b200, pairs: 64, same_winner: 49, decided: 55, "
+                                               "decided_same_winner: 45, " + pair);
+  EXPECT_NE(unordered.find("a < b"), std::string::npos) << unordered;
+  const std::string ratio = message("metric: output_tok_s_per_gpu\ndecided_ratio: 1.2\nsystems: []\n");
+  EXPECT_NE(ratio.find(":2: decided_ratio"), std::string::npos) << ratio;
+  const std::string metric = message("metric: tok_s\ndecided_ratio: 1.1\nsystems: []\n");
+  EXPECT_NE(metric.find(":1: metric"), std::string::npos) << metric;
+  std::filesystem::remove(file);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "calibration/system_comparison.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "tests/support/source_root.hpp"
 
 namespace agentsim::exp {
 namespace {
@@ -52,6 +54,33 @@ TEST(ExplainCompareCli, RatiosAreThoseOfTheTwoSingleExplains) {
   const auto [bad, err] = run("explain --model deepseek-r1 --system mi355x-8 --plan tp=4 --batch decode=1@10 --compare hgx-h100");
   EXPECT_EQ(bad, 2) << err;
   EXPECT_NE(err.find("--compare hgx-h100"), std::string::npos) << err;
+}
+
+// After the step, what the measured runs that ran the same work on both systems say (the shipped
+// calibration/data/system_comparisons.yaml), oriented B over A whichever order the file keeps them in.
+TEST(ExplainCompareCli, QuotesTheMeasuredRunsThatComparedTheTwoSystems) {
+  const calib::SystemComparisons shipped = calib::load_system_comparisons(
+      test_support::kRoot + "/" + std::string(calib::kShippedSystemComparisonsPath));
+  const calib::SystemPair* pair = shipped.find("hgx-h100", "hgx-h200");
+  ASSERT_NE(pair, nullptr) << "the shipped comparisons have H100 and H200 runs of the same work";
+  const std::string step = "--model llama-3.1-70b --plan tp=8 --batch decode=16@2048 --engine trtllm";
+  const nlohmann::json forward = json_of(step + " --system " + pair->a + " --compare " + pair->b);
+  const nlohmann::json backward = json_of(step + " --system " + pair->b + " --compare " + pair->a);
+  ASSERT_TRUE(forward["validated"].is_object()) << forward["validated"];
+  EXPECT_EQ(forward["validated"]["pairs"].get<int>(), pair->pairs);
+  EXPECT_DOUBLE_EQ(forward["validated"]["measured_ratio_median"].get<double>(), pair->measured_ratio_median);
+  EXPECT_DOUBLE_EQ(backward["validated"]["measured_ratio_median"].get<double>(), 1 / pair->measured_ratio_median);
+  EXPECT_DOUBLE_EQ(backward["validated"]["predicted_ratio_median"].get<double>(), 1 / pair->predicted_ratio_median);
+  const auto [code, text] = run("explain " + step + " --system " + pair->a + " --compare " + pair->b);
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find("measured: " + std::to_string(pair->pairs) + " pairs of runs"), std::string::npos) << text;
+  // Two systems no measured run compared: said so, and null in JSON.
+  ASSERT_EQ(shipped.find("hgx-b300", "hgx-a100"), nullptr);
+  const std::string dense = "--model llama-3.1-8b --plan tp=1 --batch decode=8@1024 --engine vllm";
+  const auto [none_code, none] = run("explain " + dense + " --system hgx-b300 --compare hgx-a100");
+  EXPECT_EQ(none_code, 0) << none;
+  EXPECT_NE(none.find("measured: no pair of runs of the same work on hgx-b300 and hgx-a100"), std::string::npos) << none;
+  EXPECT_TRUE(json_of(dense + " --system hgx-b300 --compare hgx-a100")["validated"].is_null());
 }
 
 }  // namespace

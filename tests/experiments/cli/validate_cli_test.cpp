@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include "tests/support/source_root.hpp"
 
+#include "calibration/system_comparison.hpp"
 #include "sim/serving/engine_overhead.hpp"
 #include "tests/support/cli_runner.hpp"
 
@@ -313,6 +314,24 @@ TEST(ValidateCli, SystemsThatRanTheSameWorkAreCompared) {
   ASSERT_EQ(text_code, 0) << text;
   EXPECT_NE(text.find("systems compared on the same work"), std::string::npos) << text;
   EXPECT_NE(text.find("hgx-b200       hgx-h200"), std::string::npos) << text;
+  // --comparisons writes them (of the CV predictions) for explain --compare; without --cv it is refused.
+  const auto [refused, why] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                                  (dir / "m.csv").string() + " --comparisons " + (dir / "c.yaml").string());
+  EXPECT_EQ(refused, 2) << why;
+  EXPECT_NE(why.find("add --cv"), std::string::npos) << why;
+  EXPECT_FALSE(fs::exists(dir / "c.yaml"));
+  const auto [cv_code, cv_out] = run("validate " + kRoot + "/experiments/validation/validate.yaml --measured " +
+                                     (dir / "m.csv").string() + " --cv --json -j 2 --comparisons " +
+                                     (dir / "c.yaml").string());
+  ASSERT_EQ(cv_code, 0) << cv_out;
+  const auto cvj = nlohmann::json::parse(cv_out);
+  EXPECT_EQ(cvj["system_comparisons"]["predictions"], "cv");
+  const agentsim::calib::SystemComparisons written = agentsim::calib::load_system_comparisons((dir / "c.yaml").string());
+  ASSERT_EQ(written.systems.size(), 1u);
+  EXPECT_EQ(written.pairs, 1);
+  EXPECT_DOUBLE_EQ(written.systems[0].predicted_ratio_median,
+                   cvj["system_comparisons"]["systems"][0]["predicted_ratio_median"].get<double>());
+  EXPECT_NE(written.provenance.find("--comparisons"), std::string::npos) << written.provenance;
   fs::remove_all(dir);
 }
 
