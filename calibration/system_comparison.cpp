@@ -6,6 +6,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -35,13 +36,19 @@ long long days_apart(const MeasuredRun& x, const MeasuredRun& y) {
   return std::llabs(run_day(x.run_date) - run_day(y.run_date));
 }
 
-// Of `candidates` (indices into runs), the one to pair with row `i`.
-std::size_t partner(const std::vector<MeasuredRun>& runs, std::size_t i, const std::vector<std::size_t>& candidates) {
+// Of `candidates` (indices into runs), the one to pair with row `i`; none when every one was
+// measured more than kPairedWithinDays from it.
+std::optional<std::size_t> partner(const std::vector<MeasuredRun>& runs, std::size_t i,
+                                   const std::vector<std::size_t>& candidates) {
+  std::optional<std::size_t> best;
   const auto rank = [&](std::size_t j) {
     return std::make_tuple(runs[j].plan != runs[i].plan, days_apart(runs[i], runs[j]), runs[j].id, j);
   };
-  return *std::min_element(candidates.begin(), candidates.end(),
-                           [&](std::size_t x, std::size_t y) { return rank(x) < rank(y); });
+  for (std::size_t j : candidates) {
+    if (days_apart(runs[i], runs[j]) > kPairedWithinDays) continue;
+    if (!best || rank(j) < rank(*best)) best = j;
+  }
+  return best;
 }
 
 double median(std::vector<double> v) {
@@ -68,8 +75,12 @@ SystemComparisons compare_systems(const std::vector<MeasuredRun>& runs, const st
     for (auto a = systems.begin(); a != systems.end(); ++a) {
       for (auto b = std::next(a); b != systems.end(); ++b) {
         std::set<std::pair<std::size_t, std::size_t>> pairs;
-        for (std::size_t i : a->second) pairs.insert({i, partner(runs, i, b->second)});
-        for (std::size_t j : b->second) pairs.insert({partner(runs, j, a->second), j});
+        for (std::size_t i : a->second) {
+          if (const auto j = partner(runs, i, b->second)) pairs.insert({i, *j});
+        }
+        for (std::size_t j : b->second) {
+          if (const auto i = partner(runs, j, a->second)) pairs.insert({*i, j});
+        }
         for (const auto& [i, j] : pairs) {
           ratios[{a->first, b->first}].push_back(
               {runs[j].metrics[m] / runs[i].metrics[m], predicted[j] / predicted[i]});

@@ -15,6 +15,11 @@ namespace agentsim::calib {
 // own spread (the same configuration remeasured differs by several percent) cannot reverse it.
 inline constexpr double kDecidedRatio = 1.10;
 
+// Rows pair only when measured at most this many days apart (undated rows only with undated
+// ones): the engines change from release to release (docs/validation.md, "By date"), and a pair a
+// release apart compares the releases as much as the systems. Assumed: about one release cycle.
+inline constexpr long long kPairedWithinDays = 31;
+
 // One pair of systems: every matched pair of their rows.
 struct SystemPair {
   std::string a, b;  // catalog systems, a < b; ratios are b over a
@@ -43,9 +48,9 @@ inline constexpr std::string_view kShippedSystemComparisonsPath = "calibration/d
 
 // `runs[i].engine` must name the engine the row ran (resolved, not ""); `predicted[i]` is row i's
 // prediction of `metric` (NaN: not predicted, the row is left out). Rows match when every field of
-// the work agrees; each row of one system is paired with the matching row of the other that ran
-// the same plan if one did, else the one measured nearest in date (undated rows furthest), then by
-// id, from either side, each pair once.
+// the work agrees and they were measured within kPairedWithinDays; each row of one system is
+// paired with the matching row of the other that ran the same plan if one did, else the one
+// measured nearest in date, then by id, from either side, each pair once.
 SystemComparisons compare_systems(const std::vector<MeasuredRun>& runs, const std::vector<double>& predicted,
                                   std::string_view metric);
 

@@ -97,22 +97,40 @@ TEST(SystemComparison, SamePlanFirstThenNearestDateEachPairOnce) {
   // hgx-h200's row "x" ran tp=8 as hgx-b200's "a" did, though "y" was measured nearer in date:
   // "a" pairs with "x"; "y" (from its side) pairs with "a" too, so two pairs, each once.
   const std::vector<MeasuredRun> runs = {row("a", "hgx-b200", 1000, "tp=8", "2026-02-01"),
-                                         row("x", "hgx-h200", 500, "tp=8", "2025-11-01"),
+                                         row("x", "hgx-h200", 500, "tp=8", "2026-01-20"),
                                          row("y", "hgx-h200", 800, "tp=4", "2026-02-02")};
   const SystemComparisons c = compare_systems(runs, {1000, 500, 800}, "output_tok_s_per_gpu");
   ASSERT_EQ(c.systems.size(), 1u);
   EXPECT_EQ(c.systems[0].pairs, 2);
   EXPECT_DOUBLE_EQ(c.systems[0].measured_ratio_median, 0.65);  // median of 0.5 and 0.8
-  // Without a same-plan row the nearest date wins, and an undated row is furthest.
+  // Without a same-plan row the nearest date wins.
   const std::vector<MeasuredRun> dated = {row("a", "hgx-b200", 1000, "tp=8", "2026-02-01"),
-                                          row("x", "hgx-h200", 500, "tp=4", ""),
-                                          row("y", "hgx-h200", 800, "tp=4", "2026-05-01"),
+                                          row("y", "hgx-h200", 800, "tp=4", "2026-02-25"),
                                           row("z", "hgx-h200", 600, "tp=4", "2026-02-10")};
-  const SystemComparisons d = compare_systems(dated, {1000, 500, 800, 600}, "output_tok_s_per_gpu");
+  const SystemComparisons d = compare_systems(dated, {1000, 800, 600}, "output_tok_s_per_gpu");
   ASSERT_EQ(d.systems.size(), 1u);
-  EXPECT_EQ(d.systems[0].pairs, 3);  // a-z (a's choice), and x, y and z each pair with a
-  // Only one row on hgx-b200, so every pair has it: the ratios are 0.5, 0.8 and 0.6.
-  EXPECT_DOUBLE_EQ(d.systems[0].measured_ratio_median, 0.6);
+  EXPECT_EQ(d.systems[0].pairs, 2);  // a-z (a's choice), and y and z each pair with a
+  // Only one row on hgx-b200, so every pair has it: the ratios are 0.8 and 0.6.
+  EXPECT_DOUBLE_EQ(d.systems[0].measured_ratio_median, 0.7);
+}
+
+TEST(SystemComparison, OnlyRowsMeasuredWithinAReleaseCyclePair) {
+  // "x" 31 days after "a" pairs, "y" 32 days after does not, nor does the undated "u"; two
+  // undated rows pair (a source that states no date, e.g. one MLPerf round, is one moment).
+  const std::vector<MeasuredRun> runs = {row("a", "hgx-b200", 1000, "tp=8", "2026-02-01"),
+                                         row("x", "hgx-h200", 500, "tp=4", "2026-03-04"),
+                                         row("y", "hgx-h200", 800, "tp=8", "2026-03-05"),
+                                         row("u", "hgx-h200", 700, "tp=8", "")};
+  const SystemComparisons c = compare_systems(runs, {1000, 500, 800, 700}, "output_tok_s_per_gpu");
+  ASSERT_EQ(c.systems.size(), 1u);
+  EXPECT_EQ(c.systems[0].pairs, 1);
+  EXPECT_DOUBLE_EQ(c.systems[0].measured_ratio_median, 0.5);
+  const std::vector<MeasuredRun> undated = {row("a", "hgx-b200", 1000, "tp=8", ""),
+                                            row("u", "hgx-h200", 700, "tp=8", "")};
+  EXPECT_EQ(compare_systems(undated, {1000, 700}, "output_tok_s_per_gpu").pairs, 1);
+  const std::vector<MeasuredRun> apart = {row("a", "hgx-b200", 1000, "tp=8", "2025-11-01"),
+                                          row("y", "hgx-h200", 800, "tp=8", "2026-02-01")};
+  EXPECT_TRUE(compare_systems(apart, {1000, 800}, "output_tok_s_per_gpu").systems.empty());
 }
 
 TEST(SystemComparison, RowsWithoutAPredictionOrMeasurementAreLeftOut) {
@@ -126,8 +144,8 @@ TEST(SystemComparison, RowsWithoutAPredictionOrMeasurementAreLeftOut) {
 
 TEST(SystemComparison, MostPairsFirstAndTheMedianOverEveryPair) {
   const std::vector<MeasuredRun> runs = {
-      row("a1", "hgx-b200", 1000, "tp=8", "2026-01-01"), row("a2", "hgx-b200", 1000, "tp=4", "2026-03-01"),
-      row("h1", "hgx-h200", 500, "tp=8", "2026-01-01"),  row("h2", "hgx-h200", 500, "tp=4", "2026-03-01"),
+      row("a1", "hgx-b200", 1000, "tp=8", "2026-01-01"), row("a2", "hgx-b200", 1000, "tp=4", "2026-01-20"),
+      row("h1", "hgx-h200", 500, "tp=8", "2026-01-01"),  row("h2", "hgx-h200", 500, "tp=4", "2026-01-20"),
       row("m1", "mi355x-8", 1000, "tp=8", "2026-01-01")};
   // b200/h200: two pairs (a1-h1, a2-h2) predicted 0.5 and 0.6 against 0.5 measured (0% and +20%);
   // b200/mi355x: a1-m1 and a2-m1, predicted 1.0 and 1.0; h200/mi355x: h1-m1, h2-m1.
