@@ -384,8 +384,9 @@ def cmd_validation(a):
                  pct(p["abs_ratio_error_max_pct"])] for p in sc["systems"]]
         out.append("\n## Two systems compared on the same work\n\n"
                    "Rows that ran the same model, engine, formats of the weights, prompt and answer lengths, load, "
-                   "speculation and scenario on two systems, paired (the same plan where both ran it, else the "
-                   "row measured nearest in date): output tok/s per GPU of one system over the other, measured and "
+                   "speculation and scenario on two systems within 31 days of each other, paired (the same plan "
+                   "where both ran it, else the row measured nearest in date): output tok/s per GPU of one system "
+                   "over the other, measured and "
                    "as predicted" + (" (CV)" if cv else "") + "; ratio error = predicted ratio / measured ratio − 1. "
                    f"Over all {fmt_int(sc['pairs'])} pairs the measured faster system is predicted faster in "
                    f"{fmt_int(sc['same_winner'])} ({100 * sc['same_winner'] / sc['pairs']:.0f}%); of the "
