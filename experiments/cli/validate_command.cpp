@@ -483,8 +483,10 @@ Command add_validate_command(CLI::App& app, const Context& ctx) {
       versus.provenance = "agentsim validate " + args->experiment + " --measured " + args->measured + " --cv" +
                           (args->since.empty() ? "" : " --since " + args->since) + " --comparisons: " +
                           std::to_string(versus.pairs) + " pairs of the " + std::to_string(n) +
-                          " mapped rows that ran the same work on two systems, output tok/s per GPU of b over a, "
-                          "measured and predicted out of sample (leave-one-(system, model)-group-out)";
+                          " mapped rows that ran the same work on two systems within " +
+                          std::to_string(calib::kPairedWithinDays) +
+                          " days of each other, output tok/s per GPU of b over a, measured and predicted out of "
+                          "sample (leave-one-(system, model)-group-out)";
       core::write_file_atomically(args->comparisons, calib::system_comparisons_yaml(versus));
     }
     std::vector<const GroupRow*> worst_groups;
