@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
@@ -16,6 +15,7 @@
 
 #include "calibration/run_date.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/yaml_node.hpp"
 
 namespace agentsim::calib {
 namespace {
@@ -137,6 +137,9 @@ std::string system_comparisons_yaml(const SystemComparisons& c) {
   out << YAML::Key << "provenance" << YAML::Value << c.provenance;
   out << YAML::Key << "metric" << YAML::Value << c.metric;
   out << YAML::Key << "decided_ratio" << YAML::Value << kDecidedRatio;
+  if (std::isfinite(c.abs_ratio_error_median_pct)) {  // NaN: no pair
+    out << YAML::Key << "abs_ratio_error_median_pct" << YAML::Value << c.abs_ratio_error_median_pct;
+  }
   out << YAML::Key << "systems" << YAML::Value << YAML::BeginSeq;
   for (const SystemPair& p : c.systems) {
     out << YAML::Flow << YAML::BeginMap;
@@ -156,62 +159,64 @@ std::string system_comparisons_yaml(const SystemComparisons& c) {
 }
 
 SystemComparisons load_system_comparisons(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::Error(core::SourceLocation{path, 0, ""}, "cannot read the system comparisons file");
-  const auto fail = [&](const YAML::Node& n, const std::string& key, const std::string& what) {
-    return core::Error(core::SourceLocation{path, n.Mark().line >= 0 ? n.Mark().line + 1 : 0, key}, what);
-  };
-  YAML::Node root;
-  try {
-    root = YAML::Load(in);
-  } catch (const YAML::Exception& e) {
-    throw core::Error(core::SourceLocation{path, e.mark.line + 1, ""}, "not YAML: " + e.msg);
-  }
-  if (!root.IsMap()) throw fail(root, "", "expected a map with provenance, metric, decided_ratio and systems");
+  static constexpr core::OptionSpec kTop[] = {
+      {"provenance", "string", "", "how the comparisons were made"},
+      {"metric", "string", "", "the measured metric compared"},
+      {"decided_ratio", "number", "", "kDecidedRatio"},
+      {"abs_ratio_error_median_pct", "number", "", "median absolute ratio error over every pair (absent: none)"},
+      {"systems", "list", "", "one entry per pair of systems"}};
+  static constexpr core::OptionSpec kPair[] = {
+      {"a", "string", "", ""}, {"b", "string", "", ""}, {"pairs", "integer", "", ""},
+      {"same_winner", "integer", "", ""}, {"decided", "integer", "", ""}, {"decided_same_winner", "integer", "", ""},
+      {"measured_ratio_median", "number", "", ""}, {"predicted_ratio_median", "number", "", ""},
+      {"ratio_error_median_pct", "number", "", ""}, {"abs_ratio_error_median_pct", "number", "", ""},
+      {"abs_ratio_error_max_pct", "number", "", ""}};
+  const core::YamlNode root = core::YamlNode::load_file(path);
+  root.check_keys(kTop);
   SystemComparisons out;
-  if (root["provenance"]) out.provenance = root["provenance"].as<std::string>("");
-  out.metric = root["metric"] ? root["metric"].as<std::string>("") : "";
+  out.provenance = root.string_or("provenance", "");
+  const core::YamlNode metric = root.at("metric");
+  out.metric = metric.as_string();
   try {
     (void)measured_metric_index(out.metric);
   } catch (const core::Error&) {
-    throw fail(root["metric"] ? root["metric"] : root, "metric", "expected a measured metric's name");
+    throw metric.error("expected a measured metric's name");
   }
-  const YAML::Node d = root["decided_ratio"];
-  if (!d || d.as<double>(-1) != kDecidedRatio) {
+  if (const core::YamlNode d = root.at("decided_ratio"); d.as_number() != kDecidedRatio) {
     std::ostringstream want;
     want << kDecidedRatio;
-    throw fail(d ? d : root, "decided_ratio", "expected " + want.str() + " (the decided pairs' measured ratio)");
+    throw d.error("expected " + want.str() + " (the decided pairs' measured ratio)");
   }
-  const YAML::Node systems = root["systems"];
-  if (!systems || !systems.IsSequence()) throw fail(root, "systems", "expected a list of system pairs");
-  for (std::size_t i = 0; i < systems.size(); ++i) {
-    const YAML::Node& n = systems[i];
-    const std::string key = "systems[" + std::to_string(i) + "]";
-    const double nan = std::nan("");
-    const auto number = [&](const char* k) { return n[k] ? n[k].as<double>(nan) : nan; };
-    const auto count = [&](const char* k) { return n[k] ? n[k].as<int>(-1) : -1; };
+  const std::vector<core::YamlNode> systems = root.at("systems").items();
+  out.abs_ratio_error_median_pct = std::nan("");
+  if (!systems.empty()) {  // the median over every pair, written where there is one
+    const core::YamlNode median = root.at("abs_ratio_error_median_pct");
+    out.abs_ratio_error_median_pct = median.as_number();
+    if (!(out.abs_ratio_error_median_pct >= 0)) throw median.error("expected a percentage >= 0");
+  }
+  for (const core::YamlNode& n : systems) {
+    n.check_keys(kPair);
+    const auto count = [&](std::string_view k) { return static_cast<int>(n.at(k).as_integer()); };
     SystemPair p;
-    if (n.IsMap()) {
-      p.a = n["a"] ? n["a"].as<std::string>("") : "";
-      p.b = n["b"] ? n["b"].as<std::string>("") : "";
-      p.pairs = count("pairs");
-      p.same_winner = count("same_winner");
-      p.decided = count("decided");
-      p.decided_same_winner = count("decided_same_winner");
-      p.measured_ratio_median = number("measured_ratio_median");
-      p.predicted_ratio_median = number("predicted_ratio_median");
-      p.ratio_error_median_pct = number("ratio_error_median_pct");
-      p.abs_ratio_error_median_pct = number("abs_ratio_error_median_pct");
-      p.abs_ratio_error_max_pct = number("abs_ratio_error_max_pct");
-    }
-    if (!n.IsMap() || p.a.empty() || !(p.a < p.b) || p.pairs < 1 || p.same_winner < 0 || p.same_winner > p.pairs ||
-        p.decided < 0 || p.decided > p.pairs || p.decided_same_winner < 0 || p.decided_same_winner > p.decided ||
-        !(p.measured_ratio_median > 0) || !(p.predicted_ratio_median > 0) || !std::isfinite(p.ratio_error_median_pct) ||
-        !(p.abs_ratio_error_median_pct >= 0) || !(p.abs_ratio_error_max_pct >= p.abs_ratio_error_median_pct)) {
-      throw fail(n, key,
-                 "expected {a, b: systems with a < b, pairs >= 1, same_winner and decided <= pairs, "
-                 "decided_same_winner <= decided, measured_ratio_median and predicted_ratio_median > 0, "
-                 "ratio_error_median_pct, abs_ratio_error_median_pct >= 0, abs_ratio_error_max_pct >= the median}");
+    p.a = n.at("a").as_string();
+    p.b = n.at("b").as_string();
+    p.pairs = count("pairs");
+    p.same_winner = count("same_winner");
+    p.decided = count("decided");
+    p.decided_same_winner = count("decided_same_winner");
+    p.measured_ratio_median = n.at("measured_ratio_median").as_number();
+    p.predicted_ratio_median = n.at("predicted_ratio_median").as_number();
+    p.ratio_error_median_pct = n.at("ratio_error_median_pct").as_number();
+    p.abs_ratio_error_median_pct = n.at("abs_ratio_error_median_pct").as_number();
+    p.abs_ratio_error_max_pct = n.at("abs_ratio_error_max_pct").as_number();
+    if (!(p.a < p.b) || p.pairs < 1 || p.same_winner < 0 || p.same_winner > p.pairs || p.decided < 0 ||
+        p.decided > p.pairs || p.decided_same_winner < 0 || p.decided_same_winner > p.decided ||
+        !(p.measured_ratio_median > 0) || !(p.predicted_ratio_median > 0) || !(p.abs_ratio_error_median_pct >= 0) ||
+        !(p.abs_ratio_error_max_pct >= p.abs_ratio_error_median_pct)) {
+      throw n.error(
+          "expected systems a < b, pairs >= 1, same_winner and decided <= pairs, decided_same_winner <= decided, "
+          "measured_ratio_median and predicted_ratio_median > 0, abs_ratio_error_median_pct >= 0, "
+          "abs_ratio_error_max_pct >= the median");
     }
     out.pairs += p.pairs;
     out.same_winner += p.same_winner;
@@ -219,7 +224,6 @@ SystemComparisons load_system_comparisons(const std::string& path) {
     out.decided_same_winner += p.decided_same_winner;
     out.systems.push_back(std::move(p));
   }
-  out.abs_ratio_error_median_pct = std::nan("");  // a per-pair figure only: the file keeps no pairs' errors
   return out;
 }
 

@@ -11,8 +11,9 @@
 
 namespace agentsim::calib {
 
-// A pair whose measured ratio is at least this far from 1 (either way) is decided: the runs'
-// own spread (the same configuration remeasured differs by several percent) cannot reverse it.
+// A pair whose measured ratio is at least this far from 1 (either way) is decided. Assumed: above
+// the spread of one configuration measured twice (several percent), so the runs' own noise cannot
+// reverse a decided pair.
 inline constexpr double kDecidedRatio = 1.10;
 
 // Rows pair only when measured at most this many days apart (undated rows only with undated
@@ -36,7 +37,7 @@ struct SystemComparisons {
   std::string metric;
   std::vector<SystemPair> systems;  // most pairs first, then by name
   int pairs = 0, same_winner = 0, decided = 0, decided_same_winner = 0;
-  double abs_ratio_error_median_pct = 0;  // over every pair
+  double abs_ratio_error_median_pct = 0;  // over every pair (NaN without one)
   std::string provenance;                 // how they were made (a written file's)
   // The pair of systems x and y in either order; nullptr when no row pairs them.
   const SystemPair* find(std::string_view x, std::string_view y) const;

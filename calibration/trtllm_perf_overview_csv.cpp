@@ -46,7 +46,6 @@ MeasuredFile read_trtllm_perf_overview(std::istream& in, const std::string& file
     // ModelOpt checkpoints (nvidia/Llama-3.3-70B-Instruct-FP8, -FP4) assumed to carry the FP8 KV
     // cache ModelOpt's hf_ptq.py quantises by default (--kv_cache_qformat fp8).
     r.kv_dtype = "fp8";
-
     r.isl = required_count(csv, col("isl"), why);
     r.osl = required_count(csv, col("osl"), why);
     r.metrics[metric("output_tok_s_per_gpu")] = optional_positive(csv, col("output_tokens_per_s_per_gpu"), 1, why);

@@ -15,11 +15,12 @@
 //     least 2048) below 4096, to 512 below 8192, else to 1024.
 // `tp` is the run's --tp: the tensor-parallel degree times the attention-DP ranks (an attention-DP
 // run's --tp spans them); TensorRT-LLM applies both limits to each attention-DP rank. A checkpoint
-// whose quant_algo is none of NVFP4, FP8, FP8 block scales or unquantized (an MXFP4 one: TUNED_QUANTS
-// in tensorrt_llm/bench/benchmark/utils/general.py) runs the LLM API's defaults instead
-// (calibration/trtllm_defaults.hpp). Grouped-query attention only: a latent-attention
-// model's settings depend on the release (later ones size its KV by the latent). Inputs as agentsim has them: the catalog model's
-// parameters (MTP modules included, as the released checkpoints carry them) and GPU memory.
+// whose quant_algo is none of NVFP4, FP8, FP8 block scales or unquantized (an MXFP4 one:
+// TUNED_QUANTS in tensorrt_llm/bench/benchmark/utils/general.py) runs the LLM API's defaults
+// instead (calibration/trtllm_defaults.hpp). Grouped-query attention only: a latent-attention
+// model's settings depend on the release (later ones size its KV by the latent). Inputs as
+// agentsim has them: the catalog model's parameters (MTP modules included, as the released
+// checkpoints carry them) and GPU memory.
 #include "hwmodels/system.hpp"
 #include "workloads/model/model_spec.hpp"
 #include "workloads/model/parallel_plan.hpp"

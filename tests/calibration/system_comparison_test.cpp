@@ -176,6 +176,7 @@ TEST(SystemComparison, TheYamlFileRoundTripsAndFindsAPairInEitherOrder) {
   EXPECT_EQ(back.pairs, c.pairs);
   EXPECT_EQ(back.same_winner, c.same_winner);
   EXPECT_EQ(back.decided, c.decided);
+  EXPECT_DOUBLE_EQ(back.abs_ratio_error_median_pct, c.abs_ratio_error_median_pct);
   for (std::size_t i = 0; i < c.systems.size(); ++i) {
     EXPECT_EQ(back.systems[i].a, c.systems[i].a);
     EXPECT_EQ(back.systems[i].b, c.systems[i].b);
@@ -189,6 +190,12 @@ TEST(SystemComparison, TheYamlFileRoundTripsAndFindsAPairInEitherOrder) {
   EXPECT_EQ(p->a, "hgx-b200");
   EXPECT_DOUBLE_EQ(p->measured_ratio_median, 0.5);
   EXPECT_EQ(back.find("hgx-b200", "gb200-nvl72"), nullptr);
+  // No pair: the file has no median, and reads back as none.
+  SystemComparisons none = compare_systems({runs[0]}, {1000}, "output_tok_s_per_gpu");
+  std::ofstream(file) << system_comparisons_yaml(none);
+  const SystemComparisons empty = load_system_comparisons(file.string());
+  EXPECT_TRUE(empty.systems.empty());
+  EXPECT_TRUE(std::isnan(empty.abs_ratio_error_median_pct));
   std::filesystem::remove(file);
 }
 
@@ -203,7 +210,8 @@ TEST(SystemComparison, ABadFileNamesItsLineAndKey) {
     }
     return std::string("no error");
   };
-  const std::string head = "provenance: x\nmetric: output_tok_s_per_gpu\ndecided_ratio: 1.1\nsystems:\n";
+  const std::string head =
+      "provenance: x\nmetric: output_tok_s_per_gpu\ndecided_ratio: 1.1\nabs_ratio_error_median_pct: 11.7\nsystems:\n";
   const std::string pair =
       "measured_ratio_median: 0.8, predicted_ratio_median: 0.79, ratio_error_median_pct: 4.9, "
       "abs_ratio_error_median_pct: 13.6, abs_ratio_error_max_pct: 87.7}\n";
@@ -213,10 +221,17 @@ TEST(SystemComparison, ABadFileNamesItsLineAndKey) {
             "no error");
   const std::string more_wins = message(head + "  - {a: hgx-b200, b: hgx-h200, pairs: 64, same_winner: 65, decided: 55, "
                                                "decided_same_winner: 45, " + pair);
-  EXPECT_NE(more_wins.find(":5: systems[0]"), std::string::npos) << more_wins;
+  EXPECT_NE(more_wins.find(":6: systems[0]"), std::string::npos) << more_wins;
   const std::string unordered = message(head + "  - {a: hgx-h200, b: hgx-b200, pairs: 64, same_winner: 49, decided: 55, "
                                                "decided_same_winner: 45, " + pair);
   EXPECT_NE(unordered.find("a < b"), std::string::npos) << unordered;
+  const std::string unknown = message(head + "  - {a: hgx-b200, b: hgx-h200, pairs: 64, same_winner: 49, decided: 55, "
+                                             "decided_same_winner: 45, ranked: 3, " + pair);
+  EXPECT_NE(unknown.find(":6: systems[0].ranked: unknown key"), std::string::npos) << unknown;
+  const std::string no_median = message("metric: output_tok_s_per_gpu\ndecided_ratio: 1.1\nsystems:\n  - {a: hgx-b200, "
+                                        "b: hgx-h200, pairs: 64, same_winner: 49, decided: 55, decided_same_winner: 45, " +
+                                        pair);
+  EXPECT_NE(no_median.find("abs_ratio_error_median_pct: missing required key"), std::string::npos) << no_median;
   const std::string ratio = message("metric: output_tok_s_per_gpu\ndecided_ratio: 1.2\nsystems: []\n");
   EXPECT_NE(ratio.find(":2: decided_ratio"), std::string::npos) << ratio;
   const std::string metric = message("metric: tok_s\ndecided_ratio: 1.1\nsystems: []\n");
