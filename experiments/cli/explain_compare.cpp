@@ -31,20 +31,6 @@ std::string ratio_text(double b, double a) {
   return buf;
 }
 
-// The validated pair oriented as the comparison is, B over A: (b over a) as stored, or its inverse.
-struct Oriented {
-  const calib::SystemPair* p = nullptr;
-  double measured = 0, predicted = 0;
-};
-Oriented orient(const CompareRequest& r, const std::string& a, const std::string& b) {
-  Oriented o;
-  if (r.validated == nullptr || (o.p = r.validated->find(a, b)) == nullptr) return o;
-  const bool as_stored = o.p->a == a;
-  o.measured = as_stored ? o.p->measured_ratio_median : 1 / o.p->measured_ratio_median;
-  o.predicted = as_stored ? o.p->predicted_ratio_median : 1 / o.p->predicted_ratio_median;
-  return o;
-}
-
 }  // namespace
 
 int explain_compare(const CompareRequest& r) {
@@ -66,7 +52,9 @@ int explain_compare(const CompareRequest& r) {
   opt.host_kv_load_tokens = r.host_kv_tokens;
   const serving::StepCost second = serving::step_cost(r.batch, x.model, other, opt);
   const exp::StepComparison c = exp::compare_steps(r.first, second);
-  const Oriented v = orient(r, first.name, other.name);
+  // The measured pair as validate wrote it (b over a, whichever of the two is A here): the medians
+  // of the ratios do not invert exactly, so they are quoted the way they were taken.
+  const calib::SystemPair* v = r.validated != nullptr ? r.validated->find(first.name, other.name) : nullptr;
 
   if (r.json) {
     nlohmann::json j;
@@ -81,16 +69,18 @@ int explain_compare(const CompareRequest& r) {
       ops.push_back({{"layer_kind", o.layer_kind}, {"op", o.op}, {"a", side_json(o.a)}, {"b", side_json(o.b)}, {"ratio", o.ratio}});
     j["ops"] = ops;
     j["validated"] = nullptr;
-    if (v.p != nullptr) {
+    if (v != nullptr) {
       j["validated"] = {{"file", r.validated_path},
                         {"metric", r.validated->metric},
-                        {"pairs", v.p->pairs},
-                        {"same_winner", v.p->same_winner},
-                        {"decided", v.p->decided},
-                        {"decided_same_winner", v.p->decided_same_winner},
-                        {"measured_ratio_median", v.measured},
-                        {"predicted_ratio_median", v.predicted},
-                        {"abs_ratio_error_median_pct", v.p->abs_ratio_error_median_pct}};
+                        {"a", v->a},
+                        {"b", v->b},
+                        {"pairs", v->pairs},
+                        {"same_winner", v->same_winner},
+                        {"decided", v->decided},
+                        {"decided_same_winner", v->decided_same_winner},
+                        {"measured_ratio_median", v->measured_ratio_median},
+                        {"predicted_ratio_median", v->predicted_ratio_median},
+                        {"abs_ratio_error_median_pct", v->abs_ratio_error_median_pct}};
     }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -117,16 +107,17 @@ int explain_compare(const CompareRequest& r) {
   std::printf("step: A %.3f ms, B %.3f ms, B/A %s\n", c.a_total_s * 1e3, c.b_total_s * 1e3,
               ratio_text(c.b_total_s, c.a_total_s).c_str());
   if (r.validated == nullptr) return 0;
-  if (v.p == nullptr) {
+  if (v == nullptr) {
     std::printf("\nmeasured: no pair of runs of the same work on %s and %s in %s\n", first.name.c_str(),
                 other.name.c_str(), r.validated_path.c_str());
     return 0;
   }
-  std::printf("\nmeasured: %d pairs of runs of the same work on both (every model and engine in %s): %s B/A "
-              "%.2f measured, %.2f predicted out of sample (medians); the faster one predicted faster in %d of the %d "
-              "pairs %.0f%% or more apart; median absolute ratio error %.1f%%\n",
-              v.p->pairs, r.validated_path.c_str(), r.validated->metric.c_str(), v.measured, v.predicted,
-              v.p->decided_same_winner, v.p->decided, (calib::kDecidedRatio - 1) * 100, v.p->abs_ratio_error_median_pct);
+  std::printf("\nmeasured: %d pairs of runs of the same work on both (every model and engine in %s): %s of %s "
+              "over %s %.2f measured, %.2f predicted out of sample (medians); the faster one predicted faster in %d "
+              "of the %d pairs %.0f%% or more apart; median absolute ratio error %.1f%%\n",
+              v->pairs, r.validated_path.c_str(), r.validated->metric.c_str(), v->b.c_str(), v->a.c_str(),
+              v->measured_ratio_median, v->predicted_ratio_median, v->decided_same_winner, v->decided,
+              (calib::kDecidedRatio - 1) * 100, v->abs_ratio_error_median_pct);
   return 0;
 }
 
